@@ -1,0 +1,50 @@
+# One-command set-up, build and test. See README.md.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(abspath $(VENV))/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed
+export PATH := $(BIN):$(PATH)
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: setup book test unit notebooks build-book lab strip freeze clean
+
+# Create the virtual environment and install the pinned requirements and posenc (idempotent).
+setup: $(STAMP)
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+# Build the whole book, every notebook executed, warnings as errors.
+book: setup build-book
+	@echo "The book is in $(abspath _build/html)/index.html"
+
+build-book:
+	@time $(BIN)/jupyter-book build --all -W -n --keep-going .
+
+# Unit tests, then the notebooks under nbval, then the book build.
+test: setup unit notebooks build-book
+
+unit:
+	$(PY) -m pytest -q tests
+
+notebooks:
+	$(PY) -m pytest -q --nbval-lax --nbval-current-env chapters
+
+# Open JupyterLab on the chapters (live explorers).
+lab: setup
+	$(BIN)/jupyter lab chapters
+
+# Strip outputs from the chapters, keeping the cells marked NBVAL_CHECK_OUTPUT.
+strip: setup
+	$(PY) tools/nbtool.py strip chapters/*.ipynb
+
+freeze:
+	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'
+
+clean:
+	rm -rf _build

@@ -1,0 +1,82 @@
+"""Argument checks shared by every posenc module.
+
+Each helper raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value
+of the right kind that breaks a rule, with a message that names the argument and the rule.
+They never use ``assert`` (which ``python -O`` removes).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import torch
+from torch import Tensor
+
+
+def check_int(name: str, value: object, *, minimum: int | None = 1) -> int:
+    """Return ``value`` as an ``int`` after checking it is an integer ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, Tensor) and value.ndim == 0 and not value.is_floating_point():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        rule = "positive" if minimum == 1 else f">= {minimum}"
+        raise ValueError(f"{name} must be {rule}, got {value}")
+    return value
+
+
+def check_even(name: str, value: object, *, minimum: int = 2) -> int:
+    """Return ``value`` as an ``int`` after checking it is an even integer ``>= minimum``."""
+    value = check_int(name, value, minimum=minimum)
+    if value % 2:
+        raise ValueError(f"{name} must be even (sin/cos come in pairs), got {value}")
+    return value
+
+
+def check_multiple(name: str, value: object, factor: int, why: str) -> int:
+    """Return ``value`` as an ``int`` after checking it is a positive multiple of ``factor``."""
+    value = check_int(name, value, minimum=factor)
+    if value % factor:
+        raise ValueError(f"{name} must be a multiple of {factor} ({why}), got {value}")
+    return value
+
+
+def check_positive_float(name: str, value: object) -> float:
+    """Return ``value`` as a ``float`` after checking it is a finite real number ``> 0``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not (value > 0.0 and value != float("inf")):
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def check_tensor(name: str, value: object, *, ndim: int | None = None) -> Tensor:
+    """Return ``value`` after checking it is a tensor, of rank ``ndim`` when given."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if ndim is not None and value.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(value.shape)}")
+    return value
+
+
+def check_floating_dtype(name: str, value: object) -> torch.dtype:
+    """Return ``value`` after checking it is a floating-point ``torch.dtype``."""
+    if not isinstance(value, torch.dtype):
+        raise TypeError(f"{name} must be a torch.dtype, got {type(value).__name__}")
+    if not value.is_floating_point:
+        raise ValueError(f"{name} must be a floating-point dtype, got {value}")
+    return value
+
+
+def as_positions(name: str, positions: object) -> Tensor:
+    """Turn an int ``n`` (meaning ``0..n-1``) or a 1-D tensor of positions into float64 ``[n]``."""
+    if isinstance(positions, Tensor):
+        check_tensor(name, positions, ndim=1)
+        if positions.is_complex():
+            raise TypeError(f"{name} must hold real numbers, got dtype {positions.dtype}")
+        return positions.detach().to(torch.float64)
+    n = check_int(name, positions, minimum=1)
+    return torch.arange(n, dtype=torch.float64)

@@ -1,0 +1,113 @@
+"""Plain scaled dot-product attention, the baseline every encoding in the book modifies."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_int, check_tensor
+
+
+def attention_weights(
+    q: Tensor, k: Tensor, *, bias: Tensor | None = None, mask: Tensor | None = None
+) -> Tensor:
+    """Return the attention matrix ``softmax(q kᵀ/√d + bias)``.
+
+    .. math::
+
+        A_{ij} = \\operatorname{softmax}_j\\!\\left(\\frac{q_i \\cdot k_j}{\\sqrt{d}}
+        + B_{ij}\\right)
+
+    Args:
+        q: queries ``[..., n_q, d]``.
+        k: keys ``[..., n_k, d]``.
+        bias: optional additive logit bias, broadcastable to ``[..., n_q, n_k]``
+            (where relative position biases such as Swin's, T5's and ALiBi's enter).
+        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` where
+            attention is allowed (the ``F.scaled_dot_product_attention`` convention).
+
+    Returns:
+        ``[..., n_q, n_k]``, each row summing to 1.
+
+    Shapes:
+        ``n_q``: query positions, ``n_k``: key positions, ``d``: channels per head.
+    """
+    check_tensor("q", q)
+    check_tensor("k", k)
+    if q.ndim < 2 or k.ndim < 2:
+        raise ValueError("q and k must have at least 2 dimensions [..., n, d]")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+    logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
+    if bias is not None:
+        logits = logits + bias
+    if mask is not None:
+        if mask.dtype != torch.bool:
+            raise TypeError(f"mask must be a boolean tensor (True = attend), got {mask.dtype}")
+        logits = logits.masked_fill(~mask, float("-inf"))
+    return torch.softmax(logits, dim=-1)  # [..., n_q, n_k]
+
+
+def dot_product_attention(
+    q: Tensor, k: Tensor, v: Tensor, *, bias: Tensor | None = None, mask: Tensor | None = None
+) -> Tensor:
+    """Return ``softmax(q kᵀ/√d + bias) v``, the output of one attention head.
+
+    .. math::
+
+        z_i = \\sum_j A_{ij} v_j
+
+    Args:
+        q, k: as in :func:`attention_weights`.
+        v: values ``[..., n_k, d_v]``.
+        bias, mask: as in :func:`attention_weights`.
+
+    Returns:
+        ``[..., n_q, d_v]``.
+    """
+    check_tensor("v", v)
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}")
+    return attention_weights(q, k, bias=bias, mask=mask) @ v  # [..., n_q, d_v]
+
+
+class SelfAttention(nn.Module):
+    """Single-layer multi-head self-attention with no position information of its own.
+
+    Queries, keys and values are linear maps of the same input; heads are concatenated and
+    projected back. Used in chapter 1 to show that, without positions, permuting the input
+    tokens permutes the output tokens in exactly the same way.
+
+    Args:
+        dim: ``d``, the model width.
+        num_heads: ``h`` (must divide ``dim``).
+
+    Shapes:
+        ``x``: ``[b, n, d]`` → ``[b, n, d]``; ``forward(..., return_weights=True)`` also
+        returns the attention weights ``[b, h, n, n]``.
+    """
+
+    def __init__(self, dim: int, num_heads: int = 1) -> None:
+        super().__init__()
+        self.dim = check_int("dim", dim)
+        self.num_heads = check_int("num_heads", num_heads)
+        if dim % num_heads:
+            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+
+    def forward(
+        self, x: Tensor, *, bias: Tensor | None = None, return_weights: bool = False
+    ) -> Tensor | tuple[Tensor, Tensor]:
+        check_tensor("x", x, ndim=3)
+        b, n, d = x.shape
+        if d != self.dim:
+            raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
+        h = self.num_heads
+        qkv = self.qkv(x).reshape(b, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [3, b, h, n, d/h]
+        weights = attention_weights(qkv[0], qkv[1], bias=bias)  # [b, h, n, n]
+        z = (weights @ qkv[2]).transpose(1, 2).reshape(b, n, d)  # [b, n, d]
+        y = self.out(z)  # [b, n, d]
+        return (y, weights) if return_weights else y

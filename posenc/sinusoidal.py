@@ -1,0 +1,184 @@
+"""The sinusoidal encoding of "Attention Is All You Need" and the facts behind it.
+
+Angles are always computed in float64 and cast at the end: in float32, ``p·ω`` loses its
+fractional part once ``p`` is large, and the sine of a wrong angle is a wrong code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import (
+    as_positions,
+    check_even,
+    check_floating_dtype,
+    check_int,
+    check_positive_float,
+    check_tensor,
+)
+
+
+def sinusoidal_frequencies(dim: int, *, base: float = 10000.0) -> Tensor:
+    """Return the angular frequency of each sin/cos pair.
+
+    .. math::
+
+        \\omega_i = \\text{base}^{-2i/d}, \\qquad i = 0, \\dots, d/2 - 1
+
+    so the wavelengths ``2π/ω_i`` grow geometrically from ``2π`` to just under
+    ``2π·base``.
+
+    Args:
+        dim: ``d``, the number of channels (even).
+        base: the base of the geometric progression (``10000`` in the paper).
+
+    Returns:
+        float64 tensor of shape ``[d/2]``.
+    """
+    dim = check_even("dim", dim)
+    base = check_positive_float("base", base)
+    i = torch.arange(dim // 2, dtype=torch.float64)  # [d/2]
+    return base ** (-2.0 * i / dim)  # [d/2]
+
+
+def sinusoidal_wavelengths(dim: int, *, base: float = 10000.0) -> Tensor:
+    """Return the wavelength ``2π/ω_i`` of each sin/cos pair, float64 ``[d/2]``."""
+    return 2.0 * math.pi / sinusoidal_frequencies(dim, base=base)
+
+
+def sinusoidal_encoding(
+    positions: int | Tensor,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    interleave: bool = True,
+    dtype: torch.dtype = torch.float32,
+    compute_dtype: torch.dtype = torch.float64,
+) -> Tensor:
+    """Return the fixed sinusoidal position encoding of Vaswani et al. (2017).
+
+    .. math::
+
+        PE(p, 2i) = \\sin(p\\,\\omega_i), \\qquad PE(p, 2i+1) = \\cos(p\\,\\omega_i),
+        \\qquad \\omega_i = \\text{base}^{-2i/d}
+
+    With ``interleave=False`` the same numbers are laid out as all sines then all cosines,
+    ``[sin(pω_0) … sin(pω_{d/2-1}) | cos(pω_0) … cos(pω_{d/2-1})]``
+    (tensor2tensor's ``get_timing_signal_1d`` and MAE's 1-D helper).
+
+    Args:
+        positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of positions;
+            fractional and negative positions are allowed.
+        dim: ``d``, the number of channels (even).
+        base: the base of the frequencies (``10000`` in the paper).
+        interleave: ``True`` for sin/cos alternating channel by channel, ``False`` for
+            concatenated halves.
+        dtype: dtype of the result.
+        compute_dtype: dtype in which the angles ``p·ω`` and their sines are computed.
+            Keep the default; ``torch.float32`` exists to reproduce the precision loss of
+            code that computes the angles in single precision.
+
+    Returns:
+        tensor of shape ``[n, d]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+
+    Matches: Vaswani et al. (2017), eq. in §3.5; the Annotated Transformer's
+    ``PositionalEncoding`` and ``positional-encodings``' ``PositionalEncoding1D`` (interleaved).
+    """
+    pos = as_positions("positions", positions)  # [n]
+    omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
+    check_floating_dtype("dtype", dtype)
+    check_floating_dtype("compute_dtype", compute_dtype)
+    angles = pos.to(compute_dtype)[:, None] * omega.to(compute_dtype)[None, :]  # [n, d/2]
+    sin, cos = torch.sin(angles), torch.cos(angles)  # [n, d/2] each
+    if interleave:
+        table = torch.stack((sin, cos), dim=-1).flatten(-2)  # [n, d]
+    else:
+        table = torch.cat((sin, cos), dim=-1)  # [n, d]
+    return table.to(dtype)
+
+
+def sinusoidal_shift_matrix(
+    offset: float, dim: int, *, base: float = 10000.0, interleave: bool = True
+) -> Tensor:
+    """Return the matrix ``M_k`` with ``PE(p + k) = M_k · PE(p)`` for every position ``p``.
+
+    .. math::
+
+        \\begin{pmatrix} \\sin((p+k)\\omega_i) \\\\ \\cos((p+k)\\omega_i) \\end{pmatrix}
+        = \\begin{pmatrix} \\cos k\\omega_i & \\sin k\\omega_i \\\\
+                           -\\sin k\\omega_i & \\cos k\\omega_i \\end{pmatrix}
+          \\begin{pmatrix} \\sin p\\omega_i \\\\ \\cos p\\omega_i \\end{pmatrix}
+
+    One 2×2 rotation by ``k·ω_i`` per sin/cos pair: ``M_k`` depends on the offset ``k`` only,
+    never on ``p``, which is why a linear layer can read relative offsets from absolute codes.
+
+    Args:
+        offset: ``k``, the shift (any real number).
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`sinusoidal_encoding`.
+        interleave: the channel layout of the encoding it acts on.
+
+    Returns:
+        float64 tensor of shape ``[d, d]`` (block diagonal, orthogonal).
+    """
+    omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
+    theta = float(offset) * omega  # [d/2]
+    c, s = torch.cos(theta), torch.sin(theta)  # [d/2] each
+    half = dim // 2
+    sin_idx = torch.arange(0, dim, 2) if interleave else torch.arange(half)  # [d/2]
+    cos_idx = sin_idx + 1 if interleave else sin_idx + half  # [d/2]
+    m = torch.zeros(dim, dim, dtype=torch.float64)  # [d, d]
+    m[sin_idx, sin_idx] = c
+    m[sin_idx, cos_idx] = s
+    m[cos_idx, sin_idx] = -s
+    m[cos_idx, cos_idx] = c
+    return m
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Add the fixed sinusoidal encoding to a batch of sequences.
+
+    ``forward(x)`` returns ``x + PE[:n]``. A table for ``max_positions`` positions is kept as a
+    non-persistent buffer; longer inputs are encoded on the fly, since the formula has no
+    upper limit (unlike a learned table).
+
+    Args:
+        dim: ``d``, the model width (even).
+        max_positions: how many positions to precompute.
+        base: as in :func:`sinusoidal_encoding`.
+        interleave: as in :func:`sinusoidal_encoding`.
+
+    Shapes:
+        ``x``: ``[b, n, d]`` → ``[b, n, d]``.
+    """
+
+    encoding: Tensor
+
+    def __init__(
+        self, dim: int, max_positions: int = 512, *, base: float = 10000.0, interleave: bool = True
+    ) -> None:
+        super().__init__()
+        self.dim = check_even("dim", dim)
+        self.base = check_positive_float("base", base)
+        self.interleave = interleave
+        max_positions = check_int("max_positions", max_positions)
+        table = sinusoidal_encoding(max_positions, dim, base=base, interleave=interleave)
+        self.register_buffer("encoding", table, persistent=False)  # [max_positions, d]
+
+    def forward(self, x: Tensor) -> Tensor:
+        check_tensor("x", x, ndim=3)
+        n, d = x.shape[-2:]
+        if d != self.dim:
+            raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
+        if n <= self.encoding.shape[0]:
+            table = self.encoding[:n]  # [n, d]
+        else:
+            table = sinusoidal_encoding(n, d, base=self.base, interleave=self.interleave)
+        return x + table.to(device=x.device, dtype=x.dtype)  # [b, n, d]
+

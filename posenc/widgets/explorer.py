@@ -1,0 +1,346 @@
+"""The explorer mechanism: one figure, a few controls, live in Jupyter and static in the book.
+
+Every interactive figure of the book goes through :func:`explorer`. It wraps a function that
+draws a matplotlib ``Figure`` from a few named parameters, each taking one of a short list of
+values, and returns an :class:`Explorer` object whose notebook output carries two versions:
+
+* ``application/vnd.jupyter.widget-view+json``: real ipywidgets controls and an image that is
+  redrawn by the kernel when a control moves (what Jupyter, JupyterLab and Colab show);
+* ``text/html``: the same controls in plain HTML, with the figure for *every* combination of
+  values pre-rendered to PNG and switched by a few lines of inline JavaScript (what the static
+  book shows, by giving ``text/html`` the higher priority in ``nb_mime_priority_overrides``).
+
+Both versions draw through the same cached :meth:`Explorer.png`, so what a reader sees in the
+book is exactly what the live kernel would draw for those values.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import itertools
+import json
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from matplotlib.figure import Figure
+
+__all__ = ["Control", "Explorer", "explorer"]
+
+WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+@dataclass(frozen=True)
+class Control:
+    """One named parameter of an explorer and the values it can take.
+
+    Numbers are shown as a slider over the listed values, booleans as a checkbox, anything
+    else as a drop-down list. ``labels`` are the texts shown for each value (default
+    ``str(value)``); ``default`` is the value selected first (default: the first one).
+    """
+
+    name: str
+    values: tuple[Any, ...]
+    labels: tuple[str, ...]
+    default_index: int
+
+    @property
+    def kind(self) -> str:
+        """``"checkbox"``, ``"slider"`` or ``"select"``."""
+        if all(isinstance(v, bool) for v in self.values) and set(self.values) == {False, True}:
+            return "checkbox"
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in self.values):
+            return "slider"
+        return "select"
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, and both or neither a bool (so that ``1`` does not select ``True``)."""
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def _make_control(name: str, spec: object, default: object) -> Control:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"control names must be Python identifiers, got {name!r}")
+    if isinstance(spec, Mapping):
+        labels = tuple(str(k) for k in spec)
+        values = tuple(spec.values())
+    elif isinstance(spec, Sequence) and not isinstance(spec, str):
+        values = tuple(spec)
+        labels = tuple(str(v) for v in values)
+    else:
+        raise TypeError(
+            f"control {name!r} must be a sequence of values or a mapping label -> value, "
+            f"got {type(spec).__name__}"
+        )
+    if not values:
+        raise ValueError(f"control {name!r} must offer at least one value")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"control {name!r} has repeated labels {labels}")
+    if default is None:
+        index = 0
+    else:
+        matches = [i for i, v in enumerate(values) if _same(v, default)]
+        if not matches:
+            raise ValueError(f"default {default!r} of control {name!r} is not one of {values}")
+        index = matches[0]
+    return Control(name, values, labels, index)
+
+
+class Explorer:
+    """A figure with controls; see :func:`explorer`, which builds it.
+
+    Attributes:
+        controls: the controls, in display order.
+        dpi: resolution of the rendered PNGs.
+    """
+
+    def __init__(
+        self,
+        render: Callable[..., Figure],
+        controls: Sequence[Control],
+        *,
+        title: str = "",
+        dpi: int = 72,
+        max_combinations: int = 150,
+    ) -> None:
+        self.render = render
+        self.controls = tuple(controls)
+        self.title = title
+        self.dpi = dpi
+        n = self.n_combinations
+        if n > max_combinations:
+            raise ValueError(
+                f"the controls give {n} combinations, more than max_combinations="
+                f"{max_combinations}: the static book pre-renders every one, so offer fewer values"
+            )
+        self._cache: dict[tuple[int, ...], bytes] = {}
+        self._widget: Any = None
+
+    # -- rendering ---------------------------------------------------------------------------
+    @property
+    def n_combinations(self) -> int:
+        """How many figures the static version pre-renders."""
+        count = 1
+        for c in self.controls:
+            count *= len(c.values)
+        return count
+
+    def _values(self, indices: tuple[int, ...]) -> dict[str, Any]:
+        return {c.name: c.values[i] for c, i in zip(self.controls, indices)}
+
+    def _indices(self, values: Mapping[str, Any]) -> tuple[int, ...]:
+        unknown = set(values) - {c.name for c in self.controls}
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}")
+        out = []
+        for c in self.controls:
+            if c.name not in values:
+                out.append(c.default_index)
+                continue
+            v = values[c.name]
+            matches = [i for i, x in enumerate(c.values) if _same(x, v)]
+            if not matches:
+                raise ValueError(f"{c.name} must be one of {c.values}, got {v!r}")
+            out.append(matches[0])
+        return tuple(out)
+
+    def figure(self, **values: Any) -> Figure:
+        """Draw the figure for the given control values (others at their defaults)."""
+        return self.render(**self._values(self._indices(values)))
+
+    def png(self, **values: Any) -> bytes:
+        """Return the PNG bytes for the given control values, rendering once and caching."""
+        key = self._indices(values)
+        if key not in self._cache:
+            fig = self.render(**self._values(key))
+            if not isinstance(fig, Figure):
+                raise TypeError(f"render must return a matplotlib Figure, got {type(fig).__name__}")
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=self.dpi)
+            self._cache[key] = buf.getvalue()
+        return self._cache[key]
+
+    def all_indices(self) -> list[tuple[int, ...]]:
+        """Every combination of control indices, row-major (the last control varies fastest)."""
+        return list(itertools.product(*(range(len(c.values)) for c in self.controls)))
+
+    # -- static version ----------------------------------------------------------------------
+    def static_html(self) -> str:
+        """Return self-contained HTML: controls, every pre-rendered figure, and the switcher."""
+        images: list[str] = []
+        seen: dict[bytes, int] = {}
+        table: list[int] = []
+        for key in self.all_indices():
+            data = self.png(**self._values(key))
+            if data not in seen:
+                seen[data] = len(images)
+                images.append(base64.b64encode(data).decode("ascii"))
+            table.append(seen[data])
+        digest = hashlib.sha1(("".join(images[:1]) + self.title).encode()).hexdigest()[:10]
+        uid = f"posenc-explorer-{digest}"
+        default = tuple(c.default_index for c in self.controls)
+        first = images[table[self.all_indices().index(default)]]
+        rows = [self._control_html(uid, k, c) for k, c in enumerate(self.controls)]
+        payload = json.dumps(
+            {"shape": [len(c.values) for c in self.controls], "images": images, "table": table}
+        )
+        title = f'<div class="posenc-explorer-title">{html.escape(self.title)}</div>' if self.title else ""
+        return (
+            f'<div class="posenc-explorer" id="{uid}" style="border:1px solid #ccc;'
+            'border-radius:6px;padding:8px;margin:8px 0">'
+            f"{title}"
+            '<div class="posenc-explorer-controls" style="display:flex;flex-wrap:wrap;'
+            f'gap:4px 18px;font-size:90%">{"".join(rows)}</div>'
+            f'<img class="posenc-explorer-figure" alt="{html.escape(self.title or "figure")}" '
+            f'style="max-width:100%" src="data:image/png;base64,{first}">'
+            f"<script>{_SWITCHER_JS.replace('__UID__', uid).replace('__DATA__', payload)}</script>"
+            "</div>"
+        )
+
+    @staticmethod
+    def _control_html(uid: str, k: int, c: Control) -> str:
+        name = html.escape(c.name)
+        attrs = f'data-control="{k}" aria-label="{name}" id="{uid}-c{k}"'
+        if c.kind == "checkbox":
+            checked = " checked" if c.values[c.default_index] else ""
+            field = f'<input type="checkbox" {attrs}{checked}>'
+            shown = ""
+        elif c.kind == "slider":
+            field = (
+                f'<input type="range" {attrs} min="0" max="{len(c.values) - 1}" step="1" '
+                f'value="{c.default_index}" data-labels="{html.escape(json.dumps(c.labels))}">'
+            )
+            shown = f'<output for="{uid}-c{k}">{html.escape(c.labels[c.default_index])}</output>'
+        else:
+            options = "".join(
+                f'<option value="{i}"{" selected" if i == c.default_index else ""}>'
+                f"{html.escape(label)}</option>"
+                for i, label in enumerate(c.labels)
+            )
+            field = f"<select {attrs}>{options}</select>"
+            shown = ""
+        return f'<label style="display:flex;align-items:center;gap:6px">{name} {field} {shown}</label>'
+
+    # -- live version ------------------------------------------------------------------------
+    @property
+    def widget(self) -> Any:
+        """The ipywidgets version (built on first use): controls above an ``Image``."""
+        if self._widget is None:
+            self._widget = self._build_widget()
+        return self._widget
+
+    def _build_widget(self) -> Any:
+        import ipywidgets as w
+
+        inputs = []
+        for c in self.controls:
+            options = list(zip(c.labels, c.values))
+            if c.kind == "checkbox":
+                inputs.append(w.Checkbox(value=c.values[c.default_index], description=c.name))
+            elif c.kind == "slider":
+                inputs.append(
+                    w.SelectionSlider(
+                        options=options, value=c.values[c.default_index], description=c.name
+                    )
+                )
+            else:
+                inputs.append(
+                    w.Dropdown(options=options, value=c.values[c.default_index], description=c.name)
+                )
+        image = w.Image(format="png", value=self.png())
+
+        def redraw(_change: object = None) -> None:
+            image.value = self.png(**{c.name: i.value for c, i in zip(self.controls, inputs)})
+
+        for i in inputs:
+            i.observe(redraw, names="value")
+        header = [w.HTML(f"<b>{html.escape(self.title)}</b>")] if self.title else []
+        box = w.VBox([*header, w.HBox(inputs, layout=w.Layout(flex_flow="row wrap")), image])
+        box.inputs = inputs  # for tests and for readers who want to drive it from code
+        box.image = image
+        return box
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
+        bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
+        bundle["text/html"] = self.static_html()
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+    def __repr__(self) -> str:
+        spec = ", ".join(f"{c.name}={list(c.labels)}" for c in self.controls)
+        return f"Explorer({self.title!r}: {spec})"
+
+
+_SWITCHER_JS = """
+(function () {
+  var root = document.getElementById("__UID__");
+  if (!root) { return; }
+  var data = __DATA__;
+  var img = root.querySelector("img.posenc-explorer-figure");
+  var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-control]"));
+  function update() {
+    var flat = 0;
+    inputs.forEach(function (el, k) {
+      var i = el.type === "checkbox" ? (el.checked ? 1 : 0) : parseInt(el.value, 10);
+      if (el.type === "range") {
+        var out = root.querySelector('output[for="' + el.id + '"]');
+        if (out) { out.textContent = JSON.parse(el.dataset.labels)[i]; }
+      }
+      flat = flat * data.shape[k] + i;
+    });
+    img.src = "data:image/png;base64," + data.images[data.table[flat]];
+  }
+  inputs.forEach(function (el) {
+    el.addEventListener("input", update);
+    el.addEventListener("change", update);
+  });
+})();
+"""
+
+
+def explorer(
+    render: Callable[..., Figure],
+    controls: Mapping[str, object],
+    *,
+    defaults: Mapping[str, object] | None = None,
+    title: str = "",
+    dpi: int = 72,
+    max_combinations: int = 150,
+) -> Explorer:
+    """Make an interactive figure from a drawing function and its controls.
+
+    Args:
+        render: ``render(**values) -> matplotlib.figure.Figure``; called with one value per
+            control. It should build a fresh ``Figure`` (not use ``pyplot``) and be
+            deterministic.
+        controls: ``name -> values`` in display order; values is a sequence (numbers give a
+            slider, ``[False, True]`` a checkbox, anything else a drop-down) or a mapping
+            ``label -> value``.
+        defaults: the value of each control shown first (default: each control's first value).
+        title: a caption shown above the controls.
+        dpi: resolution of the rendered figures.
+        max_combinations: upper bound on the number of figures to pre-render for the static
+            book (keep pages small: each combination is one PNG in the page).
+
+    Returns:
+        an :class:`Explorer`; make it the last expression of a notebook cell to display it.
+
+    Example:
+        >>> from posenc.plotting import encoding_heatmap_figure
+        >>> ex = explorer(lambda dim: encoding_heatmap_figure(dim=dim), {"dim": [16, 32, 64]})
+    """
+    if not callable(render):
+        raise TypeError(f"render must be callable, got {type(render).__name__}")
+    if not isinstance(controls, Mapping) or not controls:
+        raise ValueError("controls must be a non-empty mapping name -> values")
+    defaults = dict(defaults or {})
+    unknown = set(defaults) - set(controls)
+    if unknown:
+        raise ValueError(f"defaults name unknown control(s) {sorted(unknown)}")
+    built = [_make_control(name, spec, defaults.get(name)) for name, spec in controls.items()]
+    return Explorer(render, built, title=title, dpi=dpi, max_combinations=max_combinations)
