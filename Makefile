@@ -9,7 +9,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: setup book test unit notebooks build-book lab strip freeze clean
+.PHONY: setup book test unit notebooks build-book lab strip freeze clean preview
 
 # Create the virtual environment and install the pinned requirements and posenc (idempotent).
 setup: $(STAMP)
@@ -48,3 +48,12 @@ freeze:
 
 clean:
 	rm -rf _build
+
+# Build one chapter alone (fast preview, safe to run beside other builds):
+#   make preview CH=chapters/03_sinusoidal.ipynb   ->  _build/preview/03_sinusoidal/_build/html
+preview: setup
+	@test -n "$(CH)" || { echo "usage: make preview CH=chapters/NN_name.ipynb"; exit 2; }
+	@name=$$(basename $(CH) .ipynb); dir=_build/preview/$$name; rm -rf $$dir; mkdir -p $$dir/chapters; \
+	cp _config.yml references.bib intro.md $$dir/; cp $(CH) $$dir/chapters/; \
+	printf 'format: jb-book\nroot: intro\nchapters:\n  - file: chapters/%s\n' $$name > $$dir/_toc.yml; \
+	cd $$dir && $(BIN)/jupyter-book build --all -W -n --keep-going . && echo "preview: $$PWD/_build/html/chapters/$$name.html"
