@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 __all__ = ["Control", "Explorer", "explorer"]
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+_PAGE_IDS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,8 @@ class Explorer:
                 seen[data] = len(images)
                 images.append(base64.b64encode(data).decode("ascii"))
             table.append(seen[data])
-        digest = hashlib.sha1(("".join(images[:1]) + self.title).encode()).hexdigest()[:10]
+        # unique within a page (a counter), yet the same from one build to the next
+        digest = hashlib.sha1(f"{self.title}{next(_PAGE_IDS)}".encode()).hexdigest()[:10]
         uid = f"posenc-explorer-{digest}"
         default = tuple(c.default_index for c in self.controls)
         first = images[table[self.all_indices().index(default)]]

@@ -1,0 +1,75 @@
+"""Time every explorer of the book: live redraw, static pre-render, and static HTML size.
+
+    python benchmarks/explorers.py
+
+For each ``*_explorer`` function in the modules of :mod:`posenc.widgets`, builds the explorer
+and reports: the number of pre-rendered combinations; the median and worst time of one live
+redraw (drawing and PNG-encoding a combination not seen before, which is what a reader waits
+for when moving a control; target < 100 ms); the time to pre-render every combination for the
+static book; and the size of the static HTML (target: the whole page < 3 MB). The reference
+row times a bare 1-line matplotlib figure through the same path, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import statistics
+import time
+
+from matplotlib.figure import Figure
+
+import posenc.widgets
+from posenc.widgets import Explorer, explorer
+
+
+def reference_explorer() -> Explorer:
+    def render(k: int) -> Figure:
+        fig = Figure(figsize=(6, 3))
+        fig.add_subplot().plot([0, k])
+        return fig
+
+    return explorer(render, {"k": list(range(12))})
+
+
+def book_explorers() -> list[tuple[str, Explorer]]:
+    found = []
+    for info in pkgutil.iter_modules(posenc.widgets.__path__):
+        if info.name == "explorer":
+            continue
+        module = importlib.import_module(f"posenc.widgets.{info.name}")
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if name.endswith("_explorer") and fn.__module__ == module.__name__:
+                found.append((f"{info.name}.{name}", fn()))
+    return found
+
+
+def measure(ex: Explorer) -> tuple[int, float, float, float, float]:
+    redraws = []
+    start = time.perf_counter()
+    for key in ex.all_indices():
+        t0 = time.perf_counter()
+        ex.png(**{c.name: c.values[i] for c, i in zip(ex.controls, key)})
+        redraws.append(time.perf_counter() - t0)
+    prerender = time.perf_counter() - start
+    size = len(ex.static_html().encode())
+    return ex.n_combinations, 1e3 * statistics.median(redraws), 1e3 * max(redraws), prerender, size / 1e6
+
+
+def main() -> None:
+    rows = [("reference (1-line plot)", reference_explorer())]
+    t0 = time.perf_counter()
+    rows += book_explorers()
+    build = time.perf_counter() - t0
+    print(f"{'explorer':44} {'combos':>6} {'median ms':>9} {'max ms':>7} {'ratio':>6} {'prerender s':>11} {'HTML MB':>7}")
+    ref_median = None
+    for name, ex in rows:
+        n, med, worst, pre, mb = measure(ex)
+        ref_median = ref_median or med
+        print(f"{name:44} {n:6d} {med:9.1f} {worst:7.1f} {med / ref_median:6.2f} {pre:11.2f} {mb:7.2f}")
+    print(f"(building the explorers, including any training they do: {build:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

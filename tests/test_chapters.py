@@ -1,0 +1,66 @@
+"""Every chapter is committed stripped, is in the table of contents, and has the book's shape."""
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import nbtool  # noqa: E402
+
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+
+def toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return found
+
+
+def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
+    listed = {f for f in toc_files() if f.startswith("chapters/")}
+    present = {f"chapters/{p.stem}" for p in CHAPTERS}
+    assert listed == present
+    for entry in toc_files():
+        assert any((ROOT / f"{entry}{ext}").exists() for ext in (".md", ".ipynb")), entry
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_is_committed_stripped(path):
+    assert nbtool.problems(nbformat.read(path, as_version=4)) == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_has_the_book_shape(path):
+    nb = nbformat.read(path, as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert re.search(r"^# ", markdown, re.M), "a title"
+    assert re.search(r"objectives", markdown, re.I), "learning objectives"
+    assert re.search(r"\$\$\s*\([a-z0-9-]+\)", markdown), "at least one labelled equation"
+    assert sum(nbtool.MARK in c for c in code) >= 2, "at least two NBVAL_CHECK_OUTPUT cells"
+    assert markdown.count("{exercise}") >= 2, "exercises"
+    starts = markdown.count("{solution-start}")
+    assert starts >= 2 and starts == markdown.count("{solution-end}"), "worked solutions"
+    assert re.search(r"^## Summary", markdown, re.M | re.I), "a summary"
+    assert "{footbibliography}" in markdown and "{footcite" in markdown, "references"
+    assert any(re.search(r"_explorer\(", c) for c in code), "an explorer"
+    assert not any(re.search(r"^\s*(import matplotlib.pyplot|plt\.)", c, re.M) for c in code), (
+        "figures come from posenc.plotting, not pyplot in the notebook"
+    )

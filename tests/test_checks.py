@@ -1,0 +1,93 @@
+"""The argument checks: right type and rule, and messages that name the argument."""
+
+import numpy as np
+import pytest
+import torch
+
+from posenc._checks import (
+    as_positions,
+    check_even,
+    check_floating_dtype,
+    check_int,
+    check_multiple,
+    check_positive_float,
+    check_tensor,
+)
+
+
+@pytest.mark.parametrize("value", [1, 7, np.int64(3), torch.tensor(5)])
+def test_check_int_accepts_integers(value):
+    assert check_int("n", value) == int(value)
+    assert type(check_int("n", value)) is int
+
+
+@pytest.mark.parametrize("value", [1.0, "3", None, True, torch.tensor(2.0), [1]])
+def test_check_int_rejects_non_integers_naming_the_argument(value):
+    with pytest.raises(TypeError, match=r"^n_positions must be an integer"):
+        check_int("n_positions", value)
+
+
+@pytest.mark.parametrize("value", [0, -3])
+def test_check_int_rejects_non_positive(value):
+    with pytest.raises(ValueError, match=rf"^dim must be positive, got {value}$"):
+        check_int("dim", value)
+
+
+def test_check_int_minimum_zero_and_none():
+    assert check_int("k", 0, minimum=0) == 0
+    assert check_int("offset", -4, minimum=None) == -4
+    with pytest.raises(ValueError, match=r"k must be >= 0, got -1"):
+        check_int("k", -1, minimum=0)
+
+
+def test_check_even():
+    assert check_even("dim", 8) == 8
+    with pytest.raises(ValueError, match=r"dim must be even .* got 7"):
+        check_even("dim", 7)
+    with pytest.raises(ValueError, match=r"dim must be >= 2"):
+        check_even("dim", 0)
+
+
+def test_check_multiple():
+    assert check_multiple("dim", 8, 4, "two axes of sin/cos pairs") == 8
+    with pytest.raises(ValueError, match=r"dim must be a multiple of 4 \(two axes.*got 6"):
+        check_multiple("dim", 6, 4, "two axes of sin/cos pairs")
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan")])
+def test_check_positive_float_rejects(value):
+    with pytest.raises(ValueError, match=r"^base must be a finite number > 0"):
+        check_positive_float("base", value)
+
+
+@pytest.mark.parametrize("value", ["10", None, True])
+def test_check_positive_float_rejects_types(value):
+    with pytest.raises(TypeError, match=r"^base must be a real number"):
+        check_positive_float("base", value)
+
+
+def test_check_tensor():
+    x = torch.zeros(2, 3)
+    assert check_tensor("x", x, ndim=2) is x
+    with pytest.raises(TypeError, match=r"^x must be a torch.Tensor, got list"):
+        check_tensor("x", [1, 2])
+    with pytest.raises(ValueError, match=r"^x must have 3 dimensions, got shape \(2, 3\)"):
+        check_tensor("x", x, ndim=3)
+
+
+def test_check_floating_dtype():
+    assert check_floating_dtype("dtype", torch.float16) is torch.float16
+    with pytest.raises(ValueError, match="dtype must be a floating-point dtype"):
+        check_floating_dtype("dtype", torch.int64)
+    with pytest.raises(TypeError, match="dtype must be a torch.dtype"):
+        check_floating_dtype("dtype", "float32")
+
+
+def test_as_positions():
+    assert torch.equal(as_positions("positions", 3), torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64))
+    p = as_positions("positions", torch.tensor([-1.5, 2.25], dtype=torch.float32))
+    assert p.dtype == torch.float64 and p.tolist() == [-1.5, 2.25]
+    with pytest.raises(ValueError, match=r"positions must have 1 dimensions"):
+        as_positions("positions", torch.zeros(2, 2))
+    with pytest.raises(ValueError, match=r"positions must be positive"):
+        as_positions("positions", 0)
