@@ -37,7 +37,7 @@ def check_even(name: str, value: object, *, minimum: int = 2) -> int:
 
 def check_multiple(name: str, value: object, factor: int, why: str) -> int:
     """Return ``value`` as an ``int`` after checking it is a positive multiple of ``factor``."""
-    value = check_int(name, value, minimum=factor)
+    value = check_int(name, value)
     if value % factor:
         raise ValueError(f"{name} must be a multiple of {factor} ({why}), got {value}")
     return value

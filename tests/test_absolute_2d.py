@@ -1,0 +1,359 @@
+"""2-D absolute encodings against MAE, seed 000, DETR (Hugging Face) and a NumPy bicubic."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transformers.models.detr.modeling_detr import (
+    DetrLearnedPositionEmbedding,
+    DetrSinePositionEmbedding,
+)
+
+from posenc.absolute_2d import (
+    LearnedRowColEmbedding,
+    detr_sine_encoding,
+    resample_positional_embedding,
+    sinusoidal_encoding_2d,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Independent float64 transcriptions (written here from the published algorithms)
+
+
+def mae_2d_sincos(embed_dim, grid_h, grid_w):
+    """MAE util/pos_embed.py get_2d_sincos_pos_embed, generalised to a grid_h x grid_w grid."""
+
+    def one_d(d, pos):
+        omega = np.arange(d // 2, dtype=np.float64) / (d / 2.0)
+        omega = 1.0 / 10000**omega
+        out = np.einsum("m,d->md", pos.reshape(-1), omega)
+        return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+    gh = np.arange(grid_h, dtype=np.float64)
+    gw = np.arange(grid_w, dtype=np.float64)
+    grid = np.stack(np.meshgrid(gw, gh), axis=0)  # w first, numpy's default "xy" indexing
+    emb_h = one_d(embed_dim // 2, grid[0])  # the name says h; grid[0] holds the columns
+    emb_w = one_d(embed_dim // 2, grid[1])
+    return np.concatenate([emb_h, emb_w], axis=1)
+
+
+def seed000_2d_sincos(height, width, dim):
+    """Seed 000's create_2d_absolute_sincos_pe, in float64 with explicit 'ij' indexing."""
+
+    def one_d(pos, d):
+        omega = 1.0 / 1e4 ** (np.arange(d // 2, dtype=np.float64) / (d / 2))
+        out = pos[:, None] * omega[None, :]
+        pe = np.zeros((pos.size, d))
+        pe[:, 0::2] = np.sin(out)
+        pe[:, 1::2] = np.cos(out)
+        return pe
+
+    rows, cols = np.meshgrid(np.arange(height, dtype=np.float64), np.arange(width, dtype=np.float64), indexing="ij")
+    return np.concatenate([one_d(rows.ravel(), dim // 2), one_d(cols.ravel(), dim // 2)], axis=1)
+
+
+def torch_bicubic_reference(image, out_h, out_w, a=-0.75):
+    """PyTorch's bicubic (align_corners=False, no antialias) written out in NumPy float64.
+
+    Source coordinate (o + 0.5)·in/out − 0.5, Keys' cubic convolution with a = −0.75 on the
+    four neighbours, indices clamped at the borders.
+    """
+
+    def weights(t):
+        def near(x):  # |x| <= 1
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+
+        def far(x):  # 1 < |x| < 2
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+        return np.array([far(t + 1), near(t), near(1 - t), far(2 - t)])
+
+    def resize_axis(arr, n_out, axis):
+        n_in = arr.shape[axis]
+        out = []
+        for o in range(n_out):
+            src = (o + 0.5) * n_in / n_out - 0.5
+            base = math.floor(src)
+            w = weights(src - base)
+            idx = np.clip(np.arange(base - 1, base + 3), 0, n_in - 1)
+            out.append(np.tensordot(w, np.take(arr, idx, axis=axis), axes=([0], [axis])))
+        return np.moveaxis(np.stack(out), 0, axis)
+
+    return resize_axis(resize_axis(image, out_h, 0), out_w, 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# sinusoidal_encoding_2d
+
+
+@pytest.mark.parametrize("h,w,dim", [(1, 1, 4), (3, 5, 8), (14, 14, 64), (7, 4, 32)])
+def test_mae_layout_reproduces_mae_exactly(h, w, dim):
+    ours = sinusoidal_encoding_2d(h, w, dim, interleave=False, row_first=False)
+    ref = torch.from_numpy(mae_2d_sincos(dim, h, w)).float()
+    assert ours.shape == (h * w, dim) and ours.dtype == torch.float32
+    torch.testing.assert_close(ours, ref, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("h,w,dim", [(2, 2, 4), (4, 3, 16), (8, 8, 128)])
+def test_defaults_reproduce_seed_000(h, w, dim):
+    ours = sinusoidal_encoding_2d(h, w, dim)
+    ref = torch.from_numpy(seed000_2d_sincos(h, w, dim)).float()
+    torch.testing.assert_close(ours, ref, rtol=0, atol=1e-6)
+
+
+def test_golden_2x2_dim4():
+    s1, c1 = math.sin(1.0), math.cos(1.0)
+    expected = torch.tensor(
+        [[0, 1, 0, 1], [0, 1, s1, c1], [s1, c1, 0, 1], [s1, c1, s1, c1]], dtype=torch.float32
+    )
+    torch.testing.assert_close(sinusoidal_encoding_2d(2, 2, 4), expected, rtol=0, atol=1e-7)
+
+
+def layout_permutation(dim, interleave, row_first):
+    """Where channel j of a layout comes from in the seed layout (interleaved, row first)."""
+    q = dim // 2
+    within = list(range(q)) if interleave else [2 * i for i in range(q // 2)] + [2 * i + 1 for i in range(q // 2)]
+    first, second = (0, q) if row_first else (q, 0)
+    return [first + k for k in within] + [second + k for k in within]
+
+
+@pytest.mark.parametrize("interleave", [True, False])
+@pytest.mark.parametrize("row_first", [True, False])
+def test_every_layout_is_a_fixed_channel_permutation_of_the_seed_layout(interleave, row_first):
+    dim = 16
+    seed = sinusoidal_encoding_2d(5, 6, dim)
+    other = sinusoidal_encoding_2d(5, 6, dim, interleave=interleave, row_first=row_first)
+    perm = layout_permutation(dim, interleave, row_first)
+    assert sorted(perm) == list(range(dim))
+    assert torch.equal(other, seed[:, perm])
+
+
+def test_row_major_flattening():
+    pe = sinusoidal_encoding_2d(3, 4, 8)
+    # positions in the same row share the row half; in the same column, the column half
+    assert torch.equal(pe[4 + 1, :4], pe[4 + 3, :4])
+    assert torch.equal(pe[0 * 4 + 2, 4:], pe[2 * 4 + 2, 4:])
+
+
+@pytest.mark.parametrize("dim", [2, 6, 10])
+def test_dim_not_multiple_of_four_is_rejected(dim):
+    with pytest.raises(ValueError, match=r"dim must be a multiple of 4"):
+        sinusoidal_encoding_2d(2, 2, dim)
+
+
+def test_bad_sizes():
+    with pytest.raises(ValueError, match=r"height must be positive"):
+        sinusoidal_encoding_2d(0, 2, 8)
+    with pytest.raises(TypeError, match=r"width must be an integer"):
+        sinusoidal_encoding_2d(2, 2.5, 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# detr_sine_encoding
+
+
+def random_padding(b, h, w, seed):
+    """DETR pads each image at the bottom and right: valid region is a top-left rectangle."""
+    g = torch.Generator().manual_seed(seed)
+    mask = torch.ones(b, h, w, dtype=torch.bool)
+    for i in range(b):
+        vh = int(torch.randint(1, h + 1, (1,), generator=g))
+        vw = int(torch.randint(1, w + 1, (1,), generator=g))
+        mask[i, :vh, :vw] = False
+    return mask
+
+
+@pytest.mark.parametrize("normalize,scale", [(False, None), (True, None), (True, 1.0)])
+@pytest.mark.parametrize("temperature", [10, 10000])
+def test_detr_sine_matches_hugging_face(normalize, scale, temperature):
+    mask = random_padding(3, 9, 11, seed=temperature)
+    ours = detr_sine_encoding(mask, 32, temperature, normalize=normalize, scale=scale)
+    hf = DetrSinePositionEmbedding(32, temperature, normalize=normalize, scale=scale)
+    # Hugging Face's mask is 1 at valid pixels: the opposite of DETR's padding mask
+    ref = hf((3, 3, 9, 11), "cpu", torch.float64, mask=~mask).float()
+    assert ours.shape == (3, 64, 9, 11)
+    torch.testing.assert_close(ours, ref, rtol=0, atol=1e-6)
+
+
+def test_detr_sine_positions_start_at_one_and_y_comes_first():
+    mask = torch.zeros(1, 3, 4, dtype=torch.bool)
+    pe = detr_sine_encoding(mask, num_pos_feats=4, temperature=10000)
+    # channel 0 = sin(y / 1) with y = r + 1; channel 4 = sin(x / 1) with x = c + 1
+    torch.testing.assert_close(pe[0, 0, :, 0], torch.sin(torch.tensor([1.0, 2.0, 3.0])))
+    torch.testing.assert_close(pe[0, 4, 0, :], torch.sin(torch.tensor([1.0, 2.0, 3.0, 4.0])))
+    torch.testing.assert_close(pe[0, 1, 2, 0], torch.cos(torch.tensor(3.0)))
+
+
+def test_detr_sine_seed_example_shape():
+    # seed 002: num_pos_feats=64, temperature=10 on 20x20 maps gives 128 x 20 x 20
+    pe = detr_sine_encoding(torch.zeros(2, 20, 20, dtype=torch.bool), 64, 10)
+    assert pe.shape == (2, 128, 20, 20)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    h=st.integers(1, 8), w=st.integers(1, 8), pad_h=st.integers(0, 5), pad_w=st.integers(0, 5)
+)
+def test_padding_changes_only_padded_positions(h, w, pad_h, pad_w):
+    unpadded = detr_sine_encoding(torch.zeros(1, h, w, dtype=torch.bool), 8)
+    mask = torch.ones(1, h + pad_h, w + pad_w, dtype=torch.bool)
+    mask[0, :h, :w] = False
+    padded = detr_sine_encoding(mask, 8)
+    assert torch.equal(padded[..., :h, :w], unpadded)
+
+
+def test_detr_sine_errors():
+    mask = torch.zeros(1, 2, 2, dtype=torch.bool)
+    with pytest.raises(ValueError, match=r"scale is only used with normalize=True"):
+        detr_sine_encoding(mask, 8, scale=1.0)
+    with pytest.raises(ValueError, match=r"num_pos_feats must be even"):
+        detr_sine_encoding(mask, 7)
+    with pytest.raises(TypeError, match=r"padding_mask must be a boolean tensor"):
+        detr_sine_encoding(mask.float(), 8)
+    with pytest.raises(ValueError, match=r"padding_mask must have 3 dimensions"):
+        detr_sine_encoding(mask[0], 8)
+
+
+# ---------------------------------------------------------------------------------------------
+# LearnedRowColEmbedding
+
+
+def test_learned_row_col_matches_hugging_face():
+    torch.manual_seed(0)
+    ours = LearnedRowColEmbedding(num_pos_feats=6, max_size=50)
+    hf = DetrLearnedPositionEmbedding(embedding_dim=6)
+    hf.row_embeddings.weight.data.copy_(ours.row_embed.weight)
+    hf.column_embeddings.weight.data.copy_(ours.col_embed.weight)
+    x = torch.randn(2, 3, 7, 9)
+    ref = hf((2, 3, 7, 9), "cpu", torch.float32)
+    assert torch.equal(ours(x), ref)
+
+
+def test_learned_row_col_puts_columns_first():
+    emb = LearnedRowColEmbedding(num_pos_feats=3, max_size=10)
+    pos = emb(torch.zeros(1, 1, 4, 5))
+    assert pos.shape == (1, 6, 4, 5)
+    assert torch.equal(pos[0, :3, 2, 4], emb.col_embed.weight[4])
+    assert torch.equal(pos[0, 3:, 2, 4], emb.row_embed.weight[2])
+
+
+def test_learned_row_col_init_is_uniform_unit_interval():
+    torch.manual_seed(1)
+    emb = LearnedRowColEmbedding()
+    w = torch.cat([emb.row_embed.weight, emb.col_embed.weight])
+    assert w.min() >= 0 and w.max() < 1 and abs(w.mean().item() - 0.5) < 0.01
+
+
+def test_learned_row_col_too_large_map_is_a_value_error():
+    emb = LearnedRowColEmbedding(num_pos_feats=4, max_size=50)
+    assert emb(torch.zeros(1, 1, 50, 50)).shape == (1, 8, 50, 50)
+    with pytest.raises(ValueError, match=r"feature map of 51x20 exceeds max_size=50"):
+        emb(torch.zeros(1, 1, 51, 20))
+    with pytest.raises(ValueError, match=r"x must have 4 dimensions"):
+        emb(torch.zeros(1, 50, 50))
+
+
+def test_learned_row_col_gradients_reach_only_used_rows():
+    emb = LearnedRowColEmbedding(num_pos_feats=2, max_size=10)
+    emb(torch.zeros(1, 1, 3, 4)).sum().backward()
+    assert emb.row_embed.weight.grad[:3].abs().sum() > 0 and emb.row_embed.weight.grad[3:].abs().sum() == 0
+    assert emb.col_embed.weight.grad[:4].abs().sum() > 0 and emb.col_embed.weight.grad[4:].abs().sum() == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# resample_positional_embedding
+
+
+@pytest.mark.parametrize("old,new", [((14, 14), (16, 16)), ((4, 6), (7, 3)), ((5, 5), (2, 2))])
+def test_bicubic_matches_numpy_transcription(old, new):
+    torch.manual_seed(2)
+    d = 5
+    table = torch.randn(old[0] * old[1], d, dtype=torch.float64)
+    ours = resample_positional_embedding(table, old, new)
+    image = table.reshape(old[0], old[1], d).numpy()
+    ref = torch_bicubic_reference(image, new[0], new[1]).reshape(new[0] * new[1], d)
+    torch.testing.assert_close(ours, torch.from_numpy(ref), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["bicubic", "bilinear", "nearest"])
+def test_resampling_to_the_same_size_is_the_identity(mode):
+    table = torch.randn(1, 12, 4)
+    assert torch.equal(resample_positional_embedding(table, (3, 4), (3, 4), mode=mode), table)
+
+
+def test_bilinear_upsampling_preserves_a_constant_and_stays_in_range():
+    table = torch.full((9, 3), 0.25)
+    out = resample_positional_embedding(table, 3, 5, mode="bilinear")
+    assert out.shape == (25, 3)
+    torch.testing.assert_close(out, torch.full((25, 3), 0.25))
+
+
+def test_prefix_tokens_are_kept_and_batch_rank_preserved():
+    torch.manual_seed(3)
+    table = torch.randn(1, 1 + 14 * 14, 8)
+    out = resample_positional_embedding(table, 14, 16, num_prefix_tokens=1)
+    assert out.shape == (1, 1 + 16 * 16, 8)
+    assert torch.equal(out[0, 0], table[0, 0])
+    grid_only = resample_positional_embedding(table[:, 1:], 14, 16)
+    assert torch.equal(out[:, 1:], grid_only)
+
+
+def pil_bicubic_reference(image, out_h, out_w, a=-0.5):
+    """PIL-style antialiased bicubic (what ``antialias=True`` selects) in NumPy float64.
+
+    Keys' kernel with a = −0.5, stretched by the shrink factor when shrinking, evaluated at
+    pixel centres, truncated at the borders and renormalised (no index clamping).
+    """
+
+    def kernel(x):
+        x = abs(x)
+        if x < 1:
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        if x < 2:
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        return 0.0
+
+    def resize_axis(arr, n_out, axis):
+        n_in = arr.shape[axis]
+        scale = n_in / n_out
+        support = 2 * max(scale, 1.0)
+        inv = 1 / max(scale, 1.0)
+        out = []
+        for o in range(n_out):
+            centre = scale * (o + 0.5)
+            lo = max(int(centre - support + 0.5), 0)
+            hi = min(int(centre + support + 0.5), n_in)
+            w = np.array([kernel((j + lo - centre + 0.5) * inv) for j in range(hi - lo)])
+            w /= w.sum()
+            out.append(np.tensordot(w, np.take(arr, np.arange(lo, hi), axis=axis), axes=([0], [axis])))
+        return np.moveaxis(np.stack(out), 0, axis)
+
+    return resize_axis(resize_axis(image, out_h, 0), out_w, 1)
+
+
+@pytest.mark.parametrize("old,new", [((8, 8), (12, 12)), ((8, 8), (3, 3)), ((14, 14), (16, 16))])
+def test_antialias_is_the_pil_filter_with_a_minus_half(old, new):
+    torch.manual_seed(4)
+    table = torch.randn(old[0] * old[1], 3, dtype=torch.float64)
+    ours = resample_positional_embedding(table, old, new, antialias=True)
+    image = table.reshape(old[0], old[1], 3).numpy()
+    ref = pil_bicubic_reference(image, new[0], new[1]).reshape(-1, 3)
+    torch.testing.assert_close(ours, torch.from_numpy(ref), rtol=0, atol=1e-10)
+    # ... which is not MAE's filter, even when enlarging
+    assert not torch.allclose(ours, resample_positional_embedding(table, old, new, antialias=False))
+
+
+def test_resample_errors():
+    with pytest.raises(ValueError, match=r"table has 10 rows but num_prefix_tokens \+ old_size gives 0 \+ 3\*3 = 9"):
+        resample_positional_embedding(torch.zeros(10, 2), 3, 4)
+    with pytest.raises(ValueError, match=r"mode must be"):
+        resample_positional_embedding(torch.zeros(9, 2), 3, 4, mode="area")
+    with pytest.raises(ValueError, match=r"leading 1"):
+        resample_positional_embedding(torch.zeros(2, 9, 2), 3, 4)
+    with pytest.raises(TypeError, match=r"table must be floating point"):
+        resample_positional_embedding(torch.zeros(9, 2, dtype=torch.long), 3, 4)
+    with pytest.raises(ValueError, match=r"new_size must be an int or a pair"):
+        resample_positional_embedding(torch.zeros(9, 2), 3, (1, 2, 3))
