@@ -88,6 +88,36 @@ def sinusoidal_encoding_2d(
     return torch.cat(halves, dim=1)  # [h*w, d]
 
 
+def sinusoidal_2d_channel_permutation(
+    dim: int, *, interleave: bool = False, row_first: bool = False
+) -> Tensor:
+    """Return the channel permutation from the seed layout to another 2-D sin/cos layout.
+
+    .. math::
+
+        PE_{\text{layout}}[:, j] = PE_{\text{seed}}[:, \pi(j)]
+
+    where the seed layout is ``interleave=True, row_first=True``. The defaults give the
+    permutation to MAE's layout. Every layout holds the same numbers: only the channel order
+    differs, so a model trained with one layout can use another after permuting its weights.
+
+    Args:
+        dim: ``d``, total channels (a multiple of 4).
+        interleave: the target layout's within-half order.
+        row_first: whether the target layout puts the row half first.
+
+    Returns:
+        LongTensor ``[d]``, a permutation of ``0..d-1``.
+    """
+    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    half = dim // 2
+    pairs = torch.arange(half // 2)  # [d/4]
+    # inside a half: interleaved keeps (sin_i, cos_i) order; otherwise all sines, then cosines
+    within = torch.arange(half) if interleave else torch.cat((2 * pairs, 2 * pairs + 1))  # [d/2]
+    first, second = (0, half) if row_first else (half, 0)
+    return torch.cat((first + within, second + within))  # [d]
+
+
 def detr_sine_encoding(
     padding_mask: Tensor,
     num_pos_feats: int = 64,

@@ -16,6 +16,7 @@ from posenc.absolute_2d import (
     LearnedRowColEmbedding,
     detr_sine_encoding,
     resample_positional_embedding,
+    sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
 )
 
@@ -129,6 +130,7 @@ def test_every_layout_is_a_fixed_channel_permutation_of_the_seed_layout(interlea
     perm = layout_permutation(dim, interleave, row_first)
     assert sorted(perm) == list(range(dim))
     assert torch.equal(other, seed[:, perm])
+    assert sinusoidal_2d_channel_permutation(dim, interleave=interleave, row_first=row_first).tolist() == perm
 
 
 def test_row_major_flattening():
