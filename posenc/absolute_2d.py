@@ -95,7 +95,7 @@ def sinusoidal_2d_channel_permutation(
 
     .. math::
 
-        PE_{\text{layout}}[:, j] = PE_{\text{seed}}[:, \pi(j)]
+        PE_{\\text{layout}}[:, j] = PE_{\\text{seed}}[:, \\pi(j)]
 
     where the seed layout is ``interleave=True, row_first=True``. The defaults give the
     permutation to MAE's layout. Every layout holds the same numbers: only the channel order

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import zlib
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
@@ -42,8 +44,10 @@ def attention_weights(
         raise ValueError(f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}")
     logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
     if bias is not None:
+        check_tensor("bias", bias)
         logits = logits + bias
     if mask is not None:
+        check_tensor("mask", mask)
         if mask.dtype != torch.bool:
             raise TypeError(f"mask must be a boolean tensor (True = attend), got {mask.dtype}")
         logits = logits.masked_fill(~mask, float("-inf"))
@@ -68,7 +72,10 @@ def dot_product_attention(
         ``[..., n_q, d_v]``.
     """
     check_tensor("v", v)
-    if v.shape[-2] != k.shape[-2]:
+    if v.ndim < 2:
+        raise ValueError(f"v must have at least 2 dimensions [..., n_k, d_v], got shape {tuple(v.shape)}")
+    check_tensor("k", k)
+    if k.ndim >= 2 and v.shape[-2] != k.shape[-2]:
         raise ValueError(f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}")
     return attention_weights(q, k, bias=bias, mask=mask) @ v  # [..., n_q, d_v]
 
@@ -80,13 +87,24 @@ class SelfAttention(nn.Module):
     projected back. Used in chapter 1 to show that, without positions, permuting the input
     tokens permutes the output tokens in exactly the same way.
 
+    .. math::
+
+        Q = XW_Q + b_Q,\\; K = XW_K + b_K,\\; V = XW_V + b_V, \\qquad
+        Y = \\operatorname{concat}_h\\big(\\operatorname{softmax}(Q_h K_h^\\top/\\sqrt{d/h}
+        + B)\\,V_h\\big)\\,W_O + b_O
+
+    so that, for every permutation matrix ``P`` and ``B = 0``, ``Y(PX) = P\\,Y(X)``.
+
     Args:
         dim: ``d``, the model width.
         num_heads: ``h`` (must divide ``dim``).
 
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]``; ``forward(..., return_weights=True)`` also
-        returns the attention weights ``[b, h, n, n]``.
+        returns the attention weights ``[b, h, n, n]``; ``bias`` broadcasts to ``[b, h, n, n]``.
+
+    Matches ``torch.nn.MultiheadAttention`` (``batch_first=True``, packed in-projection) up to
+    the layout of the weights.
     """
 
     def __init__(self, dim: int, num_heads: int = 1) -> None:
@@ -111,3 +129,75 @@ class SelfAttention(nn.Module):
         z = (weights @ qkv[2]).transpose(1, 2).reshape(b, n, d)  # [b, n, d]
         y = self.out(z)  # [b, n, d]
         return (y, weights) if return_weights else y
+
+
+def permutation_matrix(perm: Sequence[int] | Tensor) -> Tensor:
+    """Return the permutation matrix ``P`` that reorders rows: ``P @ x == x[perm]``.
+
+    .. math::
+
+        P_{ij} = [\\,j = \\pi(i)\\,], \\qquad (PX)_i = X_{\\pi(i)}
+
+    Row ``i`` of ``P x`` is row ``perm[i]`` of ``x``; ``P`` is orthogonal, so ``P⁻¹ = Pᵀ``.
+
+    Args:
+        perm: a permutation of ``0..n-1`` (list or 1-D integer tensor).
+
+    Returns:
+        float32 tensor of shape ``[n, n]`` (cast it to the dtype you multiply with).
+
+    Shapes:
+        ``n``: positions.
+    """
+    if isinstance(perm, Tensor):
+        check_tensor("perm", perm, ndim=1)
+        if perm.is_floating_point() or perm.is_complex():
+            raise TypeError(f"perm must hold integers, got dtype {perm.dtype}")
+        order = [int(i) for i in perm]
+    else:
+        order = [check_int("perm[i]", i, minimum=0) for i in perm]
+    n = len(order)
+    if n == 0 or sorted(order) != list(range(n)):
+        raise ValueError(f"perm must be a permutation of 0..n-1, got {order}")
+    p = torch.zeros(n, n)  # [n, n]
+    p[torch.arange(n), torch.tensor(order)] = 1.0
+    return p
+
+
+def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
+    """Return a fixed random embedding for each word: same word, same vector, anywhere.
+
+    A stand-in for a trained embedding table in the book's toy sentences. The vector of a
+    word depends only on the word, ``dim`` and ``seed`` (never on its neighbours or its
+    place in the sentence), so ``"dog bites man"`` and ``"man bites dog"`` are the same
+    three vectors in a different order.
+
+    .. math::
+
+        x_w \\sim \\mathcal{N}(0, I_d), \\quad \\text{drawn from a generator seeded by}
+        \\ (\\text{seed}, \\operatorname{crc32}(w))
+
+    Args:
+        words: the tokens of the sentence.
+        dim: ``d``, the embedding width.
+        seed: changes every vector.
+
+    Returns:
+        float32 tensor of shape ``[n, d]``.
+
+    Shapes:
+        ``n = len(words)``: positions, ``d``: channels.
+    """
+    if isinstance(words, str):
+        raise TypeError("words must be a sequence of strings (e.g. sentence.split()), got one str")
+    dim = check_int("dim", dim)
+    seed = check_int("seed", seed, minimum=0)
+    if len(words) == 0:
+        raise ValueError("words must hold at least one word")
+    rows = []
+    for w in words:
+        if not isinstance(w, str):
+            raise TypeError(f"words must hold strings, got {type(w).__name__} {w!r}")
+        g = torch.Generator().manual_seed(seed * 2**32 + zlib.crc32(w.encode("utf-8")))
+        rows.append(torch.randn(dim, generator=g))  # [d]
+    return torch.stack(rows)  # [n, d]

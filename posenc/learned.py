@@ -12,6 +12,36 @@ from ._checks import check_int, check_positive_float, check_tensor
 Init = Literal["trunc_normal", "normal", "zeros"]
 
 
+def cosine_similarity_matrix(table: Tensor) -> Tensor:
+    """Return the cosine similarity between every pair of rows of a position table.
+
+    .. math::
+
+        S_{pq} = \\frac{P_p \\cdot P_q}{\\lVert P_p \\rVert\\,\\lVert P_q \\rVert}
+
+    The picture of a position table that does not depend on its scale: ``S_{pq}`` near 1 means
+    positions ``p`` and ``q`` look alike to the first layer, near 0 means unrelated codes.
+    A row of zeros has no direction, so every entry involving it is ``nan`` (undefined), not
+    a made-up 0 — which is exactly the state of a zero-initialised table.
+
+    Args:
+        table: ``[n, d]``, one row per position (a learned table or a fixed encoding).
+
+    Returns:
+        float64 tensor ``[n, n]``, symmetric, with ones on the diagonal for nonzero rows.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+    """
+    check_tensor("table", table, ndim=2)
+    if not table.is_floating_point():
+        raise TypeError(f"table must be a floating-point tensor, got dtype {table.dtype}")
+    rows = table.detach().to(torch.float64)  # [n, d]
+    norms = rows.norm(dim=1)  # [n]
+    unit = rows / norms[:, None]  # [n, d], nan for zero rows
+    return (unit @ unit.T).clamp(-1.0, 1.0)  # [n, n]
+
+
 class LearnedPositionalEmbedding(nn.Module):
     """Add a trainable table of position vectors to a batch of sequences.
 
@@ -28,16 +58,21 @@ class LearnedPositionalEmbedding(nn.Module):
     Args:
         num_positions: ``N_max``, the longest sequence the table covers.
         dim: ``d``, the model width.
-        init: ``"trunc_normal"`` (BERT's and ViT's truncated normal, ``std=0.02``, cut at two
-            standard deviations), ``"normal"`` (GPT-2's ``N(0, 0.02²)``) or ``"zeros"`` (what
-            the seed articles do; the table then starts with no position information at all).
+        init: ``"trunc_normal"``: ``N(0, std²)`` redrawn outside ``±2·std`` (BERT's
+            ``tf.truncated_normal_initializer(0.02)``); ``"normal"``: ``N(0, std²)`` (the
+            original ViT code, ``normal(stddev=0.02)``; OpenAI's GPT-2 code uses
+            ``stddev=0.01`` for ``wpe``; Hugging Face's BERT and GPT-2 use ``0.02``; timm's
+            ``trunc_normal_(pos_embed, std=.02)`` cuts at ``±2`` absolute, which for
+            ``std=0.02`` is a plain normal); or ``"zeros"`` (what the seed articles do; every
+            position then starts with the same vector, i.e. no position information at all).
         std: standard deviation for the normal initialisations.
 
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]`` with ``n <= N_max``.
 
-    Matches: BERT (Devlin et al., 2019; ``BertEmbeddings.position_embeddings``) and ViT
-    (Dosovitskiy et al., 2021; ``pos_embed`` initialised with ``trunc_normal_(std=.02)``).
+    Matches: BERT (Devlin et al., 2019; Hugging Face ``BertEmbeddings.position_embeddings``,
+    whose ``position_ids`` are ``0..n-1``), GPT-2's ``wpe`` and ViT's ``pos_embed``
+    (Dosovitskiy et al., 2021; one row per patch plus one for the class token).
     """
 
     def __init__(

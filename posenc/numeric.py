@@ -44,29 +44,99 @@ def numeric_encoding(n_positions: int, *, normalize: bool = False) -> Tensor:
     return pos.to(torch.float32)[:, None]  # [n, 1]
 
 
-def periodic_encoding(positions: int | Tensor, *, alpha: float) -> Tensor:
-    """Encode each position by a single sine of period ``2π·alpha``.
+def periodic_encoding(positions: int | Tensor, *, alpha: float, cosine: bool = False) -> Tensor:
+    """Encode each position by a single sine of period ``2π·alpha`` (optionally with its cosine).
 
     .. math::
 
         PE(p) = \\sin(p / \\alpha)
+        \\quad\\text{or, with cosine,}\\quad
+        PE(p) = \\big(\\sin(p / \\alpha),\\ \\cos(p / \\alpha)\\big)
 
     Bounded in ``[-1, 1]`` and independent of the sequence length, but one sine repeats:
-    positions ``2π·alpha`` apart get (nearly) the same code.
+    positions ``2π·alpha`` apart get (nearly) the same code. The sine alone is not even
+    one-to-one within a period (``sin x = sin(π - x)``); adding the cosine puts each position
+    on a circle, which removes those mirror collisions but not the periodic ones.
 
     Args:
         positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of positions.
         alpha: the wavelength divided by ``2π`` (a positive number).
+        cosine: also return ``cos(p/alpha)`` as a second channel.
 
     Returns:
-        float32 tensor of shape ``[n, 1]``.
+        float32 tensor of shape ``[n, 1]``, or ``[n, 2]`` with ``cosine=True``.
 
     Shapes:
         ``n``: positions.
+
+    Reference: the single-frequency idea that the multi-frequency encoding of
+    Vaswani et al. (2017) generalises (``d/2`` such pairs with geometric ``alpha``).
     """
     pos = as_positions("positions", positions)  # [n]
     alpha = check_positive_float("alpha", alpha)
-    return torch.sin(pos / alpha).to(torch.float32)[:, None]  # [n, 1]
+    angle = pos / alpha  # [n], float64
+    if cosine:
+        return torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1).to(torch.float32)  # [n, 2]
+    return torch.sin(angle).to(torch.float32)[:, None]  # [n, 1]
+
+
+def adjacent_distances(encoding: Tensor) -> Tensor:
+    """Return the distance between the codes of each pair of neighbouring positions.
+
+    .. math::
+
+        \\delta_p = \\lVert PE(p + 1) - PE(p) \\rVert_2, \\qquad p = 0, \\dots, n - 2
+
+    Tiny values mean neighbours are hard to tell apart (for ``sin(p/alpha)``, ``δ ≈ 1/alpha``
+    near ``p = 0``).
+
+    Args:
+        encoding: ``[n, d]`` table, one row per position (``n >= 2``).
+
+    Returns:
+        float64 tensor of shape ``[n - 1]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+    """
+    check_tensor("encoding", encoding, ndim=2)
+    if encoding.shape[0] < 2:
+        raise ValueError(f"encoding must have at least 2 rows (positions), got {encoding.shape[0]}")
+    table = encoding.detach().to(torch.float64)  # [n, d]
+    return (table[1:] - table[:-1]).norm(dim=-1)  # [n - 1]
+
+
+def magnitude_ratio(encoding: Tensor, embeddings: Tensor) -> Tensor:
+    """Return, per position, the norm of the position code over the norm of the word embedding.
+
+    .. math::
+
+        r_p = \\frac{\\lVert PE(p) \\rVert_2}{\\lVert x_p \\rVert_2}
+
+    The code is broadcast to the embedding width first, as ``x + PE`` does: a one-channel
+    code ``[n, 1]`` is added to every channel. Ratios far above 1 mean the position drowns
+    the word.
+
+    Args:
+        encoding: ``[n, 1]`` or ``[n, d]`` position codes.
+        embeddings: ``[n, d]`` word embeddings of the same positions.
+
+    Returns:
+        float64 tensor of shape ``[n]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+    """
+    check_tensor("encoding", encoding, ndim=2)
+    check_tensor("embeddings", embeddings, ndim=2)
+    n, d = embeddings.shape
+    if encoding.shape[0] != n or encoding.shape[1] not in (1, d):
+        raise ValueError(
+            f"encoding must have shape [{n}, 1] or [{n}, {d}] to add to embeddings of shape "
+            f"[{n}, {d}], got {tuple(encoding.shape)}"
+        )
+    code = encoding.detach().to(torch.float64).expand(n, d)  # [n, d]
+    return code.norm(dim=-1) / embeddings.detach().to(torch.float64).norm(dim=-1)  # [n]
 
 
 def closest_distinct_pair(encoding: Tensor) -> tuple[int, int, float]:
@@ -93,7 +163,7 @@ def closest_distinct_pair(encoding: Tensor) -> tuple[int, int, float]:
     if n < 2:
         raise ValueError(f"encoding must have at least 2 rows (positions), got {n}")
     table = encoding.detach().to(torch.float64)  # [n, d]
-    dist = torch.cdist(table, table)  # [n, n]
+    dist = torch.cdist(table, table, compute_mode="donot_use_mm_for_euclid_dist")  # [n, n]
     dist.fill_diagonal_(math.inf)
     flat = int(torch.argmin(dist))
     i, j = divmod(flat, n)

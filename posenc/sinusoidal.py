@@ -7,6 +7,7 @@ fractional part once ``p`` is large, and the sine of a wrong angle is a wrong co
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 from torch import Tensor, nn
@@ -127,6 +128,8 @@ def sinusoidal_shift_matrix(
     Returns:
         float64 tensor of shape ``[d, d]`` (block diagonal, orthogonal).
     """
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
+        raise TypeError(f"offset must be a real number, got {type(offset).__name__} {offset!r}")
     omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
     theta = float(offset) * omega  # [d/2]
     c, s = torch.cos(theta), torch.sin(theta)  # [d/2] each
@@ -139,6 +142,69 @@ def sinusoidal_shift_matrix(
     m[cos_idx, sin_idx] = -s
     m[cos_idx, cos_idx] = c
     return m
+
+
+def sinusoidal_dot_product(offsets: int | Tensor, dim: int, *, base: float = 10000.0) -> Tensor:
+    """Return ``PE(p)·PE(p + k)`` for each offset ``k``: the same for every position ``p``.
+
+    .. math::
+
+        PE(p)\\cdot PE(p+k) = \\sum_{i=0}^{d/2-1} \\big(\\sin p\\omega_i \\sin (p+k)\\omega_i
+        + \\cos p\\omega_i \\cos (p+k)\\omega_i\\big) = \\sum_{i=0}^{d/2-1} \\cos k\\omega_i
+
+    The right-hand side has no ``p`` in it, and ``cos`` is even, so the value for ``-k`` equals
+    the value for ``k``: the dot product measures distance but not direction. It is ``d/2`` at
+    ``k = 0``.
+
+    Args:
+        offsets: an int ``m`` (offsets ``0..m-1``) or a 1-D tensor of offsets (any reals).
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`sinusoidal_encoding`.
+
+    Returns:
+        float64 tensor of shape ``[m]``.
+
+    Shapes:
+        ``m``: offsets.
+    """
+    k = as_positions("offsets", offsets)  # [m]
+    omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
+    return torch.cos(k[:, None] * omega[None, :]).sum(dim=-1)  # [m]
+
+
+def binary_digits(positions: int | Tensor, n_bits: int) -> Tensor:
+    """Return the binary digits of each position, least significant bit first.
+
+    .. math::
+
+        B(p, b) = \\lfloor p / 2^b \\rfloor \\bmod 2, \\qquad b = 0, \\dots, n_{bits} - 1
+
+    Bit ``b`` flips every ``2^b`` positions (period ``2^{b+1}``): the rates halve from bit to
+    bit, as the frequencies of the sinusoidal channels fall from pair to pair. The book shows
+    the two side by side.
+
+    Args:
+        positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of non-negative
+            integer positions, each below ``2**n_bits``.
+        n_bits: how many digits to return (a positive int, at most 62).
+
+    Returns:
+        float32 tensor of 0s and 1s of shape ``[n, n_bits]``.
+
+    Shapes:
+        ``n``: positions.
+    """
+    n_bits = check_int("n_bits", n_bits)
+    if n_bits > 62:
+        raise ValueError(f"n_bits must be at most 62, got {n_bits}")
+    pos = as_positions("positions", positions)  # [n]
+    if bool((pos != torch.round(pos)).any()) or bool((pos < 0).any()):
+        raise ValueError("positions must be non-negative integers")
+    if bool((pos >= 2.0**n_bits).any()):
+        raise ValueError(f"positions must be below 2**n_bits = {2**n_bits}, got {int(pos.max())}")
+    p = pos.to(torch.int64)  # [n]
+    bits = torch.arange(n_bits)  # [n_bits]
+    return ((p[:, None] >> bits[None, :]) & 1).to(torch.float32)  # [n, n_bits]
 
 
 class SinusoidalPositionalEncoding(nn.Module):
