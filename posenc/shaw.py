@@ -1,0 +1,252 @@
+"""Relative position representations of Shaw, Uszkoreit and Vaswani (2018).
+
+Attention logits and values get a learned vector that depends only on the clipped distance
+``j − i`` between key and query:
+
+.. math::
+
+    z_i = \\sum_j \\operatorname{softmax}_j\\!\\Big(\\frac{q_i\\cdot(k_j + a^K_{ij})}{\\sqrt d}\\Big)
+          \\,(v_j + a^V_{ij}),
+    \\qquad a_{ij} = w_{\\operatorname{clip}(j-i,\\,-k,\\,k)}
+
+Written out naively, ``a_ij`` is an ``n_q × n_k × d`` tensor. :func:`shaw_attention` never
+builds it: the key term is a lookup in ``q · w^Kᵀ`` (``n_q × (2k+1)`` numbers) and the value
+term collects each row's attention weights into ``2k+1`` buckets before multiplying by
+``w^V``. :func:`shaw_attention_reference` is the plain version, kept for teaching and tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_int, check_tensor
+
+
+def shaw_relative_index(n_q: int, n_k: int, max_distance: int) -> Tensor:
+    """Return the index of each query-key pair into a ``2k+1`` relative table.
+
+    .. math::
+
+        I_{ij} = \\operatorname{clip}(j - i, -k, k) + k \\in \\{0, \\dots, 2k\\}
+
+    Key minus query, as in Shaw et al. and tensor2tensor (Swin uses query minus key).
+    Query and key positions both start at 0.
+
+    Args:
+        n_q: number of query positions.
+        n_k: number of key positions.
+        max_distance: ``k``, the clipping distance (``k >= 0``; ``k = 0`` means no position
+            information at all).
+
+    Returns:
+        LongTensor ``[n_q, n_k]``.
+
+    Matches: tensor2tensor ``_generate_relative_positions_matrix`` (+ ``k``).
+    """
+    n_q = check_int("n_q", n_q)
+    n_k = check_int("n_k", n_k)
+    k = check_int("max_distance", max_distance, minimum=0)
+    i = torch.arange(n_q)[:, None]  # [n_q, 1]
+    j = torch.arange(n_k)[None, :]  # [1, n_k]
+    return (j - i).clamp(-k, k) + k  # [n_q, n_k]
+
+
+def _check_shaw_inputs(q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor) -> int:
+    """Validate shapes; return the clipping distance read from the table length."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_tensor(name, t)
+        if t.ndim < 2:
+            raise ValueError(f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}")
+    check_tensor("rel_k", rel_k, ndim=2)
+    check_tensor("rel_v", rel_v, ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}")
+    length = rel_k.shape[0]
+    if length % 2 == 0:
+        raise ValueError(f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}")
+    if rel_v.shape[0] != length:
+        raise ValueError(f"rel_v must have as many rows as rel_k ({length}), got {rel_v.shape[0]}")
+    if rel_k.shape[1] != q.shape[-1]:
+        raise ValueError(f"rel_k must have q's {q.shape[-1]} channels, got {rel_k.shape[1]}")
+    if rel_v.shape[1] != v.shape[-1]:
+        raise ValueError(f"rel_v must have v's {v.shape[-1]} channels, got {rel_v.shape[1]}")
+    return (length - 1) // 2
+
+
+def _masked_softmax(logits: Tensor, mask: Tensor | None) -> Tensor:
+    if mask is not None:
+        if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+            raise TypeError("mask must be a boolean tensor, True where attention is allowed")
+        logits = logits.masked_fill(~mask, float("-inf"))
+    return torch.softmax(logits, dim=-1)
+
+
+def shaw_attention_reference(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, *, mask: Tensor | None = None
+) -> Tensor:
+    """Shaw attention written the obvious way, with the full ``n_q × n_k × d`` tensors.
+
+    Same formula, arguments and result as :func:`shaw_attention`; memory grows as
+    ``n_q · n_k · d``. Use it to read the formula, not in a model.
+    """
+    max_k = _check_shaw_inputs(q, k, v, rel_k, rel_v)
+    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
+    idx = shaw_relative_index(n_q, n_k, max_k).to(q.device)  # [n_q, n_k]
+    a_k = rel_k[idx]  # [n_q, n_k, d]
+    a_v = rel_v[idx]  # [n_q, n_k, d_v]
+    keys = k[..., None, :, :] + a_k  # [..., n_q, n_k, d]: k_j + a^K_ij
+    values = v[..., None, :, :] + a_v  # [..., n_q, n_k, d_v]: v_j + a^V_ij
+    logits = (q[..., :, None, :] * keys).sum(-1) / math.sqrt(d)  # [..., n_q, n_k]
+    weights = _masked_softmax(logits, mask)  # [..., n_q, n_k]
+    return (weights[..., None] * values).sum(-2)  # [..., n_q, d_v]
+
+
+def shaw_attention(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, *, mask: Tensor | None = None
+) -> Tensor:
+    """Attention with Shaw et al.'s relative position representations, in O(n²) memory.
+
+    .. math::
+
+        e_{ij} = \\frac{q_i \\cdot k_j + q_i \\cdot w^K_{I_{ij}}}{\\sqrt d}, \\qquad
+        z_i = \\sum_j \\alpha_{ij} v_j + \\sum_{r=0}^{2k} \\Big(\\sum_{j:\\,I_{ij}=r}
+        \\alpha_{ij}\\Big) w^V_r
+
+    with :math:`I` from :func:`shaw_relative_index` and :math:`\\alpha = \\operatorname{softmax}(e)`.
+    The first term of :math:`e` is ordinary attention; the second looks up
+    :math:`q_i \\cdot w^K_r` in an ``n_q × (2k+1)`` matrix. The value term sums each row's
+    weights per bucket (``n_q × (2k+1)``) and multiplies by ``w^V``. No ``n_q × n_k × d``
+    tensor is formed.
+
+    Args:
+        q: queries ``[..., n_q, d]``.
+        k: keys ``[..., n_k, d]``.
+        v: values ``[..., n_k, d_v]``.
+        rel_k: ``w^K``, ``[2k+1, d]``; row ``r`` is distance ``r − k`` (``k`` is read from
+            the length, which must be odd).
+        rel_v: ``w^V``, ``[2k+1, d_v]``.
+        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` where
+            attention is allowed (``F.scaled_dot_product_attention``'s convention).
+
+    Returns:
+        ``[..., n_q, d_v]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions, ``d``: channels per head, ``k``: clipping distance.
+
+    Matches: Shaw et al. (2018), eq. (3)-(4); tensor2tensor ``dot_product_attention_relative``
+    (which computes the same terms with matrix products per position).
+    """
+    max_k = _check_shaw_inputs(q, k, v, rel_k, rel_v)
+    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
+    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    q = q.expand(*batch, n_q, d).reshape(-1, n_q, d)  # [B, n_q, d]
+    k = k.expand(*batch, n_k, d).reshape(-1, n_k, d)  # [B, n_k, d]
+    v = v.expand(*batch, n_k, v.shape[-1]).reshape(-1, n_k, v.shape[-1])  # [B, n_k, d_v]
+
+    # Key term. Row i of `wide` lists q_i·w^K for every offset j − i from −(n_q−1)−k to
+    # (n_k−1)+k, left to right; shifting row i by −i (a strided view) aligns it with keys j.
+    per_distance = q @ rel_k.transpose(0, 1)  # [B, n_q, 2k+1]
+    wide = torch.cat(
+        (
+            per_distance[..., :1].expand(-1, -1, n_q - 1),
+            per_distance,
+            per_distance[..., -1:].expand(-1, -1, n_k - 1),
+        ),
+        dim=-1,
+    )  # [B, n_q, W] with W = n_q + n_k + 2k - 1
+    position = _diagonal_band(wide, n_k)  # [B, n_q, n_k]: q_i·w^K_{clip(j−i)+k}
+    logits = (torch.baddbmm(position, q, k.transpose(1, 2))) / math.sqrt(d)  # [B, n_q, n_k]
+    weights = _masked_softmax(logits.reshape(*batch, n_q, n_k), mask).reshape(-1, n_q, n_k)
+
+    # Value term. Place α_ij at offset j − i in a zero row (the same strided view), then add up
+    # each row per bucket: offsets <= −k, each of −k+1..k−1, offsets >= k.
+    spread = weights.new_zeros(wide.shape)  # [B, n_q, W]
+    _diagonal_band(spread, n_k).copy_(weights)
+    if max_k == 0:
+        buckets = spread.sum(-1, keepdim=True)  # [B, n_q, 1]
+    else:
+        buckets = torch.cat(
+            (
+                spread[..., :n_q].sum(-1, keepdim=True),
+                spread[..., n_q : n_q + 2 * max_k - 1],
+                spread[..., n_q + 2 * max_k - 1 :].sum(-1, keepdim=True),
+            ),
+            dim=-1,
+        )  # [B, n_q, 2k+1]
+    out = torch.baddbmm(buckets @ rel_v, weights, v)  # [B, n_q, d_v]
+    return out.reshape(*batch, n_q, v.shape[-1])
+
+
+def _diagonal_band(wide: Tensor, n_k: int) -> Tensor:
+    """View ``wide[b, i, j + n_q - 1 - i + k]`` as ``[B, n_q, n_k]`` (no copy).
+
+    ``wide`` is a contiguous ``[B, n_q, W]`` tensor whose row ``i`` is indexed by offset
+    ``m = (j − i) + (n_q − 1) + k``; stepping one row down and one column left keeps the same
+    offset, so the band is a strided view with row stride ``W − 1``.
+    """
+    b, n_q, width = wide.shape
+    max_k = (width - n_q - n_k + 1) // 2
+    return wide.as_strided(
+        (b, n_q, n_k), (n_q * width, width - 1, 1), wide.storage_offset() + n_q - 1 + max_k
+    )
+
+
+class ShawRelativeMultiheadAttention(nn.Module):
+    """Multi-head self- or cross-attention with Shaw et al.'s relative positions.
+
+    Queries, keys and values are linear projections split into ``h`` heads; all heads share
+    the two tables ``rel_k`` and ``rel_v`` (``[2k+1, d/h]`` each), as in the paper.
+
+    Args:
+        dim: ``d``, the model width.
+        num_heads: ``h`` (must divide ``dim``).
+        max_distance: ``k``, the clipping distance.
+        bias: whether the projections have biases.
+
+    Shapes:
+        ``x``: ``[b, n_q, d]``, optional ``context``: ``[b, n_k, d]`` (default ``x``),
+        optional ``mask`` broadcastable to ``[b, h, n_q, n_k]`` → ``[b, n_q, d]``.
+
+    Matches: Shaw et al. (2018) §3 (tables shared across heads; their Table 2 shows BLEU
+    barely changing for ``k >= 2``).
+    """
+
+    def __init__(self, dim: int, num_heads: int, max_distance: int, *, bias: bool = True) -> None:
+        super().__init__()
+        self.dim = check_int("dim", dim)
+        self.num_heads = check_int("num_heads", num_heads)
+        if dim % num_heads:
+            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        self.max_distance = check_int("max_distance", max_distance, minimum=0)
+        head_dim = dim // num_heads
+        self.q_proj = nn.Linear(dim, dim, bias=bias)
+        self.k_proj = nn.Linear(dim, dim, bias=bias)
+        self.v_proj = nn.Linear(dim, dim, bias=bias)
+        self.out_proj = nn.Linear(dim, dim, bias=bias)
+        self.rel_k = nn.Parameter(torch.empty(2 * self.max_distance + 1, head_dim))
+        self.rel_v = nn.Parameter(torch.empty(2 * self.max_distance + 1, head_dim))
+        nn.init.trunc_normal_(self.rel_k, std=0.02)
+        nn.init.trunc_normal_(self.rel_v, std=0.02)
+
+    def _heads(self, t: Tensor) -> Tensor:
+        b, n, _ = t.shape
+        return t.reshape(b, n, self.num_heads, -1).transpose(1, 2)  # [b, h, n, d/h]
+
+    def forward(self, x: Tensor, context: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
+        check_tensor("x", x, ndim=3)
+        context = x if context is None else check_tensor("context", context, ndim=3)
+        for name, t in (("x", x), ("context", context)):
+            if t.shape[-1] != self.dim:
+                raise ValueError(f"{name} must have {self.dim} channels in its last dimension, got {t.shape[-1]}")
+        q = self._heads(self.q_proj(x))  # [b, h, n_q, d/h]
+        k = self._heads(self.k_proj(context))  # [b, h, n_k, d/h]
+        v = self._heads(self.v_proj(context))  # [b, h, n_k, d/h]
+        z = shaw_attention(q, k, v, self.rel_k, self.rel_v, mask=mask)  # [b, h, n_q, d/h]
+        b, _, n_q, _ = z.shape
+        return self.out_proj(z.transpose(1, 2).reshape(b, n_q, self.dim))  # [b, n_q, d]
