@@ -1,0 +1,285 @@
+"""Relative position bias inside attention windows: Swin (2-D), Video Swin and RSTT (3-D).
+
+One construction covers all three. Tokens of a window sit on a grid; the bias added to the
+attention logit of a query-key pair is a learned number per head, looked up by the pair's
+coordinate difference. :func:`relative_position_index` turns each difference into one integer
+index into a table with one row per possible difference.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_int, check_tensor
+
+
+def _shape(name: str, shape: object) -> tuple[int, ...]:
+    if isinstance(shape, int) or not isinstance(shape, Sequence) or isinstance(shape, str):
+        raise TypeError(f"{name} must be a tuple of ints such as (7, 7), got {shape!r}")
+    if len(shape) == 0:
+        raise ValueError(f"{name} must have at least one axis")
+    return tuple(check_int(f"{name}[{a}]", s) for a, s in enumerate(shape))
+
+
+def _grid(shape: tuple[int, ...], step: tuple[int, ...] = ()) -> Tensor:
+    """Row-major coordinates of a grid, ``[len(shape), prod(shape)]``, each axis times its step."""
+    step = step or (1,) * len(shape)
+    axes = [torch.arange(s) * st for s, st in zip(shape, step)]
+    return torch.stack(torch.meshgrid(*axes, indexing="ij")).flatten(1)  # [rank, prod(shape)]
+
+
+def relative_table_size(query_shape: Sequence[int]) -> int:
+    """Number of distinct coordinate differences in a window: ``Π_a (2·Q_a − 1)``."""
+    return math.prod(2 * s - 1 for s in _shape("query_shape", query_shape))
+
+
+def relative_position_index(
+    query_shape: Sequence[int],
+    key_shape: Sequence[int] | None = None,
+    *,
+    key_step: Sequence[int] | None = None,
+) -> Tensor:
+    """Return the index of each query-key pair's coordinate difference in a relative table.
+
+    .. math::
+
+        I_{ij} = \\sum_a \\big(q_a - k_a + Q_a - 1\\big) \\prod_{b > a} (2 Q_b - 1)
+
+    Query ``i`` has the row-major coordinates ``q`` on the grid ``query_shape = (Q_0, Q_1, …)``;
+    key ``j`` has coordinates ``k`` on the grid ``key_shape``, multiplied by ``key_step``. The
+    difference is query minus key, as in Swin (Shaw et al. use key minus query). Each axis's
+    difference is shifted to ``0 … 2Q_a − 2`` and the axes are combined like the digits of a
+    mixed-radix number with radices ``2Q_a − 1``, so distinct differences get distinct indices
+    in ``0 … Π(2Q_a − 1) − 1``.
+
+    * ``relative_position_index((Wh, Ww))``: Swin's ``relative_position_index``;
+    * ``relative_position_index((D, Wh, Ww))``: Video Swin's;
+    * ``relative_position_index((7, Wh, Ww), (4, Wh, Ww), key_step=(2, 1, 1))``: RSTT's
+      cross-attention between 7 output frames and 4 input frames (frames 0, 2, 4, 6).
+
+    Args:
+        query_shape: the query window's size per axis, e.g. ``(Wh, Ww)``.
+        key_shape: the key window's size per axis (default: ``query_shape``).
+        key_step: spacing of key coordinates per axis (default: all 1).
+
+    Returns:
+        LongTensor ``[prod(query_shape), prod(key_shape)]``.
+
+    Shapes:
+        ``N_q = prod(query_shape)``, ``N_k = prod(key_shape)``: tokens per window.
+
+    Raises:
+        ValueError: ranks differ, a size or step is not positive, or a key coordinate lies
+            outside the query window's extent (its difference would have no row in the table).
+
+    Matches: Liu et al. (2021) Swin ``WindowAttention``; Liu et al. (2022) Video Swin
+    ``WindowAttention3D``; Geng et al. (2022) RSTT ``WindowAttention3D``; timm
+    ``gen_relative_position_index``.
+    """
+    q_shape = _shape("query_shape", query_shape)
+    k_shape = q_shape if key_shape is None else _shape("key_shape", key_shape)
+    if len(k_shape) != len(q_shape):
+        raise ValueError(f"key_shape must have as many axes as query_shape ({len(q_shape)}), got {k_shape}")
+    step = (1,) * len(q_shape) if key_step is None else _shape("key_step", key_step)
+    if len(step) != len(q_shape):
+        raise ValueError(f"key_step must have as many axes as query_shape ({len(q_shape)}), got {step}")
+    for a, (q, k, s) in enumerate(zip(q_shape, k_shape, step)):
+        if (k - 1) * s > q - 1:
+            raise ValueError(
+                f"key coordinates on axis {a} reach {(k - 1) * s} (key_shape[{a}]={k} times "
+                f"key_step[{a}]={s}), outside the query extent 0..{q - 1}: their offsets have no "
+                "entry in the table"
+            )
+    q_coords = _grid(q_shape)  # [rank, N_q]
+    k_coords = _grid(k_shape, step)  # [rank, N_k]
+    diff = q_coords[:, :, None] - k_coords[:, None, :]  # [rank, N_q, N_k]
+    index = torch.zeros(diff.shape[1:], dtype=torch.long)  # [N_q, N_k]
+    for a, q in enumerate(q_shape):
+        index = index * (2 * q - 1) + (diff[a] + q - 1)  # Horner: mixed-radix digits
+    return index
+
+
+class RelativePositionBias(nn.Module):
+    """A learned bias per head for each coordinate difference in a window (Swin's B).
+
+    .. math::
+
+        \\operatorname{Attention}(Q, K, V) = \\operatorname{softmax}\\!\\Big(
+        \\frac{QK^\\top}{\\sqrt d} + B\\Big) V, \\qquad B_{h,i,j} = T[I_{ij}, h]
+
+    ``relative_position_bias_table`` (``T``, a parameter ``[Π(2Q_a − 1), h]``, initialised as in
+    Swin by ``trunc_normal_(std=0.02)``, whose default bounds ±2 are absolute, so that in effect
+    it is a plain normal) and ``relative_position_index`` (``I``, a non-persistent buffer
+    from :func:`relative_position_index`) have Swin's names, so the table of a Swin checkpoint
+    loads unchanged. A checkpoint that also carries the index (official Swin saves it) is
+    accepted when its index equals this module's, and refused otherwise.
+
+    Args:
+        query_shape: the window, e.g. ``(7, 7)`` or ``(2, 7, 7)``.
+        num_heads: ``h``.
+        key_shape: the key window (default ``query_shape``).
+        key_step: key coordinate spacing (see :func:`relative_position_index`).
+
+    Shapes:
+        ``forward() -> [h, N_q, N_k]``.
+    """
+
+    relative_position_index: Tensor
+
+    def __init__(
+        self,
+        query_shape: Sequence[int],
+        num_heads: int,
+        key_shape: Sequence[int] | None = None,
+        *,
+        key_step: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__()
+        index = relative_position_index(query_shape, key_shape, key_step=key_step)  # [N_q, N_k]
+        self.num_heads = check_int("num_heads", num_heads)
+        self.query_shape = tuple(query_shape)
+        self.relative_position_bias_table = nn.Parameter(
+            torch.empty(relative_table_size(query_shape), self.num_heads)
+        )
+        nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
+        self.register_buffer("relative_position_index", index, persistent=False)
+
+    def forward(self) -> Tensor:
+        n_q, n_k = self.relative_position_index.shape
+        bias = self.relative_position_bias_table[self.relative_position_index.reshape(-1)]  # [N_q*N_k, h]
+        return bias.reshape(n_q, n_k, self.num_heads).permute(2, 0, 1)  # [h, N_q, N_k]
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
+        key = prefix + "relative_position_index"
+        if key in state_dict:
+            stored = state_dict.pop(key)
+            if stored.shape != self.relative_position_index.shape or not torch.equal(
+                stored.to(self.relative_position_index), self.relative_position_index
+            ):
+                raise ValueError(
+                    f"{key} in the checkpoint differs from the index this module builds for "
+                    f"window {self.query_shape}: the table rows would mean other offsets"
+                )
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
+
+def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
+    """Cut a feature map into non-overlapping windows of tokens.
+
+    Args:
+        x: ``[b, H, W, c]`` with ``H`` and ``W`` multiples of the window size.
+        window_size: ``(Wh, Ww)``.
+
+    Returns:
+        ``[b·n_w, Wh·Ww, c]`` with windows in row-major order, tokens row-major inside.
+    """
+    check_tensor("x", x, ndim=4)
+    wh, ww = _shape("window_size", window_size)
+    b, h, w, c = x.shape
+    if h % wh or w % ww:
+        raise ValueError(f"x's height and width ({h}, {w}) must be multiples of window_size ({wh}, {ww})")
+    x = x.reshape(b, h // wh, wh, w // ww, ww, c).permute(0, 1, 3, 2, 4, 5)  # [b, H/Wh, W/Ww, Wh, Ww, c]
+    return x.reshape(-1, wh * ww, c)  # [b*n_w, Wh*Ww, c]
+
+
+def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width: int) -> Tensor:
+    """Inverse of :func:`window_partition`: ``[b·n_w, Wh·Ww, c]`` → ``[b, H, W, c]``."""
+    check_tensor("windows", windows, ndim=3)
+    wh, ww = _shape("window_size", window_size)
+    nh, nw = height // wh, width // ww
+    c = windows.shape[-1]
+    x = windows.reshape(-1, nh, nw, wh, ww, c).permute(0, 1, 3, 2, 4, 5)  # [b, H/Wh, Wh, W/Ww, Ww, c]
+    return x.reshape(-1, height, width, c)
+
+
+def shifted_window_mask(height: int, width: int, window_size: Sequence[int], shift: Sequence[int]) -> Tensor:
+    """Which token pairs may attend after Swin's cyclic shift (True = same original region).
+
+    After rolling the map by ``−shift``, a window at the border holds tokens from up to four
+    regions that were not neighbours; Swin masks attention between regions.
+
+    Args:
+        height, width: size of the (padded) feature map, multiples of the window.
+        window_size: ``(Wh, Ww)``.
+        shift: ``(sh, sw)``, each ``0 <= s < W``.
+
+    Returns:
+        BoolTensor ``[n_w, Wh·Ww, Wh·Ww]``; Swin's additive mask is ``0`` where this is True
+        and ``−100`` elsewhere.
+
+    Matches: Liu et al. (2021) Swin ``SwinTransformerBlock`` ``attn_mask``.
+    """
+    wh, ww = _shape("window_size", window_size)
+    sh, sw = (check_int(f"shift[{a}]", s, minimum=0) for a, s in enumerate(shift))
+    if sh >= wh or sw >= ww:
+        raise ValueError(f"shift ({sh}, {sw}) must be smaller than window_size ({wh}, {ww})")
+    region = torch.zeros(1, height, width, 1)
+    label = 0
+    for rows in (slice(0, -wh), slice(-wh, -sh or None), slice(-sh or None, None) if sh else slice(0, 0)):
+        for cols in (slice(0, -ww), slice(-ww, -sw or None), slice(-sw or None, None) if sw else slice(0, 0)):
+            region[:, rows, cols, :] = label
+            label += 1
+    ids = window_partition(region, (wh, ww))[..., 0]  # [n_w, Wh*Ww]
+    return ids[:, :, None] == ids[:, None, :]  # [n_w, N, N]
+
+
+class WindowAttention(nn.Module):
+    """Swin's window multi-head self-attention (W-MSA) with its relative position bias.
+
+    .. math::
+
+        \\operatorname{softmax}\\!\\Big(\\frac{QK^\\top}{\\sqrt{d/h}} + B\\Big) V
+
+    computed independently inside each window; ``mask`` (from :func:`shifted_window_mask`)
+    turns it into SW-MSA.
+
+    Args:
+        dim: ``d``, channels.
+        window_size: ``(Wh, Ww)``.
+        num_heads: ``h``.
+        qkv_bias: bias in the query/key/value projection.
+
+    Shapes:
+        ``x``: ``[b·n_w, Wh·Ww, d]``; ``mask``: boolean ``[n_w, Wh·Ww, Wh·Ww]`` → ``[b·n_w, Wh·Ww, d]``.
+
+    Matches: Liu et al. (2021) Swin ``WindowAttention`` (``qkv``, ``proj`` and
+    ``relative_position_bias_table`` hold the same shapes; the bias module sits at
+    ``self.relative_position``).
+    """
+
+    def __init__(self, dim: int, window_size: Sequence[int], num_heads: int, *, qkv_bias: bool = True) -> None:
+        super().__init__()
+        self.dim = check_int("dim", dim)
+        self.num_heads = check_int("num_heads", num_heads)
+        if dim % num_heads:
+            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        self.window_size = _shape("window_size", window_size)
+        self.relative_position = RelativePositionBias(self.window_size, num_heads)
+        self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        check_tensor("x", x, ndim=3)
+        bn, n, d = x.shape
+        if n != math.prod(self.window_size) or d != self.dim:
+            raise ValueError(
+                f"x must be [windows, {math.prod(self.window_size)}, {self.dim}], got {tuple(x.shape)}"
+            )
+        h = self.num_heads
+        q, k, v = self.qkv(x).reshape(bn, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [bn, h, n, d/h] each
+        logits = q @ k.transpose(-2, -1) / math.sqrt(d // h) + self.relative_position()  # [bn, h, n, n]
+        if mask is not None:
+            if mask.dtype != torch.bool or mask.ndim != 3:
+                raise TypeError("mask must be a boolean [n_w, N, N] tensor (True = may attend)")
+            n_w = mask.shape[0]
+            if bn % n_w:
+                raise ValueError(f"x's first dimension ({bn}) must be a multiple of mask's windows ({n_w})")
+            logits = logits.reshape(bn // n_w, n_w, h, n, n).masked_fill(~mask[None, :, None], float("-inf"))
+            logits = logits.reshape(bn, h, n, n)
+        z = torch.softmax(logits, dim=-1) @ v  # [bn, h, n, d/h]
+        return self.proj(z.transpose(1, 2).reshape(bn, n, d))  # [bn, n, d]

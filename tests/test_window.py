@@ -1,0 +1,296 @@
+"""Window relative position indices against Swin, Video Swin, RSTT, Hugging Face and the seeds."""
+
+import itertools
+import math
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from transformers.models.swin.modeling_swin import SwinRelativePositionBias
+
+from posenc.window import (
+    RelativePositionBias,
+    WindowAttention,
+    relative_position_index,
+    relative_table_size,
+    shifted_window_mask,
+    window_merge,
+    window_partition,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Transcriptions of the official index code (integer arithmetic, 'ij' indexing made explicit)
+
+
+def swin_index(wh, ww):
+    """microsoft/Swin-Transformer WindowAttention.__init__."""
+    coords = torch.stack(torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing="ij"))
+    flat = torch.flatten(coords, 1)
+    rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0).contiguous()
+    rel[:, :, 0] += wh - 1
+    rel[:, :, 1] += ww - 1
+    rel[:, :, 0] *= 2 * ww - 1
+    return rel.sum(-1)
+
+
+def video_swin_index(wd, wh, ww):
+    """SwinTransformer/Video-Swin-Transformer WindowAttention3D.__init__."""
+    coords = torch.stack(torch.meshgrid(torch.arange(wd), torch.arange(wh), torch.arange(ww), indexing="ij"))
+    flat = torch.flatten(coords, 1)
+    rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0).contiguous()
+    rel[:, :, 0] += wd - 1
+    rel[:, :, 1] += wh - 1
+    rel[:, :, 2] += ww - 1
+    rel[:, :, 0] *= (2 * wh - 1) * (2 * ww - 1)
+    rel[:, :, 1] *= 2 * ww - 1
+    return rel.sum(-1)
+
+
+def rstt_index(d1, d2, wh, ww):
+    """llmpass/RSTT models/layers.py WindowAttention3D.__init__ (frames of keys by stride)."""
+    coords_d_q = torch.arange(d1)
+    coords_d_kv = torch.arange(0, d1, int((d1 + 1) // d2))
+    h, w = torch.arange(wh), torch.arange(ww)
+    cq = torch.flatten(torch.stack(torch.meshgrid(coords_d_q, h, w, indexing="ij")), 1)
+    ck = torch.flatten(torch.stack(torch.meshgrid(coords_d_kv, h, w, indexing="ij")), 1)
+    rel = (cq[:, :, None] - ck[:, None, :]).permute(1, 2, 0).contiguous()
+    rel[:, :, 0] += d1 - 1
+    rel[:, :, 1] += wh - 1
+    rel[:, :, 2] += ww - 1
+    rel[:, :, 0] *= (2 * wh - 1) * (2 * ww - 1)
+    rel[:, :, 1] *= 2 * ww - 1
+    return rel.sum(-1)
+
+
+# The seeds' constructions, bugs included (REFERENCES.md §3)
+
+
+def seed_000_index(height, width):
+    """Seed 000: correct apart from meshgrid without indexing= (torch's default is 'ij')."""
+    m1, m2 = torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")
+    coords_f = torch.flatten(torch.stack((m1, m2), dim=0), 1)
+    rel = coords_f[:, :, None] - coords_f[:, None, :]
+    rel[0] += height - 1
+    rel[1] += width - 1
+    rel[0] *= rel[1].max() + 1
+    return rel[0] + rel[1]
+
+
+def seed_001_index(height, width):
+    """Seed 001 as written: `[:, :, :None]` (a slice, not a new axis) on a 2-D tensor."""
+    m1, m2 = torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")
+    flat = torch.flatten(torch.stack([m1, m2]), 1)  # [2, N]
+    rel = flat[:, :, :None] - flat[:, None, :]  # three indices for two dimensions
+    return rel.sum(0)
+
+
+def seed_001_index_slice_fixed(height, width):
+    """Seed 001 with only the slice fixed: the `+=` bug alone."""
+    m1, m2 = torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")
+    flat = torch.flatten(torch.stack([m1, m2]), 1)
+    rel = flat[:, :, None] - flat[:, None, :]
+    rel[0] += height - 1
+    rel[1] += width - 1
+    rel[0] += rel[1].max() + 1
+    return rel.sum(0)
+
+
+def multiply_by_2w_minus_2(height, width):
+    """The near miss: radix 2·Ww − 2 instead of 2·Ww − 1."""
+    coords = torch.stack(torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")).flatten(1)
+    rel = coords[:, :, None] - coords[:, None, :]
+    return (rel[0] + height - 1) * (2 * width - 2) + (rel[1] + width - 1)
+
+
+def offsets(query_shape, key_shape=None, key_step=None):
+    """All (query, key) coordinate differences, [N_q, N_k, rank], by brute force."""
+    key_shape = key_shape or query_shape
+    key_step = key_step or (1,) * len(query_shape)
+    qs = list(itertools.product(*(range(s) for s in query_shape)))
+    ks = [tuple(c * st for c, st in zip(k, key_step)) for k in itertools.product(*(range(s) for s in key_shape))]
+    return torch.tensor([[[a - b for a, b in zip(q, k)] for k in ks] for q in qs])
+
+
+def assert_index_properties(index, query_shape, key_shape=None, key_step=None):
+    """Range, and: equal offsets ⇔ equal indices."""
+    size = math.prod(2 * s - 1 for s in query_shape)
+    assert index.min() >= 0 and index.max() < size
+    diffs = offsets(query_shape, key_shape, key_step).reshape(-1, len(query_shape))
+    flat = index.reshape(-1)
+    by_offset = {}
+    for d, i in zip(map(tuple, diffs.tolist()), flat.tolist()):
+        assert by_offset.setdefault(d, i) == i, f"offset {d} got two indices"
+    assert len(set(by_offset.values())) == len(by_offset), "two offsets share an index"
+
+
+def index_has_properties(index, query_shape):
+    try:
+        assert_index_properties(index, query_shape)
+    except (AssertionError, RuntimeError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_golden_2x2_window():
+    expected = torch.tensor([[4, 3, 1, 0], [5, 4, 2, 1], [7, 6, 4, 3], [8, 7, 5, 4]])
+    assert torch.equal(relative_position_index((2, 2)), expected)
+
+
+@pytest.mark.parametrize("wh,ww", [(1, 1), (2, 2), (3, 5), (7, 7), (4, 1)])
+def test_swin(wh, ww):
+    assert torch.equal(relative_position_index((wh, ww)), swin_index(wh, ww))
+
+
+@pytest.mark.parametrize("shape", [(2, 7, 7), (1, 3, 3), (4, 2, 3)])
+def test_video_swin(shape):
+    assert torch.equal(relative_position_index(shape), video_swin_index(*shape))
+
+
+@pytest.mark.parametrize("wh,ww", [(2, 2), (4, 4), (3, 5)])
+def test_rstt_cross_attention_7_query_frames_4_key_frames(wh, ww):
+    ours = relative_position_index((7, wh, ww), (4, wh, ww), key_step=(2, 1, 1))
+    assert ours.shape == (7 * wh * ww, 4 * wh * ww)
+    assert torch.equal(ours, rstt_index(7, 4, wh, ww))
+    assert relative_table_size((7, wh, ww)) == (2 * 7 - 1) * (2 * wh - 1) * (2 * ww - 1)
+
+
+def test_rstt_equals_video_swin_when_frame_counts_match():
+    assert torch.equal(rstt_index(3, 3, 2, 2), video_swin_index(3, 2, 2))
+    assert torch.equal(relative_position_index((3, 2, 2)), rstt_index(3, 3, 2, 2))
+
+
+def test_rstt_stride_pitfall():
+    """(D1 + 1) // D2 is the right stride for 7 → 4 frames, but gives 6 key frames for 6 → 4."""
+    assert len(range(0, 7, (7 + 1) // 4)) == 4
+    assert len(range(0, 6, (6 + 1) // 4)) == 6
+    assert rstt_index(6, 4, 2, 2).shape[1] == 6 * 4  # silently 6 frames, not 4
+
+
+def test_hugging_face_swin_bias():
+    torch.manual_seed(0)
+    hf = SwinRelativePositionBias(num_heads=3, window_size=(3, 4))
+    torch.nn.init.normal_(hf.relative_position_bias_table)
+    ours = RelativePositionBias((3, 4), num_heads=3)
+    ours.load_state_dict({"relative_position_bias_table": hf.relative_position_bias_table.detach()})
+    assert torch.equal(ours.relative_position_index.reshape(-1), hf.relative_position_index)
+    assert torch.equal(ours(), hf()[0])
+
+
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3))
+def test_self_attention_index_properties(shape):
+    shape = tuple(shape)
+    index = relative_position_index(shape)
+    n = math.prod(shape)
+    assert index.shape == (n, n)
+    assert_index_properties(index, shape)
+    assert torch.all(index.diagonal() == (relative_table_size(shape) - 1) // 2)  # offset 0 in the middle
+
+
+@given(
+    q=st.lists(st.integers(1, 5), min_size=1, max_size=3).flatmap(
+        lambda q: st.tuples(st.just(q), st.tuples(*(st.integers(1, s) for s in q)))
+    )
+)
+def test_cross_attention_index_properties(q):
+    q_shape, step = tuple(q[0]), q[1]
+    key_shape = tuple((s - 1) // st + 1 for s, st in zip(q_shape, step))  # as many keys as fit
+    index = relative_position_index(q_shape, key_shape, key_step=step)
+    assert_index_properties(index, q_shape, key_shape, step)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (3, 4), (5, 5)])
+def test_seed_bugs_fail_the_properties(shape):
+    assert index_has_properties(relative_position_index(shape), shape)
+    assert index_has_properties(seed_000_index(*shape), shape)  # seed 000's index is right
+    with pytest.raises(IndexError, match="too many indices"):
+        seed_001_index(*shape)  # the seed's slice does not even run
+    assert not index_has_properties(seed_001_index_slice_fixed(*shape), shape)
+    assert not index_has_properties(multiply_by_2w_minus_2(*shape), shape)
+
+
+def test_bias_module_names_shapes_and_buffers():
+    bias = RelativePositionBias((2, 7, 7), num_heads=4)
+    assert bias.relative_position_bias_table.shape == (3 * 13 * 13, 4)
+    assert bias().shape == (4, 98, 98)
+    assert list(bias.state_dict()) == ["relative_position_bias_table"]  # index not persisted
+    table = bias.relative_position_bias_table
+    # Swin: trunc_normal_(std=.02) with the default bounds ±2 (absolute), i.e. effectively N(0, 0.02²)
+    assert abs(table.std().item() - 0.02) < 0.003 and table.abs().max() > 0.04
+
+
+def test_official_checkpoint_with_index_loads_and_a_wrong_index_is_refused():
+    bias = RelativePositionBias((2, 3), num_heads=2)
+    table = torch.randn(3 * 5, 2)
+    bias.load_state_dict({"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3)})
+    assert torch.equal(bias.relative_position_bias_table.detach(), table)
+    with pytest.raises(ValueError, match=r"relative_position_index in the checkpoint differs"):
+        bias.load_state_dict({"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3).T})
+
+
+def test_index_errors():
+    with pytest.raises(ValueError, match=r"key_shape must have as many axes as query_shape"):
+        relative_position_index((2, 2), (2,))
+    with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6 .* outside the query extent 0..5"):
+        relative_position_index((6, 2, 2), (4, 2, 2), key_step=(2, 1, 1))
+    with pytest.raises(ValueError, match=r"query_shape\[1\] must be positive"):
+        relative_position_index((2, 0))
+    with pytest.raises(TypeError, match=r"query_shape must be a tuple of ints"):
+        relative_position_index(7)
+    with pytest.raises(ValueError, match=r"key_step must have as many axes"):
+        relative_position_index((2, 2), key_step=(1,))
+
+
+# ---------------------------------------------------------------------------------------------
+# Windows, shifted-window mask and the attention module
+
+
+def test_partition_and_merge_are_inverse():
+    x = torch.randn(2, 6, 8, 3)
+    windows = window_partition(x, (3, 4))
+    assert windows.shape == (2 * 2 * 2, 12, 3)
+    assert torch.equal(windows[1], x[0, 0:3, 4:8].reshape(12, 3))
+    assert torch.equal(window_merge(windows, (3, 4), 6, 8), x)
+
+
+def swin_attn_mask(h, w, ws, shift):
+    """Swin's additive mask (0 or −100), transcribed, with square windows."""
+    img_mask = torch.zeros((1, h, w, 1))
+    cnt = 0
+    slices = (slice(0, -ws), slice(-ws, -shift), slice(-shift, None))
+    for hs in slices:
+        for wsl in slices:
+            img_mask[:, hs, wsl, :] = cnt
+            cnt += 1
+    mask_windows = window_partition(img_mask, (ws, ws)).squeeze(-1)
+    attn = mask_windows.unsqueeze(1) - mask_windows.unsqueeze(2)
+    return attn.masked_fill(attn != 0, -100.0).masked_fill(attn == 0, 0.0)
+
+
+@pytest.mark.parametrize("h,w,ws,shift", [(8, 8, 4, 2), (12, 8, 4, 1), (14, 14, 7, 3)])
+def test_shifted_window_mask_matches_swin(h, w, ws, shift):
+    ours = shifted_window_mask(h, w, (ws, ws), (shift, shift))
+    assert torch.equal(ours, swin_attn_mask(h, w, ws, shift) == 0)
+
+
+def test_window_attention_matches_a_float64_transcription():
+    torch.manual_seed(1)
+    attn = WindowAttention(8, (2, 3), num_heads=2).double()
+    x = torch.randn(4, 6, 8, dtype=torch.float64)
+    mask = shifted_window_mask(4, 6, (2, 3), (1, 1))  # 4 windows
+    out = attn(x, mask)
+    # by hand, Swin style: additive bias from table[index], additive −inf mask
+    qkv = attn.qkv(x).reshape(4, 6, 3, 2, 4).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv[0] * 4**-0.5, qkv[1], qkv[2]
+    table = attn.relative_position.relative_position_bias_table
+    bias = table[swin_index(2, 3).reshape(-1)].reshape(6, 6, 2).permute(2, 0, 1)
+    logits = q @ k.transpose(-2, -1) + bias + torch.where(mask, 0.0, -math.inf)[:, None].double()
+    ref = attn.proj((logits.softmax(-1) @ v).transpose(1, 2).reshape(4, 6, 8))
+    torch.testing.assert_close(out, ref)
+    with pytest.raises(ValueError, match=r"x must be \[windows, 6, 8\]"):
+        attn(torch.randn(2, 5, 8, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"mask must be a boolean"):
+        attn(x, mask.double())
