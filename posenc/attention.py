@@ -175,7 +175,7 @@ def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
     .. math::
 
         x_w \\sim \\mathcal{N}(0, I_d), \\quad \\text{drawn from a generator seeded by}
-        \\ (\\text{seed}, \\operatorname{crc32}(w))
+        \\ \\operatorname{crc32}(\\text{"seed:w"})
 
     Args:
         words: the tokens of the sentence.
@@ -198,6 +198,6 @@ def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
     for w in words:
         if not isinstance(w, str):
             raise TypeError(f"words must hold strings, got {type(w).__name__} {w!r}")
-        g = torch.Generator().manual_seed(seed * 2**32 + zlib.crc32(w.encode("utf-8")))
+        g = torch.Generator().manual_seed(zlib.crc32(f"{seed}:{w}".encode("utf-8")))
         rows.append(torch.randn(dim, generator=g))  # [d]
     return torch.stack(rows)  # [n, d]

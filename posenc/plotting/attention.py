@@ -1,0 +1,235 @@
+"""Figures for chapter 1: what attention does with (and without) positions.
+
+Every function returns a new ``Figure`` and leaves the global random state alone: the toy
+attention layer is built inside ``torch.random.fork_rng``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from torch import Tensor
+
+from ..attention import SelfAttention, permutation_matrix, word_vectors
+from ..sinusoidal import sinusoidal_encoding
+from ._base import heatmap, new_figure, to_numpy
+
+__all__ = [
+    "attention_pipeline_figure",
+    "permutation_attention_figure",
+    "shuffle_attention_figure",
+    "toy_attention_layer",
+]
+
+SENTENCE = ("the", "dog", "chased", "a", "red", "ball")
+
+
+def toy_attention_layer(dim: int = 16, *, seed: int = 0, gain: float = 2.0) -> SelfAttention:
+    """Return a seeded one-head :class:`~posenc.attention.SelfAttention` in eval mode.
+
+    The query/key weights are scaled by ``gain`` so that the attention pattern of random
+    weights is peaked enough to see (a freshly initialised layer attends almost uniformly).
+    The global random state is left untouched.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        layer = SelfAttention(dim, num_heads=1)
+    with torch.no_grad():
+        layer.qkv.weight[: 2 * dim] *= gain
+    return layer.eval()
+
+
+def _check_perm(words: Sequence[str], perm: Sequence[int]) -> list[int]:
+    order = [int(i) for i in perm]
+    if sorted(order) != list(range(len(words))):
+        raise ValueError(f"perm must be a permutation of 0..{len(words) - 1}, got {order}")
+    return order
+
+
+def _run(layer: SelfAttention, x: Tensor) -> tuple[Tensor, Tensor]:
+    """Outputs ``[n, d]`` and attention ``[n, n]`` of ``layer`` on one sentence ``x [n, d]``."""
+    with torch.no_grad():
+        y, w = layer(x[None], return_weights=True)  # [1, n, d], [1, 1, n, n]
+    return y[0], w[0, 0]
+
+
+def _inputs(words: Sequence[str], dim: int, positions: bool) -> Tensor:
+    x = word_vectors(list(words), dim)  # [n, d]
+    if positions:
+        x = x + sinusoidal_encoding(len(words), dim)  # [n, d]
+    return x
+
+
+def _label_axes(ax, rows: Sequence[str], cols: Sequence[str]) -> None:
+    ax.set_xticks(range(len(cols)), cols, rotation=60, fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_xlabel("key", fontsize=8)
+    ax.set_ylabel("query", fontsize=8)
+
+
+def permutation_attention_figure(
+    words: Sequence[str] = SENTENCE,
+    perm: Sequence[int] = (5, 2, 0, 4, 1, 3),
+    *,
+    dim: int = 16,
+    seed: int = 0,
+) -> Figure:
+    """Attention of a sentence, of its shuffle, and the shuffle undone; without and with positions.
+
+    Row 1 feeds word vectors only, row 2 adds the sinusoidal encoding of each slot. Columns:
+    ``A(X)``, ``A(PX)`` (tick labels follow the words) and ``PᵀA(PX)P − A(X)``, which is
+    exactly zero without positions (equivariance) and not with them.
+    """
+    words = list(words)
+    order = _check_perm(words, perm)
+    layer = toy_attention_layer(dim, seed=seed)
+    p = permutation_matrix(order).double()  # [n, n]
+    shuffled = [words[i] for i in order]
+    fig = new_figure(10.0, 6.4)
+    axes = fig.subplots(2, 3)
+    for row, positions in enumerate((False, True)):
+        _, a = _run(layer, _inputs(words, dim, positions))  # [n, n]
+        _, a_perm = _run(layer, _inputs(shuffled, dim, positions))  # [n, n]
+        undone = p.T @ a_perm.double() @ p - a.double()  # [n, n]
+        tag = "+ positions" if positions else "no positions"
+        heatmap(axes[row, 0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
+        image = heatmap(axes[row, 1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
+        fig.colorbar(image, ax=axes[row, :2], shrink=0.8, label="attention weight")
+        heatmap(axes[row, 2], undone, vmax=0.5, label="difference")
+        axes[row, 0].set_title(f"A(X), {tag}", fontsize=10)
+        axes[row, 1].set_title(f"A(PX), {tag}", fontsize=10)
+        worst = float(undone.abs().max())
+        axes[row, 2].set_title(f"PᵀA(PX)P − A(X)\nmax |diff| = {worst:.1e}", fontsize=10)
+        _label_axes(axes[row, 0], words, words)
+        _label_axes(axes[row, 1], shuffled, shuffled)
+        _label_axes(axes[row, 2], words, words)
+    return fig
+
+
+def shuffle_attention_figure(
+    perm: Sequence[int],
+    positions: bool,
+    *,
+    words: Sequence[str] = SENTENCE,
+    dim: int = 16,
+    seed: int = 0,
+) -> Figure:
+    """Attention of a sentence and of a shuffled copy, and how much each word's output moved.
+
+    Left: ``A(X)``; middle: ``A(PX)`` with the shuffled words as tick labels; right: for each
+    word, ``‖z_word(PX) − z_word(X)‖``, the change in that word's output vector. Without
+    positions every bar is zero (up to rounding); with positions the words' outputs change.
+    The bar axis is scaled by the with-positions case, so toggling positions is comparable.
+    """
+    words = list(words)
+    order = _check_perm(words, perm)
+    shuffled = [words[i] for i in order]
+    a, a_perm, delta = _shuffle_data(tuple(words), tuple(order), positions, dim, seed)
+    top = _shuffle_data(tuple(words), tuple(order), True, dim, seed)[2].max()
+    top = max(float(top), 1e-3) * 1.15 if order != sorted(order) else 1.0
+    # a fixed layout: constrained layout would triple the time of a live redraw
+    fig = Figure(figsize=(10.0, 3.4))
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.85, wspace=0.5)
+    axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.2])
+    heatmap(axes[0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
+    image = heatmap(axes[1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
+    fig.colorbar(image, cax=axes[1].inset_axes([1.04, 0.0, 0.05, 1.0]))
+    _label_axes(axes[0], words, words)
+    _label_axes(axes[1], shuffled, shuffled)
+    tag = "with positions" if positions else "no positions"
+    axes[0].set_title(f"attention, original order\n{tag}", fontsize=10)
+    axes[1].set_title(f"attention, shuffled order\n{tag}", fontsize=10)
+    values = to_numpy(delta)
+    bars = axes[2]
+    bars.bar(range(len(words)), values, color="tab:red" if positions else "tab:blue")
+    bars.set_xticks(range(len(words)), words, rotation=60, fontsize=8)
+    bars.set_ylim(0.0, top)
+    bars.set_ylabel("‖output change‖", fontsize=8)
+    bars.set_title(f"per-word output change\nmax = {values.max():.1e}", fontsize=10)
+    return fig
+
+
+@functools.lru_cache(maxsize=64)
+def _shuffle_data(
+    words: tuple[str, ...], order: tuple[int, ...], positions: bool, dim: int, seed: int
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``A(X)``, ``A(PX)`` and each word's output change (cached: the explorer asks twice)."""
+    layer = toy_attention_layer(dim, seed=seed)
+    y, a = _run(layer, _inputs(words, dim, positions))  # [n, d], [n, n]
+    y_perm, a_perm = _run(layer, _inputs([words[i] for i in order], dim, positions))
+    inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
+    delta = (y_perm[inverse] - y).norm(dim=-1)  # [n]
+    return a, a_perm, delta
+
+
+# -- the pipeline diagram ---------------------------------------------------------------------
+
+_ENTRY = {"absolute": "tab:green", "rotary": "tab:purple", "relative": "tab:orange"}
+
+
+def _box(ax, x: float, y: float, text: str, *, w: float = 12.0, h: float = 7.0, color: str = "0.3") -> None:
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.6", linewidth=1.4,
+            edgecolor=color, facecolor="white" if color == "0.3" else color, alpha=1.0,
+        )
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=9,
+            color="black" if color == "0.3" else "white", fontweight="bold" if color != "0.3" else None)
+
+
+def _arrow(ax, start: tuple[float, float], end: tuple[float, float], color: str = "0.3", style: str = "-|>") -> None:
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=12, linewidth=1.3, color=color))
+
+
+def attention_pipeline_figure() -> Figure:
+    """Diagram of one attention head, marking the three places where position can enter.
+
+    Green: added to the token embeddings before attention (absolute: sinusoidal, learned).
+    Purple: queries and keys rotated by an angle proportional to their position (RoPE).
+    Orange: inside the attention logits or values, as a function of ``i − j`` (relative:
+    Shaw, Swin, T5, ALiBi).
+    """
+    fig = new_figure(11.0, 4.2)
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 118)
+    ax.set_ylim(0, 50)
+    ax.axis("off")
+    y = 27.0
+    steps = [
+        (7, "token\nembedding $x_i$"),
+        (35, "$q_i = W_Q x_i$\n$k_j = W_K x_j$\n$v_j = W_V x_j$"),
+        (63, "logits\n$q_i \\cdot k_j / \\sqrt{d}$"),
+        (86, "softmax\n$a_{ij}$"),
+        (108, "output\n$z_i = \\sum_j a_{ij} v_j$"),
+    ]
+    widths = {7: 10.0, 35: 13.0, 63: 13.0, 86: 9.0, 108: 14.0}
+    for x, text in steps:
+        _box(ax, x, y, text, w=widths[x], h=10.0)
+    # the three entry points, each a coloured circle on the data path
+    plus = [(19.0, "+", "absolute"), (49.5, "R", "rotary"), (75.0, "+", "relative")]
+    for x, sym, kind in plus:
+        ax.add_patch(FancyBboxPatch((x - 2.2, y - 2.2), 4.4, 4.4, boxstyle="circle,pad=0.2",
+                                    facecolor=_ENTRY[kind], edgecolor=_ENTRY[kind]))
+        ax.text(x, y, sym, ha="center", va="center", color="white", fontsize=11, fontweight="bold")
+    xs = [7, 19.0, 35, 49.5, 63, 75.0, 86, 108]
+    half = {7: 5.6, 19.0: 2.6, 35: 7.1, 49.5: 2.6, 63: 7.1, 75.0: 2.6, 86: 5.1, 108: 0}
+    for a, b in zip(xs[:-1], xs[1:]):
+        left = 7.6 if b == 108 else half[b]
+        _arrow(ax, (a + half[a], y), (b - left, y))
+    notes = [
+        (19.0, 43.0, "absolute (ch. 3–5)\nadd $p_i$ to $x_i$:\nsinusoidal, learned, 2-D", "absolute"),
+        (49.5, 9.0, "rotary (RoPE)\nrotate $q_i$, $k_j$ by\nangles $\\propto i$, $j$", "rotary"),
+        (75.0, 43.0, "relative\nadd bias $b(i-j)$: Swin, T5, ALiBi;\nShaw: $q_i\\cdot r^K_{ij}$ and $v_j + r^V_{ij}$",
+         "relative"),
+    ]
+    for x, ty, text, kind in notes:
+        _arrow(ax, (x, ty - 3.5 if ty > y else ty + 4.0), (x, y + 3.2 if ty > y else y - 3.2),
+               color=_ENTRY[kind])
+        ax.text(x, ty, text, ha="center", va="center", fontsize=8.5, color=_ENTRY[kind],
+                fontweight="bold")
+    return fig

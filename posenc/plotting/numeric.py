@@ -1,0 +1,116 @@
+"""Figures for chapter 2: the raw index, the normalised index and a single sine as codes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from torch import Tensor
+
+from ..numeric import adjacent_distances, closest_distinct_pair, numeric_encoding, periodic_encoding
+from ._base import heatmap, new_figure, to_numpy
+
+__all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
+
+#: label shown in the book -> key understood by :func:`encoding_table`
+ENCODINGS = {"index p": "index", "p / (T-1)": "normalized", "sin(p/α)": "sine", "sin & cos(p/α)": "circle"}
+
+
+def encoding_table(kind: str, n_positions: int, *, alpha: float = 1.0) -> Tensor:
+    """The ``[n, 1]`` or ``[n, 2]`` code table of one naive encoding.
+
+    ``kind`` is ``"index"`` (``p``), ``"normalized"`` (``p/(T-1)``), ``"sine"``
+    (``sin(p/α)``) or ``"circle"`` (``sin`` and ``cos`` of ``p/α``); ``alpha`` is used by the
+    last two only.
+    """
+    if kind == "index":
+        return numeric_encoding(n_positions)
+    if kind == "normalized":
+        return numeric_encoding(n_positions, normalize=True)
+    if kind == "sine":
+        return periodic_encoding(n_positions, alpha=alpha)
+    if kind == "circle":
+        return periodic_encoding(n_positions, alpha=alpha, cosine=True)
+    raise ValueError(f"kind must be one of {sorted(ENCODINGS.values())}, got {kind!r}")
+
+
+def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float = 5.0) -> Figure:
+    """The three naive codes for a short and a long sequence, position on the x-axis.
+
+    Left: ``p`` grows without bound, far outside the range of word-embedding entries
+    (shaded, ±3 for standard-normal entries). Middle: ``p/(T-1)`` stays in ``[0, 1]`` but the
+    same code (0.2, dotted) sits at different positions in the two sequences. Right:
+    ``sin(p/α)`` is bounded and the same for every length, but it repeats every ``2πα``
+    positions.
+    """
+    if len(lengths) != 2:
+        raise ValueError(f"lengths must hold two sequence lengths, got {lengths!r}")
+    short, long = (int(t) for t in lengths)
+    fig = new_figure(11.0, 3.4)
+    axes = fig.subplots(1, 3)
+    styles = {short: dict(color="tab:blue", marker="o", ms=4, lw=1.5),
+              long: dict(color="tab:orange", lw=1.5)}
+    for t, style in styles.items():
+        p = np.arange(t)
+        axes[0].plot(p, to_numpy(numeric_encoding(t))[:, 0], label=f"T = {t}", **style)
+        axes[1].plot(p, to_numpy(numeric_encoding(t, normalize=True))[:, 0], label=f"T = {t}", **style)
+    # the sine does not depend on T: draw the long one, mark the short one's positions
+    p_long = np.arange(long)
+    axes[2].plot(p_long, to_numpy(periodic_encoding(long, alpha=alpha))[:, 0], color="tab:orange",
+                 lw=1.5, label=f"T = {long}")
+    axes[2].plot(np.arange(short), to_numpy(periodic_encoding(short, alpha=alpha))[:, 0], "o",
+                 color="tab:blue", ms=4, label=f"T = {short}")
+    axes[0].axhspan(-3, 3, color="0.8", label="word-embedding\nentries (±3σ)")
+    axes[0].set_title("PE(p) = p: unbounded", fontsize=10)
+    axes[1].axhline(0.2, color="0.3", ls=":", lw=1)
+    for t in (short, long):
+        axes[1].axvline(0.2 * (t - 1), color=styles[t]["color"], ls=":", lw=1)
+    axes[1].set_title("PE(p) = p/(T−1): 0.2 is p = %g or p = %g" % (0.2 * (short - 1), 0.2 * (long - 1)),
+                      fontsize=10)
+    period = 2 * np.pi * alpha
+    for k in range(1, int((long - 1) // period) + 1):
+        axes[2].axvline(k * period, color="0.6", ls="--", lw=0.8)
+    axes[2].set_title(f"PE(p) = sin(p/{alpha:g}): repeats every {period:.1f}", fontsize=10)
+    for ax in axes:
+        ax.set_xlabel("position p")
+        ax.legend(fontsize=7, loc="best")
+    axes[0].set_ylabel("code value")
+    return fig
+
+
+def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
+    """One naive code: its values by position (closest pair marked) and its distance matrix.
+
+    Left: the code of each position, the two distinct positions with the closest codes
+    circled in red. Right: ``‖PE(i) − PE(j)‖`` for all pairs; dark cells off the diagonal
+    are positions the code cannot tell apart. The title quotes the closest pair and the
+    smallest step between neighbours (too small: neighbours blur together).
+    """
+    table = encoding_table(kind, n_positions, alpha=alpha)  # [n, 1] or [n, 2]
+    codes = to_numpy(table)
+    i, j, dist = closest_distinct_pair(table)
+    step = float(adjacent_distances(table).min())
+    n = codes.shape[0]
+    p = np.arange(n)
+    # a fixed layout (no constrained layout) keeps a live redraw fast
+    fig = Figure(figsize=(10.0, 3.6))
+    fig.subplots_adjust(left=0.07, right=0.93, bottom=0.15, top=0.8, wspace=0.2)
+    axes = fig.subplots(1, 2, width_ratios=[1.6, 1])
+    names = ["sin(p/α)", "cos(p/α)"] if kind == "circle" else ["PE(p)"]
+    for c, name in enumerate(names):
+        axes[0].plot(p, codes[:, c], "-o", ms=2.5 if n > 30 else 4, lw=1, label=name)
+        axes[0].plot([i, j], codes[[i, j], c], "o", ms=10, mfc="none", mec="tab:red", mew=2)
+    axes[0].set_xlabel("position p")
+    axes[0].set_ylabel("code value")
+    axes[0].legend(fontsize=8, loc="lower right")
+    axes[0].set_title(f"closest pair: positions {i} and {j} (distance {dist:.3f})\n"
+                      f"smallest neighbour step: {step:.3f}", fontsize=10)
+    dmat = np.abs(codes[:, None, :] - codes[None, :, :])
+    dmat = np.sqrt((dmat**2).sum(-1))  # [n, n]
+    image = heatmap(axes[1], dmat, symmetric=False, cmap="magma", colorbar=False, vmin=0.0)
+    fig.colorbar(image, cax=axes[1].inset_axes([1.04, 0.0, 0.05, 1.0]))
+    axes[1].set_title("distance ‖PE(i) − PE(j)‖", fontsize=10)
+    axes[1].set_xlabel("j")
+    axes[1].set_ylabel("i")
+    return fig

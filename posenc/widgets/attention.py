@@ -1,0 +1,49 @@
+"""Explorer for chapter 1: shuffle a sentence, with and without position information."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..plotting.attention import SENTENCE, shuffle_attention_figure
+from .explorer import Explorer, explorer
+
+__all__ = ["SHUFFLES", "permutation_explorer"]
+
+#: a few fixed shuffles of a six-word sentence: label -> permutation (new slot i holds word perm[i])
+SHUFFLES: dict[str, tuple[int, ...]] = {
+    "original order": (0, 1, 2, 3, 4, 5),
+    "swap 'dog' and 'ball'": (0, 5, 2, 3, 4, 1),
+    "reversed": (5, 4, 3, 2, 1, 0),
+    "rotate by 2": (2, 3, 4, 5, 0, 1),
+    "random shuffle": (4, 0, 5, 2, 1, 3),
+}
+
+
+def permutation_explorer(
+    words: Sequence[str] = SENTENCE,
+    shuffles: Mapping[str, Sequence[int]] | None = None,
+    *,
+    dim: int = 16,
+    seed: int = 0,
+) -> Explorer:
+    """Pick a shuffle of the sentence and switch positions on or off.
+
+    Without positions the attention matrix of the shuffled sentence is the original one with
+    rows and columns reordered, and every word's output is unchanged (all bars at zero);
+    with the sinusoidal encoding added, the pattern and the outputs change.
+
+    Controls: ``shuffle`` (drop-down of permutations), ``positions`` (checkbox).
+    """
+    shuffles = dict(SHUFFLES if shuffles is None else shuffles)
+    words = tuple(words)
+    table = {label: tuple(int(i) for i in perm) for label, perm in shuffles.items()}
+
+    def render(shuffle: tuple[int, ...], positions: bool):
+        return shuffle_attention_figure(shuffle, positions, words=words, dim=dim, seed=seed)
+
+    return explorer(
+        render,
+        {"shuffle": table, "positions": [False, True]},
+        defaults={"shuffle": table["reversed"]} if "reversed" in table else None,
+        title="Shuffle the words: does attention notice?",
+    )

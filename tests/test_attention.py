@@ -1,0 +1,177 @@
+"""posenc.attention against float64 transcriptions, torch's fused attention and nn.MultiheadAttention."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc.attention import (
+    SelfAttention,
+    attention_weights,
+    dot_product_attention,
+    permutation_matrix,
+    word_vectors,
+)
+
+
+def reference_self_attention(layer: SelfAttention, x: torch.Tensor) -> torch.Tensor:
+    """A float64, loop-over-heads transcription of multi-head self-attention."""
+    d, h = layer.dim, layer.num_heads
+    w = layer.qkv.weight.detach().double()
+    b = layer.qkv.bias.detach().double()
+    x = x.double()
+    heads = []
+    for head in range(h):
+        rows = slice(head * d // h, (head + 1) * d // h)
+        q = x @ w[:d][rows].T + b[:d][rows]
+        k = x @ w[d : 2 * d][rows].T + b[d : 2 * d][rows]
+        v = x @ w[2 * d :][rows].T + b[2 * d :][rows]
+        logits = q @ k.transpose(-1, -2) / math.sqrt(d // h)
+        a = torch.exp(logits - logits.amax(-1, keepdim=True))
+        heads.append((a / a.sum(-1, keepdim=True)) @ v)
+    z = torch.cat(heads, dim=-1)
+    return z @ layer.out.weight.detach().double().T + layer.out.bias.detach().double()
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_self_attention_matches_float64_transcription(heads):
+    torch.manual_seed(0)
+    layer = SelfAttention(8, num_heads=heads)
+    x = torch.randn(3, 5, 8)
+    torch.testing.assert_close(layer(x).double(), reference_self_attention(layer, x), atol=1e-5, rtol=1e-5)
+
+
+def test_self_attention_matches_torch_multihead_attention():
+    torch.manual_seed(1)
+    layer = SelfAttention(12, num_heads=3)
+    mha = torch.nn.MultiheadAttention(12, 3, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(layer.qkv.weight)
+        mha.in_proj_bias.copy_(layer.qkv.bias)
+        mha.out_proj.weight.copy_(layer.out.weight)
+        mha.out_proj.bias.copy_(layer.out.bias)
+    x = torch.randn(2, 7, 12)
+    y, w = layer(x, return_weights=True)
+    y_ref, w_ref = mha(x, x, x, average_attn_weights=False)
+    torch.testing.assert_close(y, y_ref, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(w, w_ref, atol=1e-6, rtol=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(perm=st.permutations(list(range(6))), seed=st.integers(0, 1000))
+def test_self_attention_is_permutation_equivariant_without_positions(perm, seed):
+    torch.manual_seed(seed)
+    layer = SelfAttention(8, num_heads=2).double()
+    x = torch.randn(1, 6, 8, dtype=torch.float64)
+    y, a = layer(x, return_weights=True)
+    y_p, a_p = layer(x[:, perm], return_weights=True)
+    p = permutation_matrix(perm).double()
+    torch.testing.assert_close(y_p[0], p @ y[0])  # Z(PX) = P Z(X)
+    torch.testing.assert_close(a_p[0, 0], p @ a[0, 0] @ p.T)  # A(PX) = P A(X) Pᵀ
+
+
+def test_positions_break_equivariance():
+    from posenc.sinusoidal import sinusoidal_encoding
+
+    torch.manual_seed(0)
+    layer = SelfAttention(8).double()
+    x = torch.randn(1, 6, 8, dtype=torch.float64)
+    pe = sinusoidal_encoding(6, 8, dtype=torch.float64)
+    perm = [5, 4, 3, 2, 1, 0]
+    y = layer(x + pe)
+    y_p = layer(x[:, perm] + pe)
+    assert (y_p - y[:, perm]).abs().max() > 1e-2
+
+
+def test_attention_weights_match_torch_sdpa_with_bias_and_mask():
+    torch.manual_seed(2)
+    q, k, v = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 6, 4), torch.randn(2, 3, 6, 7)
+    bias = torch.randn(3, 5, 6)
+    mask = torch.rand(5, 6) > 0.3
+    mask[:, 0] = True  # no fully masked row
+    ours = dot_product_attention(q, k, v, bias=bias, mask=mask)
+    torch.testing.assert_close(
+        dot_product_attention(q, k, v, bias=bias),
+        F.scaled_dot_product_attention(q, k, v, attn_mask=bias),
+        atol=1e-5,
+        rtol=1e-5,
+    )
+    # mask and bias together: sdpa takes one float mask holding both
+    combined = bias.masked_fill(~mask, float("-inf"))
+    torch.testing.assert_close(
+        ours, F.scaled_dot_product_attention(q, k, v, attn_mask=combined), atol=1e-5, rtol=1e-5
+    )
+    torch.testing.assert_close(
+        dot_product_attention(q, k, v, mask=mask),
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+        atol=1e-5,
+        rtol=1e-5,
+    )
+
+
+def test_attention_weights_rows_sum_to_one_and_masked_entries_are_zero():
+    torch.manual_seed(3)
+    q, k = torch.randn(4, 8), torch.randn(5, 8)
+    mask = torch.ones(4, 5, dtype=torch.bool)
+    mask[:, 2] = False
+    a = attention_weights(q, k, mask=mask)
+    torch.testing.assert_close(a.sum(-1), torch.ones(4))
+    assert torch.all(a[:, 2] == 0)
+    # golden: two keys, logits 0 and 1/√1 -> softmax(0, 1)
+    a = attention_weights(torch.tensor([[1.0]]), torch.tensor([[0.0], [1.0]]))
+    torch.testing.assert_close(a, torch.tensor([[1 / (1 + math.e), math.e / (1 + math.e)]]))
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: attention_weights([[1.0]], torch.ones(1, 1)), TypeError, "q must be a torch.Tensor"),
+        (lambda: attention_weights(torch.ones(3), torch.ones(3)), ValueError, "at least 2 dimensions"),
+        (lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 4)), ValueError, "last dimension"),
+        (lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 3), mask=torch.ones(2, 2)), TypeError, "boolean"),
+        (lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 3), bias=1.0), TypeError, "bias must be"),
+        (lambda: dot_product_attention(torch.ones(2, 3), torch.ones(2, 3), torch.ones(4, 3)), ValueError, "same number"),
+        (lambda: dot_product_attention(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3)), ValueError, "v must have"),
+        (lambda: SelfAttention(6, num_heads=4), ValueError, "num_heads must divide"),
+        (lambda: SelfAttention(0), ValueError, "dim must be positive"),
+        (lambda: SelfAttention(4)(torch.ones(2, 4)), ValueError, "x must have 3 dimensions"),
+        (lambda: SelfAttention(4)(torch.ones(1, 2, 5)), ValueError, "4 channels"),
+        (lambda: permutation_matrix([0, 0, 1]), ValueError, "permutation"),
+        (lambda: permutation_matrix(torch.tensor([0.0, 1.0])), TypeError, "integers"),
+        (lambda: permutation_matrix([]), ValueError, "permutation"),
+        (lambda: word_vectors("dog bites man", 4), TypeError, "sequence of strings"),
+        (lambda: word_vectors([], 4), ValueError, "at least one word"),
+        (lambda: word_vectors(["a", 3], 4), TypeError, "strings"),
+        (lambda: word_vectors(["a"], 0), ValueError, "dim must be positive"),
+    ],
+)
+def test_argument_errors(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_permutation_matrix_reorders_rows_and_is_orthogonal():
+    perm = [2, 0, 3, 1]
+    p = permutation_matrix(perm)
+    x = torch.arange(12.0).reshape(4, 3)
+    torch.testing.assert_close(p @ x, x[perm])
+    torch.testing.assert_close(p @ p.T, torch.eye(4))
+    torch.testing.assert_close(permutation_matrix(torch.tensor(perm)), p)
+    assert p.tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]]
+
+
+def test_word_vectors_depend_on_the_word_only():
+    a = word_vectors("dog bites man".split(), 8)
+    b = word_vectors("man bites dog".split(), 8)
+    torch.testing.assert_close(a[[2, 1, 0]], b, rtol=0, atol=0)
+    assert a.shape == (3, 8) and a.dtype == torch.float32
+    assert not torch.equal(a[0], a[1])
+    assert not torch.equal(word_vectors(["dog"], 8, seed=1), word_vectors(["dog"], 8, seed=0))
+    # deterministic and independent of the global random state
+    torch.manual_seed(123)
+    first = word_vectors(["dog"], 8)
+    torch.manual_seed(456)
+    torch.testing.assert_close(word_vectors(["dog"], 8), first, rtol=0, atol=0)

@@ -1,0 +1,127 @@
+"""posenc.numeric against golden values, brute force and the formulas written out in float64."""
+
+import itertools
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posenc.numeric import (
+    adjacent_distances,
+    closest_distinct_pair,
+    magnitude_ratio,
+    numeric_encoding,
+    periodic_encoding,
+)
+
+
+def test_numeric_encoding_golden_values():
+    assert numeric_encoding(4).tolist() == [[0.0], [1.0], [2.0], [3.0]]
+    assert numeric_encoding(5, normalize=True).flatten().tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert numeric_encoding(1, normalize=True).tolist() == [[0.0]]  # T = 1: no division by zero
+    assert numeric_encoding(3).dtype == torch.float32 and numeric_encoding(3).shape == (3, 1)
+
+
+def test_normalized_step_depends_on_length():
+    # the seed article's example: a code difference of 0.2 is 2 words in 11, 20 words in 101
+    for t, words in [(11, 2), (101, 20)]:
+        enc = numeric_encoding(t, normalize=True)[:, 0].double()
+        assert math.isclose(float(enc[words] - enc[0]), 0.2, abs_tol=1e-7)
+        assert math.isclose(float(enc[1] - enc[0]), 1 / (t - 1), rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0, 7.5])
+def test_periodic_encoding_matches_formula(alpha):
+    p = torch.tensor([0.0, 1.0, 2.5, 100.0, 12345.0, -3.0], dtype=torch.float64)
+    expected = torch.stack([torch.sin(p / alpha), torch.cos(p / alpha)], dim=-1)
+    torch.testing.assert_close(periodic_encoding(p, alpha=alpha).double(), expected[:, :1], atol=1e-7, rtol=0)
+    torch.testing.assert_close(periodic_encoding(p, alpha=alpha, cosine=True).double(), expected, atol=1e-7, rtol=0)
+    assert periodic_encoding(6, alpha=alpha, cosine=True).shape == (6, 2)
+
+
+def brute_force_closest(table):
+    best = None
+    for i, j in itertools.combinations(range(table.shape[0]), 2):
+        d = math.sqrt(sum((float(a) - float(b)) ** 2 for a, b in zip(table[i], table[j])))
+        if best is None or d < best[2]:
+            best = (i, j, d)
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(st.floats(-100, 100, allow_nan=False, width=32), min_size=2, max_size=2),
+        min_size=2,
+        max_size=12,
+    )
+)
+def test_closest_distinct_pair_matches_brute_force(rows):
+    table = torch.tensor(rows, dtype=torch.float32)
+    i, j, d = closest_distinct_pair(table)
+    bi, bj, bd = brute_force_closest(table.double())
+    assert i < j
+    assert math.isclose(d, bd, rel_tol=1e-9, abs_tol=1e-12)
+    # the pair found is at the minimal distance (ties may pick another pair)
+    assert math.isclose(float((table[i].double() - table[j].double()).norm()), bd, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("alpha, n", [(1.0, 50), (2.0, 100), (0.5, 30)])
+def test_closest_pair_of_periodic_codes_matches_brute_force(alpha, n):
+    for cosine in (False, True):
+        table = periodic_encoding(n, alpha=alpha, cosine=cosine)
+        i, j, d = closest_distinct_pair(table)
+        assert (i, j) == brute_force_closest(table.double())[:2]
+
+
+def test_periodic_collision_golden():
+    # period 2π ≈ 6.283: 44 positions are 7.003 periods, so 4 and 48 nearly coincide
+    i, j, d = closest_distinct_pair(periodic_encoding(50, alpha=1.0, cosine=True))
+    assert (i, j) == (4, 48)
+    assert math.isclose(d, 2 * abs(math.sin(44 / 2)), rel_tol=1e-5)
+    # a lone sine also confuses mirror images within one period: sin 1 ≈ sin 2 (1 + 2 ≈ π)
+    assert closest_distinct_pair(periodic_encoding(10, alpha=1.0))[:2] == (1, 2)
+
+
+def test_closest_distinct_pair_exact_duplicate():
+    table = torch.tensor([[0.0], [1.0], [0.5], [1.0]])
+    assert closest_distinct_pair(table) == (1, 3, 0.0)
+
+
+def test_adjacent_distances():
+    torch.testing.assert_close(adjacent_distances(numeric_encoding(5)), torch.ones(4, dtype=torch.float64))
+    for alpha in (2.0, 50.0):
+        steps = adjacent_distances(periodic_encoding(20, alpha=alpha, cosine=True))
+        # a chord of the unit circle for an angle 1/alpha
+        torch.testing.assert_close(steps, torch.full((19,), 2 * math.sin(0.5 / alpha), dtype=torch.float64),
+                                   atol=1e-6, rtol=0)
+
+
+def test_magnitude_ratio():
+    emb = torch.ones(3, 4)  # norm 2 each
+    torch.testing.assert_close(magnitude_ratio(numeric_encoding(3), emb), torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64))
+    code = torch.tensor([[3.0, 0, 0, 4.0]] * 3)
+    torch.testing.assert_close(magnitude_ratio(code, emb), torch.full((3,), 2.5, dtype=torch.float64))
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda: numeric_encoding(0), ValueError, "n_positions must be positive"),
+        (lambda: numeric_encoding(2.5), TypeError, "n_positions must be an integer"),
+        (lambda: periodic_encoding(5, alpha=0.0), ValueError, "alpha must be a finite number > 0"),
+        (lambda: periodic_encoding(5, alpha="1"), TypeError, "alpha must be a real number"),
+        (lambda: periodic_encoding(torch.ones(2, 2), alpha=1.0), ValueError, "positions must have 1"),
+        (lambda: closest_distinct_pair(torch.ones(1, 3)), ValueError, "at least 2 rows"),
+        (lambda: closest_distinct_pair(torch.ones(3)), ValueError, "encoding must have 2 dimensions"),
+        (lambda: adjacent_distances(torch.ones(1, 1)), ValueError, "at least 2 rows"),
+        (lambda: magnitude_ratio(torch.ones(3, 2), torch.ones(3, 4)), ValueError, r"\[3, 1\] or \[3, 4\]"),
+        (lambda: magnitude_ratio(torch.ones(2, 1), torch.ones(3, 4)), ValueError, "encoding must have shape"),
+        (lambda: magnitude_ratio([[1.0]], torch.ones(1, 1)), TypeError, "encoding must be a torch.Tensor"),
+    ],
+)
+def test_argument_errors(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
