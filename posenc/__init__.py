@@ -2,11 +2,30 @@
 
 The package behind the book *Positional Encodings in Transformers*. Pure functions return
 encodings, indices and biases; thin ``nn.Module`` classes wrap them for use in models.
+
+Modules, one per family: :mod:`posenc.numeric` (naive encodings), :mod:`posenc.sinusoidal`,
+:mod:`posenc.learned`, :mod:`posenc.absolute_2d` (images), :mod:`posenc.shaw` (relative
+representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.attention`
+(the plain attention they modify); figures in :mod:`posenc.plotting`, explorers in
+:mod:`posenc.widgets`.
 """
 
+from .absolute_2d import (
+    LearnedRowColEmbedding,
+    detr_sine_encoding,
+    resample_positional_embedding,
+    sinusoidal_2d_channel_permutation,
+    sinusoidal_encoding_2d,
+)
 from .attention import SelfAttention, attention_weights, dot_product_attention
 from .learned import LearnedPositionalEmbedding
 from .numeric import closest_distinct_pair, numeric_encoding, periodic_encoding
+from .shaw import (
+    ShawRelativeMultiheadAttention,
+    shaw_attention,
+    shaw_attention_reference,
+    shaw_relative_index,
+)
 from .sinusoidal import (
     SinusoidalPositionalEncoding,
     sinusoidal_encoding,
@@ -14,20 +33,45 @@ from .sinusoidal import (
     sinusoidal_shift_matrix,
     sinusoidal_wavelengths,
 )
+from .window import (
+    RelativePositionBias,
+    WindowAttention,
+    relative_position_index,
+    relative_table_size,
+    shifted_window_mask,
+    window_merge,
+    window_partition,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "LearnedPositionalEmbedding",
+    "LearnedRowColEmbedding",
+    "RelativePositionBias",
     "SelfAttention",
+    "ShawRelativeMultiheadAttention",
     "SinusoidalPositionalEncoding",
+    "WindowAttention",
     "attention_weights",
     "closest_distinct_pair",
+    "detr_sine_encoding",
     "dot_product_attention",
     "numeric_encoding",
     "periodic_encoding",
+    "relative_position_index",
+    "relative_table_size",
+    "resample_positional_embedding",
+    "shaw_attention",
+    "shaw_attention_reference",
+    "shaw_relative_index",
+    "shifted_window_mask",
+    "sinusoidal_2d_channel_permutation",
     "sinusoidal_encoding",
+    "sinusoidal_encoding_2d",
     "sinusoidal_frequencies",
     "sinusoidal_shift_matrix",
     "sinusoidal_wavelengths",
+    "window_merge",
+    "window_partition",
 ]

@@ -34,7 +34,21 @@ def _grid(shape: tuple[int, ...], step: tuple[int, ...] = ()) -> Tensor:
 
 
 def relative_table_size(query_shape: Sequence[int]) -> int:
-    """Number of distinct coordinate differences in a window: ``Π_a (2·Q_a − 1)``."""
+    """Return the number of distinct coordinate differences in a window: the table's rows.
+
+    .. math::
+
+        |T| = \prod_a (2 Q_a - 1)
+
+    Each axis of size ``Q_a`` has differences ``−(Q_a − 1) … Q_a − 1``. For Swin's 7×7 window
+    that is 169 rows; for RSTT's 7 frames × 4×4 it is 13·7·7 = 637.
+
+    Args:
+        query_shape: the window's size per axis.
+
+    Returns:
+        the number of rows of a relative position bias table.
+    """
     return math.prod(2 * s - 1 for s in _shape("query_shape", query_shape))
 
 
