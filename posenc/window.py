@@ -38,7 +38,7 @@ def relative_table_size(query_shape: Sequence[int]) -> int:
 
     .. math::
 
-        |T| = \prod_a (2 Q_a - 1)
+        |T| = \\prod_a (2 Q_a - 1)
 
     Each axis of size ``Q_a`` has differences ``−(Q_a − 1) … Q_a − 1``. For Swin's 7×7 window
     that is 169 rows; for RSTT's 7 frames × 4×4 it is 13·7·7 = 637.
