@@ -21,3 +21,15 @@ def test_public_functions_are_fully_type_hinted():
         assert not missing, f"{name}: parameters without type hints: {missing}"
         if not inspect.isclass(obj):
             assert sig.return_annotation is not inspect.Signature.empty, f"{name}: no return annotation"
+
+
+def test_sources_compile_without_warnings():
+    """Catches invalid escapes such as an unescaped backslash in a docstring's math."""
+    import pathlib
+    import warnings
+
+    root = pathlib.Path(posenc.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(), str(path), "exec")
