@@ -7,7 +7,6 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
 
 .PHONY: setup book test unit notebooks build-book lab strip freeze clean preview
 
@@ -25,6 +24,7 @@ book: setup build-book
 
 build-book:
 	@time $(BIN)/jupyter-book build --all -W -n --keep-going .
+	$(PY) tools/check_site.py _build/html
 
 # Unit tests, then the notebooks under nbval, then the book build.
 test: setup unit notebooks build-book

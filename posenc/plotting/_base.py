@@ -49,13 +49,9 @@ def heatmap(
         imshow_kwargs.setdefault("vmax", limit)
     elif vmax is not None:
         imshow_kwargs.setdefault("vmax", vmax)
-    image = ax.imshow(
-        m,
-        cmap=cmap or (DIVERGING if symmetric else SEQUENTIAL),
-        aspect="auto",
-        interpolation="nearest",
-        **imshow_kwargs,
-    )
+    imshow_kwargs.setdefault("interpolation", "nearest")
+    imshow_kwargs.setdefault("aspect", "auto")
+    image = ax.imshow(m, cmap=cmap or (DIVERGING if symmetric else SEQUENTIAL), **imshow_kwargs)
     if colorbar:
         ax.figure.colorbar(image, ax=ax, shrink=0.85)
     return image
