@@ -46,7 +46,22 @@ def sinusoidal_frequencies(dim: int, *, base: float = 10000.0) -> Tensor:
 
 
 def sinusoidal_wavelengths(dim: int, *, base: float = 10000.0) -> Tensor:
-    """Return the wavelength ``2π/ω_i`` of each sin/cos pair, float64 ``[d/2]``."""
+    """Return the wavelength ``2π/ω_i`` of each sin/cos pair, in positions.
+
+    .. math::
+
+        \\lambda_i = \\frac{2\\pi}{\\omega_i} = 2\\pi\\,\\text{base}^{2i/d},
+        \\qquad \\frac{\\lambda_{i+1}}{\\lambda_i} = \\text{base}^{2/d}
+
+    A geometric progression from ``2π`` (pair 0) to ``2π·base^{1-2/d}`` (the last pair).
+
+    Args:
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`sinusoidal_encoding`.
+
+    Returns:
+        float64 tensor of shape ``[d/2]``.
+    """
     return 2.0 * math.pi / sinusoidal_frequencies(dim, base=base)
 
 

@@ -1,0 +1,285 @@
+"""Figures for the sinusoidal encoding (chapter 3): table, wavelengths, bits, similarity, precision.
+
+Every function returns a new ``Figure`` (no pyplot). Tables are drawn with positions down the
+rows and channels across the columns, the layout of the ``[n, d]`` tensor itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from .._checks import check_int
+from ..sinusoidal import (
+    binary_digits,
+    sinusoidal_dot_product,
+    sinusoidal_encoding,
+    sinusoidal_wavelengths,
+)
+from ._base import DIVERGING, new_figure, to_numpy
+
+__all__ = [
+    "binary_vs_sinusoidal_figure",
+    "sinusoidal_dot_product_figure",
+    "sinusoidal_explorer_figure",
+    "sinusoidal_heatmap_figure",
+    "sinusoidal_precision_figure",
+    "sinusoidal_wavelengths_figure",
+]
+
+
+def _table_image(ax: Axes, table: torch.Tensor, *, colorbar: bool | Axes = True,
+                 max_rows: int | None = None) -> None:
+    """Draw an ``[n, d]`` table in ``[-1, 1]``, row 0 at the top, one column per channel.
+
+    With ``max_rows``, a table with more rows is shown as averages of blocks of consecutive
+    rows (at most ``max_rows`` blocks), which is what the eye would see anyway: a small image
+    cannot show a channel that changes sign every few positions, and picking every k-th row
+    instead (plain subsampling) would draw slow moiré stripes that are not in the data.
+    ``colorbar`` may be an ``Axes`` to draw the colourbar into.
+    """
+    m = to_numpy(table)  # [n, d]
+    n, d = m.shape
+    if max_rows is not None and n > max_rows:
+        r = math.ceil(n / max_rows)
+        pad = (-n) % r
+        padded = np.concatenate([m, np.repeat(m[-1:], pad, axis=0)])  # [n + pad, d]
+        m = padded.reshape(-1, r, d).mean(axis=1)  # [(n + pad) / r, d]
+    image = ax.imshow(
+        m,
+        cmap=DIVERGING,
+        vmin=-1.0,
+        vmax=1.0,
+        aspect="auto",
+        interpolation="nearest",
+        extent=(-0.5, d - 0.5, n - 0.5, -0.5),
+    )
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if isinstance(colorbar, Axes):
+        ax.figure.colorbar(image, cax=colorbar)
+    elif colorbar:
+        ax.figure.colorbar(image, ax=ax, shrink=0.85)
+
+
+def _draw_dot_product(ax: Axes, dim: int, base: float, max_offset: int,
+                      positions: tuple[int, ...] = ()) -> None:
+    """Curve ``Σ cos(kω_i)`` over ``k ∈ [-max_offset, max_offset]``, dots from real tables."""
+    k = torch.arange(-max_offset, max_offset + 1, dtype=torch.float64)  # [2K+1]
+    curve = sinusoidal_dot_product(k, dim, base=base)  # [2K+1]
+    ax.plot(k.numpy(), curve.numpy(), color="black", lw=1.2, label=r"$\sum_i \cos k\omega_i$")
+    step = max(1, max_offset // 16)
+    ks = torch.arange(-max_offset, max_offset + 1, step, dtype=torch.float64)  # [m]
+    markers = ("o", "s", "^", "D")
+    for j, p in enumerate(positions):
+        a = sinusoidal_encoding(torch.tensor([float(p)]), dim, base=base, dtype=torch.float64)
+        b = sinusoidal_encoding(p + ks, dim, base=base, dtype=torch.float64)  # [m, d]
+        ax.plot(ks.numpy(), (b @ a[0]).numpy(), ls="none", marker=markers[j % len(markers)],
+                ms=4, mfc="none", label=f"PE({p})·PE({p}+k)")
+    ax.axvline(0, color="grey", lw=0.6)
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_xlim(-max_offset, max_offset)
+    ax.set_xlabel("offset k")
+    ax.set_ylabel("PE(p)·PE(p+k)")
+
+
+def sinusoidal_heatmap_figure(
+    n_positions: int = 128, dim: int = 64, *, base: float = 10000.0, interleave: bool = True
+) -> Figure:
+    """The encoding table as an image: positions down, channels across, sin/cos in colour.
+
+    Args:
+        n_positions: how many positions (rows) to draw.
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
+        interleave: the channel layout.
+
+    Returns:
+        a Figure with one image axis (and its colourbar); the image data is the table.
+    """
+    table = sinusoidal_encoding(n_positions, dim, base=base, interleave=interleave)  # [n, d]
+    fig = new_figure(6.4, 4.2)
+    ax = fig.add_subplot()
+    _table_image(ax, table)
+    layout = "sin, cos alternating" if interleave else "all sines, then all cosines"
+    ax.set_title(f"Sinusoidal encoding, d = {dim}, base = {base:g} ({layout})")
+    ax.set_xlabel("channel")
+    ax.set_ylabel("position p")
+    return fig
+
+
+def sinusoidal_wavelengths_figure(dim: int = 64, *, base: float = 10000.0) -> Figure:
+    """Wavelength ``2π/ω_i`` of each sin/cos pair on a log axis: a straight line (geometric).
+
+    Args:
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
+
+    Returns:
+        a Figure with one axis; its first line holds the ``d/2`` wavelengths.
+    """
+    lam = sinusoidal_wavelengths(dim, base=base).numpy()  # [d/2]
+    fig = new_figure(6.4, 3.4)
+    ax = fig.add_subplot()
+    i = np.arange(lam.size)
+    ax.plot(i, lam, marker="o", ms=3, lw=1, color="C0", label=r"$2\pi / \omega_i$")
+    ax.axhline(2 * math.pi, color="C1", ls="--", lw=1, label=r"$2\pi$ (fastest possible)")
+    ax.axhline(2 * math.pi * base, color="C3", ls="--", lw=1,
+               label=rf"$2\pi\cdot$base $\approx$ {2 * math.pi * base:,.0f} (never reached)")
+    ax.set_yscale("log")
+    ax.set_xlabel("pair index i (channels 2i, 2i+1)")
+    ax.set_ylabel("wavelength (positions)")
+    ax.set_title(f"d = {dim}, base = {base:g}: each wavelength is ×{base ** (2 / dim):.3f} "
+                 "the previous one", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+def binary_vs_sinusoidal_figure(n_positions: int = 64, dim: int = 32, *,
+                                base: float = 10000.0) -> Figure:
+    """Binary digits of ``0..n-1`` beside the sinusoidal table for the same positions.
+
+    Left: bit ``b`` of ``p`` (least significant first), which flips every ``2^b`` positions.
+    Right: the sinusoidal encoding, whose pairs turn more slowly from left to right. Both are
+    "counters": fast columns on the left, slow ones on the right; the sinusoids are the
+    smooth, continuous version.
+
+    Args:
+        n_positions: how many positions (rows); the bit count is ``ceil(log2 n)``.
+        dim: channels of the sinusoidal table.
+        base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
+
+    Returns:
+        a Figure with two image axes (bits, then sinusoids) and one colourbar.
+    """
+    n = check_int("n_positions", n_positions, minimum=2)
+    n_bits = max(1, math.ceil(math.log2(n)))
+    bits = binary_digits(n, n_bits)  # [n, n_bits]
+    table = sinusoidal_encoding(n, dim, base=base)  # [n, d]
+    fig = new_figure(7.6, 4.2)
+    left, right = fig.subplots(1, 2, width_ratios=[1, 2.2])
+    # bits 0/1 drawn as -1/+1 so that both panels share one colour scale
+    _table_image(left, 2 * bits - 1, colorbar=False)
+    left.set_xticks(range(n_bits))
+    left.set_title("binary digits of p\n(bit b flips every $2^b$ steps)", fontsize=10)
+    left.set_xlabel("bit b (least significant first)")
+    left.set_ylabel("position p")
+    _table_image(right, table)
+    right.set_title(f"sinusoidal encoding, d = {dim}\n(pair i turns by $\\omega_i$ per step)",
+                    fontsize=10)
+    right.set_xlabel("channel")
+    right.tick_params(labelleft=False)
+    return fig
+
+
+def sinusoidal_dot_product_figure(
+    dim: int = 64,
+    *,
+    base: float = 10000.0,
+    max_offset: int = 64,
+    positions: tuple[int, ...] = (0, 100, 1000),
+) -> Figure:
+    """``PE(p)·PE(p+k)`` against ``k``: one curve for every ``p``, symmetric in ``±k``.
+
+    The line is the closed form ``Σ_i cos(kω_i)``; the markers are dot products of real table
+    rows for each starting position in ``positions``. They all sit on the line.
+
+    Args:
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
+        max_offset: the offsets drawn are ``-max_offset..max_offset``.
+        positions: starting positions whose dot products are marked.
+
+    Returns:
+        a Figure with one axis: line 0 is the closed form, then one line per position.
+    """
+    max_offset = check_int("max_offset", max_offset)
+    fig = new_figure(6.4, 3.4)
+    ax = fig.add_subplot()
+    _draw_dot_product(ax, dim, base, max_offset, tuple(positions))
+    ax.set_title(f"Similarity depends only on the offset, and not on its sign (d = {dim})")
+    ax.legend(fontsize=8, loc="upper right")
+    return fig
+
+
+def sinusoidal_precision_figure(
+    dim: int = 128, *, base: float = 10000.0, max_position: float = 1e6, n_points: int = 240
+) -> Figure:
+    """Error of the table against float64, per position: float32 angles vs posenc's path.
+
+    For each position ``p`` (log-spaced integers up to ``max_position``) the largest absolute
+    error over the channels of a float32 table, computed (a) with angles in float32, as most
+    copied code does, and (b) with posenc's float64 angles cast at the end; plus the guide line
+    ``p·2^{-24}``, half a float32 ulp of the angle ``p`` of the fastest channel.
+
+    Args:
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
+        max_position: the largest position drawn.
+        n_points: how many log-spaced positions to sample.
+
+    Returns:
+        a Figure with one log-log axis: line 0 is float32 angles, line 1 float64 angles.
+    """
+    n_points = check_int("n_points", n_points, minimum=2)
+    if not max_position >= 10:
+        raise ValueError(f"max_position must be >= 10, got {max_position}")
+    pos = torch.unique(torch.round(torch.logspace(0, math.log10(max_position), n_points,
+                                                  dtype=torch.float64)))  # [m]
+    exact = sinusoidal_encoding(pos, dim, base=base, dtype=torch.float64)  # [m, d]
+    fast = sinusoidal_encoding(pos, dim, base=base, compute_dtype=torch.float32)  # [m, d]
+    good = sinusoidal_encoding(pos, dim, base=base)  # [m, d]
+    err_fast = (fast.double() - exact).abs().amax(dim=1).numpy()  # [m]
+    err_good = (good.double() - exact).abs().amax(dim=1).numpy()  # [m]
+    p = pos.numpy()
+    fig = new_figure(6.4, 3.6)
+    ax = fig.add_subplot()
+    ax.plot(p, np.maximum(err_fast, 1e-10), ".", ms=3, color="C3", label="angles in float32")
+    ax.plot(p, np.maximum(err_good, 1e-10), ".", ms=3, color="C0",
+            label="posenc: angles in float64, cast to float32")
+    ax.plot(p, p * 2.0**-24, color="grey", lw=1, ls="--", label=r"$p \cdot 2^{-24}$")
+    ax.axhline(1e-6, color="black", lw=0.8, ls=":", label="1e-6")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(1e-9, 1)
+    ax.set_xlabel("position p")
+    ax.set_ylabel("max |error| over channels")
+    ax.set_title(f"float32 table vs float64 formula (d = {dim})")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def sinusoidal_explorer_figure(dim: int = 64, base: float = 10000.0,
+                               n_positions: int = 128) -> Figure:
+    """The explorer's panel: the table (left) and ``PE(p)·PE(p+k)`` against ``k`` (right).
+
+    Drawn with a fixed layout (no constrained layout) and no colourbar (the colours are those
+    of :func:`sinusoidal_heatmap_figure`, -1 blue to +1 red) so that a redraw stays fast;
+    tables longer than 160 positions are shown as block averages of rows.
+
+    Args:
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
+        n_positions: positions in the table; the offsets run over ``±n_positions``.
+
+    Returns:
+        a Figure with two axes: the table (an image) and the dot product (a line).
+    """
+    n = check_int("n_positions", n_positions)
+    table = sinusoidal_encoding(n, dim, base=base)  # [n, d]
+    fig = new_figure(8.0, 3.0)
+    fig.set_layout_engine("none")
+    left = fig.add_axes((0.08, 0.15, 0.38, 0.73))
+    right = fig.add_axes((0.57, 0.15, 0.41, 0.73))
+    _table_image(left, table, colorbar=False, max_rows=160)
+    left.set_title(f"PE table: {n} positions × {dim} channels", fontsize=10)
+    left.set_xlabel("channel")
+    left.set_ylabel("position p")
+    _draw_dot_product(right, dim, base, n)
+    right.set_ylim(-0.7 * dim / 2, 1.05 * dim / 2)
+    right.set_title(f"PE(p)·PE(p+k), d = {dim}, base = {base:g}", fontsize=10)
+    return fig
