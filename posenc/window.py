@@ -202,7 +202,17 @@ def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
 
 
 def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width: int) -> Tensor:
-    """Inverse of :func:`window_partition`: ``[b·n_w, Wh·Ww, c]`` → ``[b, H, W, c]``."""
+    """Reassemble windows into a feature map: the inverse of :func:`window_partition`.
+
+    Args:
+        windows: ``[b·n_w, Wh·Ww, c]``, windows row-major, tokens row-major inside.
+        window_size: ``(Wh, Ww)``.
+        height: ``H``, a multiple of ``Wh``.
+        width: ``W``, a multiple of ``Ww``.
+
+    Returns:
+        ``[b, H, W, c]``.
+    """
     check_tensor("windows", windows, ndim=3)
     wh, ww = _shape("window_size", window_size)
     nh, nw = height // wh, width // ww
