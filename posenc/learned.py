@@ -85,7 +85,8 @@ class LearnedPositionalEmbedding(nn.Module):
         if init not in ("trunc_normal", "normal", "zeros"):
             raise ValueError(f"init must be 'trunc_normal', 'normal' or 'zeros', got {init!r}")
         self.init = init
-        self.embedding = nn.Embedding(self.num_positions, self.dim)
+        weight = torch.empty(self.num_positions, self.dim)  # [N_max, d], filled below
+        self.embedding = nn.Embedding(self.num_positions, self.dim, _weight=weight)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

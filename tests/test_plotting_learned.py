@@ -1,0 +1,85 @@
+"""Tests for posenc.plotting.learned: the figures hold the data they claim to show."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from matplotlib.figure import Figure
+
+from posenc.plotting._base import new_figure
+from posenc.plotting.learned import similarity_heatmap, snapshot_figure, trained_table_figure
+from posenc.sinusoidal import sinusoidal_encoding
+
+
+def _cosine(table: torch.Tensor) -> np.ndarray:
+    t = table.double()
+    return F.cosine_similarity(t[:, None], t[None, :], dim=-1).numpy()
+
+
+def _main_axes(fig: Figure) -> list:
+    """The axes that are not colour bars."""
+    return [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+
+
+def test_similarity_heatmap_shows_the_cosine_matrix() -> None:
+    torch.manual_seed(0)
+    table = torch.randn(9, 4)
+    fig = new_figure()
+    ax = fig.add_subplot()
+    image = similarity_heatmap(ax, table, train_length=6)
+    np.testing.assert_allclose(np.asarray(image.get_array()), _cosine(table), atol=1e-12)
+    assert image.get_clim() == (-1.0, 1.0)
+    assert len(ax.lines) == 2  # the dashed lines at the training length
+
+
+def test_similarity_heatmap_of_a_zero_table_says_undefined() -> None:
+    fig = new_figure()
+    ax = fig.add_subplot()
+    image = similarity_heatmap(ax, torch.zeros(5, 3))
+    assert np.isnan(np.asarray(image.get_array(), dtype=float)).all()
+    assert any("undefined" in t.get_text() for t in ax.texts)
+
+
+def test_snapshot_figure_panels() -> None:
+    torch.manual_seed(0)
+    table = torch.randn(10, 6)
+    fig = snapshot_figure(table, vmax=3.0, train_length=8)
+    axes = _main_axes(fig)
+    assert isinstance(fig, Figure) and len(axes) == 2
+    np.testing.assert_allclose(np.asarray(axes[0].images[0].get_array()), table.double().numpy())
+    assert axes[0].images[0].get_clim() == (-3.0, 3.0)
+    np.testing.assert_allclose(np.asarray(axes[1].images[0].get_array()), _cosine(table))
+    losses = [2.0, 1.0, 0.5, 0.25]
+    fig = snapshot_figure(table, losses=losses, step=2, title="t")
+    axes = _main_axes(fig)
+    assert len(axes) == 3
+    np.testing.assert_allclose(axes[2].lines[0].get_ydata(), losses)
+    np.testing.assert_allclose(axes[2].lines[1].get_ydata(), losses[:2])
+    assert fig.get_suptitle() == "t"
+
+
+def test_trained_table_figure_bars_are_row_distances() -> None:
+    torch.manual_seed(0)
+    initial = torch.randn(12, 4) * 0.02
+    trained = initial.clone()
+    trained[:8] += torch.randn(8, 4)
+    reference = sinusoidal_encoding(12, 4)
+    fig = trained_table_figure(trained, initial, train_length=8, reference=reference)
+    axes = _main_axes(fig)
+    assert len(axes) == 3
+    np.testing.assert_allclose(np.asarray(axes[0].images[0].get_array()), _cosine(trained))
+    np.testing.assert_allclose(np.asarray(axes[1].images[0].get_array()), _cosine(reference))
+    heights = [patch.get_height() for patch in axes[2].patches]
+    expected = (trained - initial).double().norm(dim=1).numpy()
+    np.testing.assert_allclose(heights, expected, rtol=1e-6)
+    assert heights[8:] == [0.0] * 4
+    assert len(_main_axes(trained_table_figure(trained, initial, train_length=8))) == 2
+
+
+def test_trained_table_figure_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="same shape"):
+        trained_table_figure(torch.zeros(4, 2), torch.zeros(5, 2), train_length=2)
+    with pytest.raises(ValueError, match="train_length"):
+        trained_table_figure(torch.zeros(4, 2), torch.zeros(4, 2), train_length=0)

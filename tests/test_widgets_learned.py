@@ -1,0 +1,57 @@
+"""Tests for posenc.widgets.learned: controls, changing images, static HTML."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+import torch
+
+from posenc.widgets.learned import training_snapshots_explorer
+
+
+def _snapshots() -> dict[str, dict[int, torch.Tensor]]:
+    torch.manual_seed(0)
+    grow = {step: torch.randn(8, 4) * (0.1 + step) for step in (0, 1, 2)}
+    return {"zeros": {0: torch.zeros(8, 4), 1: grow[1], 2: grow[2]}, "trunc_normal": grow}
+
+
+def test_controls_and_combinations() -> None:
+    ex = training_snapshots_explorer(_snapshots(), train_length=6)
+    assert [c.name for c in ex.controls] == ["run", "step"]
+    assert ex.controls[0].values == ("zeros", "trunc_normal")
+    assert ex.controls[1].values == (0, 1, 2)
+    assert ex.controls[1].kind == "slider"
+    assert ex.n_combinations == 6
+
+
+def test_image_changes_with_each_control() -> None:
+    ex = training_snapshots_explorer(_snapshots(), losses={"zeros": [3, 2], "trunc_normal": [3, 1]})
+    assert ex.png(run="zeros", step=0) != ex.png(run="zeros", step=2)
+    assert ex.png(run="zeros", step=2) != ex.png(run="trunc_normal", step=2)
+
+
+def test_static_html_holds_every_distinct_image() -> None:
+    ex = training_snapshots_explorer(_snapshots())
+    html = ex.static_html()
+    distinct = {ex.png(**ex._values(key)) for key in ex.all_indices()}
+    assert len(distinct) == 6
+    for data in distinct:
+        assert base64.b64encode(data).decode("ascii") in html
+
+
+def test_live_widget_redraws() -> None:
+    ex = training_snapshots_explorer(_snapshots())
+    widget = ex.widget
+    before = widget.image.value
+    widget.inputs[1].value = 2
+    assert widget.image.value != before
+
+
+def test_bad_snapshots() -> None:
+    with pytest.raises(ValueError, match="non-empty"):
+        training_snapshots_explorer({})
+    with pytest.raises(ValueError, match="same steps"):
+        training_snapshots_explorer({"a": {0: torch.ones(2, 2)}, "b": {1: torch.ones(2, 2)}})
+    with pytest.raises(ValueError, match="losses"):
+        training_snapshots_explorer({"a": {0: torch.ones(2, 2)}}, losses={"b": [1.0]})
