@@ -6,7 +6,8 @@ encodings, indices and biases; thin ``nn.Module`` classes wrap them for use in m
 Modules, one per family: :mod:`posenc.numeric` (naive encodings), :mod:`posenc.sinusoidal`,
 :mod:`posenc.learned`, :mod:`posenc.absolute_2d` (images), :mod:`posenc.shaw` (relative
 representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.attention`
-(the plain attention they modify); figures in :mod:`posenc.plotting`, explorers in
+(the plain attention they modify), :mod:`posenc.toy` (a tiny Transformer and synthetic tasks
+for experiments); figures in :mod:`posenc.plotting`, explorers in
 :mod:`posenc.widgets`.
 """
 
@@ -18,7 +19,7 @@ from .absolute_2d import (
     sinusoidal_encoding_2d,
 )
 from .attention import SelfAttention, attention_weights, dot_product_attention
-from .learned import LearnedPositionalEmbedding
+from .learned import LearnedPositionalEmbedding, cosine_similarity_matrix
 from .numeric import closest_distinct_pair, numeric_encoding, periodic_encoding
 from .shaw import (
     ShawRelativeMultiheadAttention,
@@ -28,6 +29,7 @@ from .shaw import (
 )
 from .sinusoidal import (
     SinusoidalPositionalEncoding,
+    sinusoidal_dot_product,
     sinusoidal_encoding,
     sinusoidal_frequencies,
     sinusoidal_shift_matrix,
@@ -55,6 +57,7 @@ __all__ = [
     "WindowAttention",
     "attention_weights",
     "closest_distinct_pair",
+    "cosine_similarity_matrix",
     "detr_sine_encoding",
     "dot_product_attention",
     "numeric_encoding",
@@ -67,6 +70,7 @@ __all__ = [
     "shaw_relative_index",
     "shifted_window_mask",
     "sinusoidal_2d_channel_permutation",
+    "sinusoidal_dot_product",
     "sinusoidal_encoding",
     "sinusoidal_encoding_2d",
     "sinusoidal_frequencies",
