@@ -33,6 +33,31 @@ def reference_explorer() -> Explorer:
     return explorer(render, {"k": list(range(12))})
 
 
+def training_snapshots() -> Explorer:
+    """Chapter 4's explorer: needs the snapshots of two short training runs."""
+    import torch
+
+    from posenc.learned import LearnedPositionalEmbedding
+    from posenc.toy import TinyTransformer, train_toy
+    from posenc.widgets.learned import training_snapshots_explorer
+
+    steps = (0, 5, 20, 40, 60, 80, 120, 200)
+    runs = {}
+    for init in ("trunc_normal", "zeros"):
+        torch.manual_seed(0)
+        model = TinyTransformer(16, 32, 2, 1, LearnedPositionalEmbedding(48, 32, init=init))
+        runs[init] = train_toy(model, "local_max", steps=200, length=32, k=2,
+                               record=lambda m: m.position.table, record_steps=steps)
+    return training_snapshots_explorer(
+        {name: run.snapshots for name, run in runs.items()},
+        losses={name: run.losses for name, run in runs.items()}, train_length=32,
+    )
+
+
+# explorers whose function needs data computed first
+BUILDERS = {"learned.training_snapshots_explorer": training_snapshots}
+
+
 def book_explorers() -> list[tuple[str, Explorer]]:
     found = []
     for info in pkgutil.iter_modules(posenc.widgets.__path__):
@@ -41,7 +66,8 @@ def book_explorers() -> list[tuple[str, Explorer]]:
         module = importlib.import_module(f"posenc.widgets.{info.name}")
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if name.endswith("_explorer") and fn.__module__ == module.__name__:
-                found.append((f"{info.name}.{name}", fn()))
+                key = f"{info.name}.{name}"
+                found.append((key, BUILDERS.get(key, fn)()))
     return found
 
 

@@ -1,0 +1,73 @@
+"""The book's explorer for 2-D absolute encodings (chapter 5): DETR sine of a padded image."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from ..plotting.absolute_2d import absolute_2d_explorer_figure
+from .explorer import Explorer, explorer
+
+__all__ = ["absolute_2d_explorer"]
+
+
+def absolute_2d_explorer(
+    heights: Sequence[int] = (12, 24),
+    widths: Sequence[int] = (12, 24),
+    dims: Sequence[int] = (16, 64),
+    temperatures: Sequence[float] = (10.0, 10000.0),
+    pairs: Sequence[str] = ("fastest", "middle"),
+    *,
+    canvas: int = 24,
+    defaults: dict[str, object] | None = None,
+) -> Explorer:
+    """Explore DETR's sine encoding: image size, ``dim``, temperature, ``normalize``, channel.
+
+    The image (``height × width``) sits in the top-left corner of a ``canvas × canvas`` batch,
+    the rest padding, as when DETR batches images of different sizes. Left and middle: ``sin y``
+    and ``sin x`` of the chosen sin/cos pair; right: cosine similarity of the image centre to
+    every valid position. ``normalize`` makes the pattern follow the image's own extent; the
+    temperature changes every pair except the fastest.
+
+    Args:
+        heights: values of the ``height`` control (each ``≤ canvas``).
+        widths: values of the ``width`` control (each ``≤ canvas``).
+        dims: values of the ``dim`` control (``d = 2F``, multiples of 4).
+        temperatures: values of the ``temperature`` control.
+        pairs: values of the ``channel`` control, among ``"fastest"``, ``"middle"``,
+            ``"slowest"``.
+        canvas: side of the padded batch canvas.
+        defaults: initial values by control name (``height``, ``width``, ``dim``,
+            ``temperature``, ``normalize``, ``channel``).
+
+    Returns:
+        an :class:`~posenc.widgets.explorer.Explorer`; with the defaults
+        ``2·2·2·2·2·2 = 64`` figures are pre-rendered for the static book.
+    """
+    temperature_labels = {f"{t:g}": float(t) for t in temperatures}
+    channel_labels = {f"{p} pair": p for p in pairs}
+    start: dict[str, object] = {"height": max(heights), "width": max(widths)}
+    if 10000.0 in temperature_labels.values():
+        start["temperature"] = 10000.0
+    start.update(defaults or {})
+
+    def render(height: int, width: int, dim: int, temperature: float, normalize: bool,
+               channel: str) -> Figure:
+        return absolute_2d_explorer_figure(height=height, width=width, dim=dim,
+                                           temperature=temperature, normalize=normalize,
+                                           pair=channel, canvas=canvas)
+
+    return explorer(
+        render,
+        {
+            "height": list(heights),
+            "width": list(widths),
+            "dim": list(dims),
+            "temperature": temperature_labels,
+            "normalize": [False, True],
+            "channel": channel_labels,
+        },
+        defaults=start,
+        title="DETR sine encoding of a padded image: two channels and the similarity to the centre",
+    )

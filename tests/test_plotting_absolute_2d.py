@@ -1,0 +1,192 @@
+"""Figures and helper computations of posenc.plotting.absolute_2d (chapter 5)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from posenc.absolute_2d import (
+    detr_sine_encoding,
+    resample_positional_embedding,
+    sinusoidal_2d_channel_permutation,
+    sinusoidal_encoding_2d,
+)
+from posenc.plotting.absolute_2d import (
+    absolute_2d_explorer_figure,
+    detr_normalize_figure,
+    detr_sine_heatmap_figure,
+    layout_comparison_figure,
+    position_similarity_map,
+    resampling_figure,
+    similarity_maps_figure,
+    sincos_2d_channels_figure,
+    stretched_sincos_encoding_2d,
+)
+
+# ---------------------------------------------------------------------------------------------
+# helper computations, against formulas written out here
+
+
+def test_similarity_map_matches_a_loop_over_positions():
+    torch.manual_seed(0)
+    table = torch.randn(3 * 4, 5)
+    sim = position_similarity_map(table, 3, 4, row=1, col=2)
+    ref = torch.tensor(
+        [[float(torch.dot(table[6], table[r * 4 + c]) / (table[6].norm() * table[r * 4 + c].norm()))
+          for c in range(4)] for r in range(3)], dtype=torch.float64)
+    assert sim.shape == (3, 4) and sim.dtype == torch.float64
+    torch.testing.assert_close(sim, ref, rtol=0, atol=1e-6)
+    assert sim[1, 2] == pytest.approx(1.0)
+
+
+def test_similarity_of_2d_sincos_is_the_mean_of_row_and_column_terms():
+    d, h, w = 32, 7, 9
+    omega = 10000.0 ** (-4 * np.arange(d // 4) / d)
+    rho = lambda k: np.cos(k * omega).mean()  # noqa: E731
+    sim = position_similarity_map(sinusoidal_encoding_2d(h, w, d), h, w, 2, 3).numpy()
+    ref = np.array([[0.5 * rho(r - 2) + 0.5 * rho(c - 3) for c in range(w)] for r in range(h)])
+    np.testing.assert_allclose(sim, ref, atol=1e-6)
+
+
+def test_similarity_map_errors():
+    with pytest.raises(ValueError, match=r"expected height\*width = 6"):
+        position_similarity_map(torch.zeros(5, 2), 2, 3, 0, 0)
+    with pytest.raises(ValueError, match=r"must lie on the 2x3 grid"):
+        position_similarity_map(torch.ones(6, 2), 2, 3, 2, 0)
+
+
+def test_stretched_table_is_the_encoding_at_the_sampled_coordinates():
+    old, new, d = 14, 16, 8
+    table = stretched_sincos_encoding_2d(old, new, d).double()
+    s = [(o + 0.5) * old / new - 0.5 for o in range(new)]
+    assert s[0] == pytest.approx(-0.0625) and s[-1] == pytest.approx(13.0625)
+    omega = [10000.0 ** (-4 * i / d) for i in range(d // 4)]
+
+    def one_d(p):
+        return [f(p * w) for w in omega for f in (math.sin, math.cos)]
+
+    for r, c in [(0, 0), (3, 11), (15, 15)]:
+        expected = torch.tensor(one_d(s[r]) + one_d(s[c]), dtype=torch.float64)
+        torch.testing.assert_close(table[r * new + c], expected, rtol=0, atol=1e-6)
+
+
+def test_stretched_table_at_the_same_size_is_the_plain_table():
+    assert torch.equal(stretched_sincos_encoding_2d(6, 6, 16), sinusoidal_encoding_2d(6, 6, 16))
+
+
+def test_stretched_table_is_what_a_smooth_table_resamples_to():
+    # with base 1e8 every pair but the first (ω = 1) turns by at most 0.01 per cell: nearly
+    # linear, so bilinear interpolation is nearly exact away from the border for those channels,
+    # and clearly not for the fast pair
+    table = sinusoidal_encoding_2d(14, 14, 16, base=1e8).double()
+    out = resample_positional_embedding(table, 14, 16, mode="bilinear").reshape(16, 16, 16)
+    exact = stretched_sincos_encoding_2d(14, 16, 16, base=1e8).double().reshape(16, 16, 16)
+    slow = [k for k in range(16) if k % 8 >= 2]
+    torch.testing.assert_close(out[1:-1, 1:-1, slow], exact[1:-1, 1:-1, slow], rtol=0, atol=2e-5)
+    assert (out[..., :2] - exact[..., :2]).abs().max() > 0.05
+
+
+# ---------------------------------------------------------------------------------------------
+# figures: type, axes, and the data they show
+
+
+def images(fig):
+    return [im for ax in fig.axes for im in ax.get_images()]
+
+
+def test_channels_figure_shows_stripes_along_one_axis():
+    fig = sincos_2d_channels_figure(5, 6, 16, pairs=(0, 1))
+    assert isinstance(fig, Figure)
+    ims = images(fig)
+    assert len(ims) == 4
+    row_channel, col_channel = (np.asarray(ims[k].get_array()) for k in (0, 2))  # top row first
+    table = sinusoidal_encoding_2d(5, 6, 16).reshape(5, 6, 16).numpy()
+    np.testing.assert_allclose(row_channel, table[:, :, 0], atol=1e-7)
+    assert np.ptp(row_channel, axis=1).max() == 0  # constant along each row
+    np.testing.assert_allclose(col_channel, table[:, :, 8], atol=1e-7)
+    np.testing.assert_allclose(ims[1].get_array(), table[:, :, 2], atol=1e-7)  # row half, pair 1
+    assert np.ptp(col_channel, axis=0).max() == 0
+
+
+def test_layout_figure_draws_both_tables_and_the_permutation():
+    fig = layout_comparison_figure(3, 3, 8)
+    top, wires, bottom = fig.axes[:3]
+    np.testing.assert_allclose(top.get_images()[0].get_array(), sinusoidal_encoding_2d(3, 3, 8).numpy())
+    mae = sinusoidal_encoding_2d(3, 3, 8, interleave=False, row_first=False)
+    np.testing.assert_allclose(bottom.get_images()[0].get_array(), mae.numpy())
+    perm = sinusoidal_2d_channel_permutation(8).tolist()
+    assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [(p, j) for j, p in enumerate(perm)]
+    assert [t.get_text() for t in top.get_xticklabels()][:4] == ["s0", "c0", "s1", "c1"]
+    assert [t.get_text() for t in bottom.get_xticklabels()][:4] == ["s0", "s1", "c0", "c1"]
+
+
+def test_detr_heatmap_is_channels_by_flattened_positions():
+    fig = detr_sine_heatmap_figure(20, 20, 64, 10)
+    (im,) = images(fig)
+    data = np.asarray(im.get_array())
+    assert data.shape == (128, 400)
+    ref = detr_sine_encoding(torch.zeros(1, 20, 20, dtype=torch.bool), 64, 10)[0].reshape(128, 400)
+    np.testing.assert_allclose(data, ref.numpy())
+
+
+def test_normalize_figure_greys_out_padding_only():
+    fig = detr_normalize_figure(8, valid=(4, 6), num_pos_feats=4)
+    ims = images(fig)
+    assert len(ims) == 4
+    for k, im in enumerate(ims):
+        m = np.ma.getdata(im.get_array())
+        nan = np.isnan(m)
+        if k % 2 == 0:
+            assert not nan.any()
+        else:
+            assert not nan[:4, :6].any() and nan[4:, :].all() and nan[:, 6:].all()
+    # without normalize the valid part equals the full image's corner, with normalize it does not
+    a, b, c, d = (np.ma.getdata(im.get_array()) for im in ims)
+    np.testing.assert_allclose(b[:4, :6], a[:4, :6])
+    assert not np.allclose(d[:4, :6], c[:4, :6])
+
+
+def test_similarity_figure_has_one_map_per_position_and_encoding():
+    fig = similarity_maps_figure(6, 7, 16, positions=((0, 0), (3, 4)))
+    ims = images(fig)
+    assert len(ims) == 4
+    expected = position_similarity_map(sinusoidal_encoding_2d(6, 7, 16), 6, 7, 3, 4)
+    np.testing.assert_allclose(ims[1].get_array(), expected.numpy())
+    assert ims[2].get_array()[0, 0] == pytest.approx(1.0)
+
+
+def test_resampling_figure_shows_the_error_against_the_exact_table():
+    fig = resampling_figure(6, 8, 16, channel=2)
+    ims = images(fig)
+    assert [np.asarray(im.get_array()).shape for im in ims[:4]] == [(6, 6), (8, 8), (8, 8), (8, 8)]
+    before, after, exact, error = (np.asarray(im.get_array()) for im in ims[:4])
+    np.testing.assert_allclose(before, sinusoidal_encoding_2d(6, 6, 16)[:, 2].reshape(6, 6).numpy())
+    resampled = resample_positional_embedding(sinusoidal_encoding_2d(6, 6, 16), 6, 8)
+    np.testing.assert_allclose(after, resampled[:, 2].reshape(8, 8).numpy(), atol=1e-6)
+    np.testing.assert_allclose(after - exact, error, atol=1e-12)
+    line_ax = next(ax for ax in fig.axes if ax.get_lines())
+    assert len(line_ax.get_lines()) == 3
+    with pytest.raises(ValueError, match=r"channel must be a row-half channel"):
+        resampling_figure(6, 8, 16, channel=8)
+
+
+def test_explorer_figure_is_one_composed_image_that_follows_its_arguments():
+    fig = absolute_2d_explorer_figure(height=6, width=10, dim=16, canvas=12)
+    assert fig.get_layout_engine() is None  # savefig draws once
+    (im,) = images(fig)
+    rgba = np.asarray(im.get_array())
+    assert rgba.shape[0] == 12 and rgba.shape[2] == 4
+    padding = rgba[8, 0]  # below the valid rows: padding grey
+    np.testing.assert_allclose(padding[:3], [0xD9 / 255] * 3)
+    base = rgba.copy()
+    for kwargs in ({"normalize": True}, {"pair": "middle"}, {"temperature": 10.0, "pair": "middle"},
+                   {"dim": 32}, {"height": 12}):
+        other = np.asarray(images(absolute_2d_explorer_figure(**{"height": 6, "width": 10, "dim": 16,
+                                                                  "canvas": 12, **kwargs}))[0].get_array())
+        assert not np.allclose(other, base), kwargs
+    with pytest.raises(ValueError, match=r"pair must be one of"):
+        absolute_2d_explorer_figure(pair="fast")
+    with pytest.raises(ValueError, match=r"height and width must be in 1..canvas=24"):
+        absolute_2d_explorer_figure(height=30)
