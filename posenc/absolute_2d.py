@@ -7,7 +7,10 @@ Three designs, each splitting the channels between the row and the column axis:
 * DETR's learned row and column tables, :class:`LearnedRowColEmbedding`;
 
 plus :func:`resample_positional_embedding`, which resizes a learned table to a new grid, as
-ViT and MAE do when fine-tuning at a higher resolution.
+ViT and MAE do when fine-tuning at a higher resolution, and two tools to study the encodings:
+:func:`position_similarity_map` (one position's cosine similarity to every grid cell, ViT's
+figure 7) and :func:`stretched_sincos_encoding_2d` (the exact sin/cos table at the fractional
+positions a resize samples, against which resampling error is measured).
 """
 
 from __future__ import annotations
@@ -301,3 +304,90 @@ def resample_positional_embedding(
     resized = F.interpolate(grid, size=(nh, nw), mode=mode, **kwargs)  # [1, d, h', w']
     out = torch.cat((rows[:prefix], resized.permute(0, 2, 3, 1).reshape(nh * nw, d)))  # [n', d]
     return out[None] if table.ndim == 3 else out
+
+
+def position_similarity_map(table: Tensor, height: int, width: int, row: int, col: int) -> Tensor:
+    """Return the cosine similarity of one grid position's code to every position, as an image.
+
+    .. math::
+
+        S_{r', c'} = \\frac{PE(r, c) \\cdot PE(r', c')}{\\lVert PE(r, c)\\rVert\\,
+        \\lVert PE(r', c')\\rVert}
+
+    A bright spot at ``(row, col)`` and the positions the encoding considers "near" it. For
+    :func:`sinusoidal_encoding_2d` this is ``½ρ(r − r') + ½ρ(c − c')`` with
+    ``ρ(k) = (4/d) Σ_i cos(k ω_i)``.
+
+    Args:
+        table: ``[height·width, d]``, grid positions in row-major order (any real dtype; a
+            learned table is detached first).
+        height: rows of the grid.
+        width: columns of the grid.
+        row: the row of the reference position.
+        col: the column of the reference position.
+
+    Returns:
+        float64 tensor ``[height, width]`` in ``[-1, 1]``, equal to 1 at ``(row, col)``.
+
+    Shapes:
+        ``n = height·width`` positions, ``d`` channels.
+
+    Matches: the position-embedding similarity maps of Dosovitskiy et al. (2021), figure 7.
+    """
+    check_tensor("table", table, ndim=2)
+    height, width = check_int("height", height), check_int("width", width)
+    if table.shape[0] != height * width:
+        raise ValueError(
+            f"table has {table.shape[0]} rows, expected height*width = {height * width}"
+        )
+    if not (0 <= row < height and 0 <= col < width):
+        raise ValueError(f"(row, col) must lie on the {height}x{width} grid, got ({row}, {col})")
+    unit = F.normalize(table.detach().to(torch.float64), dim=1)  # [n, d]
+    sim = unit @ unit[row * width + col]  # [n]
+    return sim.clamp(-1.0, 1.0).reshape(height, width)  # [h, w]
+
+
+def _stretched_coordinates(old: int, new: int) -> Tensor:
+    """Where output cell ``o`` of a resize ``old → new`` reads the input (align_corners=False)."""
+    return (torch.arange(new, dtype=torch.float64) + 0.5) * old / new - 0.5  # [new]
+
+
+def stretched_sincos_encoding_2d(
+    old_size: int, new_size: int, dim: int, *, base: float = 10000.0
+) -> Tensor:
+    """Return the exact 2-D sin/cos table at the positions an ``old → new`` resize samples.
+
+    .. math::
+
+        s_o = \\big(o + \\tfrac12\\big)\\,\\frac{h}{h'} - \\tfrac12, \\qquad
+        PE'(r', c') = \\big[\\, PE_{1D}(s_{r'}) \\;\\|\\; PE_{1D}(s_{c'}) \\,\\big]
+
+    ``F.interpolate`` with ``align_corners=False`` aligns the *centres* of the old and new
+    pixels, so output cell ``o`` reads the input at the fractional coordinate ``s_o``. This
+    table is what a perfect interpolation of :func:`sinusoidal_encoding_2d` (seed layout)
+    from an ``h × h`` to an ``h' × h'`` grid would return; its difference from
+    :func:`resample_positional_embedding` is the interpolation error.
+
+    Args:
+        old_size: ``h``, side of the original square grid.
+        new_size: ``h'``, side of the resized grid.
+        dim: ``d``, channels (a multiple of 4).
+        base: frequency base.
+
+    Returns:
+        float32 tensor ``[h'·h', d]``, row-major (angles computed in float64).
+
+    Shapes:
+        ``n = h'·h'`` positions, ``d`` channels.
+
+    Matches: the source coordinate of PyTorch's ``F.interpolate`` (``align_corners=False``)
+    used by MAE's ``interpolate_pos_embed``; equal to :func:`sinusoidal_encoding_2d` when
+    ``old_size == new_size``.
+    """
+    old, new = check_int("old_size", old_size), check_int("new_size", new_size)
+    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    s = _stretched_coordinates(old, new)  # [h']
+    rows, cols = torch.meshgrid(s, s, indexing="ij")  # [h', h'] each
+    row_code = sinusoidal_encoding(rows.flatten(), dim // 2, base=base)  # [n, d/2]
+    col_code = sinusoidal_encoding(cols.flatten(), dim // 2, base=base)  # [n, d/2]
+    return torch.cat((row_code, col_code), dim=1)  # [n, d]

@@ -15,9 +15,11 @@ from transformers.models.detr.modeling_detr import (
 from posenc.absolute_2d import (
     LearnedRowColEmbedding,
     detr_sine_encoding,
+    position_similarity_map,
     resample_positional_embedding,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
+    stretched_sincos_encoding_2d,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -359,3 +361,83 @@ def test_resample_errors():
         resample_positional_embedding(torch.zeros(9, 2, dtype=torch.long), 3, 4)
     with pytest.raises(ValueError, match=r"new_size must be an int or a pair"):
         resample_positional_embedding(torch.zeros(9, 2), 3, (1, 2, 3))
+
+
+# ---------------------------------------------------------------------------------------------
+# position_similarity_map and stretched_sincos_encoding_2d, against formulas written out here
+
+
+def test_similarity_map_matches_a_loop_over_positions():
+    torch.manual_seed(0)
+    table = torch.randn(3 * 4, 5)
+    sim = position_similarity_map(table, 3, 4, row=1, col=2)
+    ref = torch.tensor(
+        [[float(torch.dot(table[6], table[r * 4 + c]) / (table[6].norm() * table[r * 4 + c].norm()))
+          for c in range(4)] for r in range(3)], dtype=torch.float64)
+    assert sim.shape == (3, 4) and sim.dtype == torch.float64
+    torch.testing.assert_close(sim, ref, rtol=0, atol=1e-6)
+    assert sim[1, 2] == pytest.approx(1.0)
+
+
+def test_similarity_of_2d_sincos_is_the_mean_of_row_and_column_terms():
+    d, h, w = 32, 7, 9
+    omega = 10000.0 ** (-4 * np.arange(d // 4) / d)
+    rho = lambda k: np.cos(k * omega).mean()  # noqa: E731
+    sim = position_similarity_map(sinusoidal_encoding_2d(h, w, d), h, w, 2, 3).numpy()
+    ref = np.array([[0.5 * rho(r - 2) + 0.5 * rho(c - 3) for c in range(w)] for r in range(h)])
+    np.testing.assert_allclose(sim, ref, atol=1e-6)
+
+
+def test_similarity_map_errors():
+    with pytest.raises(ValueError, match=r"expected height\*width = 6"):
+        position_similarity_map(torch.zeros(5, 2), 2, 3, 0, 0)
+    with pytest.raises(ValueError, match=r"must lie on the 2x3 grid"):
+        position_similarity_map(torch.ones(6, 2), 2, 3, 2, 0)
+
+
+def test_stretched_table_is_the_encoding_at_the_sampled_coordinates():
+    old, new, d = 14, 16, 8
+    table = stretched_sincos_encoding_2d(old, new, d).double()
+    s = [(o + 0.5) * old / new - 0.5 for o in range(new)]
+    assert s[0] == pytest.approx(-0.0625) and s[-1] == pytest.approx(13.0625)
+    omega = [10000.0 ** (-4 * i / d) for i in range(d // 4)]
+
+    def one_d(p):
+        return [f(p * w) for w in omega for f in (math.sin, math.cos)]
+
+    for r, c in [(0, 0), (3, 11), (15, 15)]:
+        expected = torch.tensor(one_d(s[r]) + one_d(s[c]), dtype=torch.float64)
+        torch.testing.assert_close(table[r * new + c], expected, rtol=0, atol=1e-6)
+
+
+def test_stretched_table_at_the_same_size_is_the_plain_table():
+    assert torch.equal(stretched_sincos_encoding_2d(6, 6, 16), sinusoidal_encoding_2d(6, 6, 16))
+
+
+def test_stretched_table_is_what_a_smooth_table_resamples_to():
+    # with base 1e8 every pair but the first (ω = 1) turns by at most 0.01 per cell: nearly
+    # linear, so bilinear interpolation is nearly exact away from the border for those channels,
+    # and clearly not for the fast pair
+    table = sinusoidal_encoding_2d(14, 14, 16, base=1e8).double()
+    out = resample_positional_embedding(table, 14, 16, mode="bilinear").reshape(16, 16, 16)
+    exact = stretched_sincos_encoding_2d(14, 16, 16, base=1e8).double().reshape(16, 16, 16)
+    slow = [k for k in range(16) if k % 8 >= 2]
+    torch.testing.assert_close(out[1:-1, 1:-1, slow], exact[1:-1, 1:-1, slow], rtol=0, atol=2e-5)
+    assert (out[..., :2] - exact[..., :2]).abs().max() > 0.05
+
+
+def test_which_filters_reproduce_a_ramp_when_enlarging_14_to_16():
+    # the chapter's explanation of resampling error: Keys' cubic reproduces linear functions only
+    # for a = -0.5 (antialias=True); PyTorch's a = -0.75 leaves an interior ripple; bilinear is
+    # exact inside; at the border the missing samples cost |s_0| = 1/16 for bilinear
+    ramp = torch.arange(14, dtype=torch.float64).repeat_interleave(14)[:, None]  # value = row r
+    s = (torch.arange(16, dtype=torch.float64) + 0.5) * 14 / 16 - 0.5  # [16]
+
+    def error(**kw):
+        return resample_positional_embedding(ramp, 14, 16, **kw).reshape(16, 16)[:, 5] - s
+
+    bilinear, keys_half, keys_mae = error(mode="bilinear"), error(antialias=True), error()
+    assert bilinear[1:-1].abs().max() < 1e-12
+    assert bilinear[0].item() == pytest.approx(0.0625) and bilinear[-1].item() == pytest.approx(-0.0625)
+    assert keys_half[2:-2].abs().max() < 1e-12 and keys_half[:2].abs().min() > 0.02
+    assert 0.045 < keys_mae[2:-2].abs().max() < 0.05

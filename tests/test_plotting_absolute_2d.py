@@ -1,6 +1,4 @@
-"""Figures and helper computations of posenc.plotting.absolute_2d (chapter 5)."""
-
-import math
+"""Figures of posenc.plotting.absolute_2d (chapter 5): type, axes, and the data they show."""
 
 import numpy as np
 import pytest
@@ -9,6 +7,7 @@ from matplotlib.figure import Figure
 
 from posenc.absolute_2d import (
     detr_sine_encoding,
+    position_similarity_map,
     resample_positional_embedding,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
@@ -18,75 +17,10 @@ from posenc.plotting.absolute_2d import (
     detr_normalize_figure,
     detr_sine_heatmap_figure,
     layout_comparison_figure,
-    position_similarity_map,
     resampling_figure,
     similarity_maps_figure,
     sincos_2d_channels_figure,
-    stretched_sincos_encoding_2d,
 )
-
-# ---------------------------------------------------------------------------------------------
-# helper computations, against formulas written out here
-
-
-def test_similarity_map_matches_a_loop_over_positions():
-    torch.manual_seed(0)
-    table = torch.randn(3 * 4, 5)
-    sim = position_similarity_map(table, 3, 4, row=1, col=2)
-    ref = torch.tensor(
-        [[float(torch.dot(table[6], table[r * 4 + c]) / (table[6].norm() * table[r * 4 + c].norm()))
-          for c in range(4)] for r in range(3)], dtype=torch.float64)
-    assert sim.shape == (3, 4) and sim.dtype == torch.float64
-    torch.testing.assert_close(sim, ref, rtol=0, atol=1e-6)
-    assert sim[1, 2] == pytest.approx(1.0)
-
-
-def test_similarity_of_2d_sincos_is_the_mean_of_row_and_column_terms():
-    d, h, w = 32, 7, 9
-    omega = 10000.0 ** (-4 * np.arange(d // 4) / d)
-    rho = lambda k: np.cos(k * omega).mean()  # noqa: E731
-    sim = position_similarity_map(sinusoidal_encoding_2d(h, w, d), h, w, 2, 3).numpy()
-    ref = np.array([[0.5 * rho(r - 2) + 0.5 * rho(c - 3) for c in range(w)] for r in range(h)])
-    np.testing.assert_allclose(sim, ref, atol=1e-6)
-
-
-def test_similarity_map_errors():
-    with pytest.raises(ValueError, match=r"expected height\*width = 6"):
-        position_similarity_map(torch.zeros(5, 2), 2, 3, 0, 0)
-    with pytest.raises(ValueError, match=r"must lie on the 2x3 grid"):
-        position_similarity_map(torch.ones(6, 2), 2, 3, 2, 0)
-
-
-def test_stretched_table_is_the_encoding_at_the_sampled_coordinates():
-    old, new, d = 14, 16, 8
-    table = stretched_sincos_encoding_2d(old, new, d).double()
-    s = [(o + 0.5) * old / new - 0.5 for o in range(new)]
-    assert s[0] == pytest.approx(-0.0625) and s[-1] == pytest.approx(13.0625)
-    omega = [10000.0 ** (-4 * i / d) for i in range(d // 4)]
-
-    def one_d(p):
-        return [f(p * w) for w in omega for f in (math.sin, math.cos)]
-
-    for r, c in [(0, 0), (3, 11), (15, 15)]:
-        expected = torch.tensor(one_d(s[r]) + one_d(s[c]), dtype=torch.float64)
-        torch.testing.assert_close(table[r * new + c], expected, rtol=0, atol=1e-6)
-
-
-def test_stretched_table_at_the_same_size_is_the_plain_table():
-    assert torch.equal(stretched_sincos_encoding_2d(6, 6, 16), sinusoidal_encoding_2d(6, 6, 16))
-
-
-def test_stretched_table_is_what_a_smooth_table_resamples_to():
-    # with base 1e8 every pair but the first (ω = 1) turns by at most 0.01 per cell: nearly
-    # linear, so bilinear interpolation is nearly exact away from the border for those channels,
-    # and clearly not for the fast pair
-    table = sinusoidal_encoding_2d(14, 14, 16, base=1e8).double()
-    out = resample_positional_embedding(table, 14, 16, mode="bilinear").reshape(16, 16, 16)
-    exact = stretched_sincos_encoding_2d(14, 16, 16, base=1e8).double().reshape(16, 16, 16)
-    slow = [k for k in range(16) if k % 8 >= 2]
-    torch.testing.assert_close(out[1:-1, 1:-1, slow], exact[1:-1, 1:-1, slow], rtol=0, atol=2e-5)
-    assert (out[..., :2] - exact[..., :2]).abs().max() > 0.05
-
 
 # ---------------------------------------------------------------------------------------------
 # figures: type, axes, and the data they show
@@ -117,7 +51,12 @@ def test_layout_figure_draws_both_tables_and_the_permutation():
     mae = sinusoidal_encoding_2d(3, 3, 8, interleave=False, row_first=False)
     np.testing.assert_allclose(bottom.get_images()[0].get_array(), mae.numpy())
     perm = sinusoidal_2d_channel_permutation(8).tolist()
-    assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [(p, j) for j, p in enumerate(perm)]
+    assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [(perm[j], j) for j in (0, 2, 4)]
+    assert [t.get_text() for t in wires.texts] == [f"MAE {j} ← seed {perm[j]}" for j in (0, 2, 4)]
+    assert perm[0] == 4 and perm[4] == 0  # MAE's first channel is the column's first sine
+    assert len(fig.axes) == 4  # and a colourbar
+    fig = layout_comparison_figure(3, 3, 8, wired=tuple(range(8)))
+    assert [tuple(line.get_xdata()) for line in fig.axes[1].get_lines()] == [(p, j) for j, p in enumerate(perm)]
     assert [t.get_text() for t in top.get_xticklabels()][:4] == ["s0", "c0", "s1", "c1"]
     assert [t.get_text() for t in bottom.get_xticklabels()][:4] == ["s0", "s1", "c0", "c1"]
 
@@ -126,9 +65,15 @@ def test_detr_heatmap_is_channels_by_flattened_positions():
     fig = detr_sine_heatmap_figure(20, 20, 64, 10)
     (im,) = images(fig)
     data = np.asarray(im.get_array())
-    assert data.shape == (128, 400)
+    assert data.shape == (128, 60)  # three image rows of 20 positions
     ref = detr_sine_encoding(torch.zeros(1, 20, 20, dtype=torch.bool), 64, 10)[0].reshape(128, 400)
-    np.testing.assert_allclose(data, ref.numpy())
+    np.testing.assert_allclose(data, ref[:, :60].numpy())
+    np.testing.assert_allclose(data[64:, :20], data[64:, 20:40])  # x channels repeat every W
+    assert np.ptp(data[:64, :20], axis=1).max() == 0  # y channels constant along an image row
+    (full,) = images(detr_sine_heatmap_figure(20, 20, 64, 10, positions=None))
+    np.testing.assert_allclose(np.asarray(full.get_array()), ref.numpy())
+    with pytest.raises(ValueError, match=r"positions must be at most H\*W = 400"):
+        detr_sine_heatmap_figure(20, 20, 64, 10, positions=401)
 
 
 def test_normalize_figure_greys_out_padding_only():

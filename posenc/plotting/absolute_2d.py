@@ -1,9 +1,8 @@
 """Figures for 2-D absolute encodings (chapter 5): layouts, DETR sine, similarity, resampling.
 
-Every function returns a new ``Figure`` (no pyplot). Two small computations that exist only
-to be drawn live here too: :func:`position_similarity_map` (one position's cosine similarity to
-every grid cell) and :func:`stretched_sincos_encoding_2d` (the exact sin/cos table at the
-fractional positions an interpolation samples).
+Every function returns a new ``Figure`` (no pyplot). The computations they draw live in
+:mod:`posenc.absolute_2d` (:func:`~posenc.absolute_2d.position_similarity_map`,
+:func:`~posenc.absolute_2d.stretched_sincos_encoding_2d`).
 """
 
 from __future__ import annotations
@@ -17,12 +16,14 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from .._checks import check_int, check_multiple, check_tensor
+from .._checks import check_int, check_multiple
 from ..absolute_2d import (
     detr_sine_encoding,
+    position_similarity_map,
     resample_positional_embedding,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
+    stretched_sincos_encoding_2d,
 )
 from ..sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
 from ._base import DIVERGING, SEQUENTIAL, new_figure, to_numpy
@@ -32,98 +33,14 @@ __all__ = [
     "detr_normalize_figure",
     "detr_sine_heatmap_figure",
     "layout_comparison_figure",
-    "position_similarity_map",
     "resampling_figure",
     "similarity_maps_figure",
     "sincos_2d_channels_figure",
-    "stretched_sincos_encoding_2d",
 ]
 
 _ROW_COLOUR = "C0"  # channels that encode the row (y)
 _COL_COLOUR = "C1"  # channels that encode the column (x)
 _PADDING = "#d9d9d9"
-
-
-# ---------------------------------------------------------------------------------------------
-# computations drawn by the figures
-
-
-def position_similarity_map(table: Tensor, height: int, width: int, row: int, col: int) -> Tensor:
-    """Return the cosine similarity of one grid position's code to every position, as an image.
-
-    .. math::
-
-        S_{r', c'} = \\frac{PE(r, c) \\cdot PE(r', c')}{\\lVert PE(r, c)\\rVert\\,
-        \\lVert PE(r', c')\\rVert}
-
-    The picture of ViT's figure 7: a bright spot at ``(row, col)`` and the positions the
-    encoding considers "near" it.
-
-    Args:
-        table: ``[height·width, d]``, grid positions in row-major order.
-        height: rows of the grid.
-        width: columns of the grid.
-        row: the row of the reference position.
-        col: the column of the reference position.
-
-    Returns:
-        float64 tensor ``[height, width]`` in ``[-1, 1]``, equal to 1 at ``(row, col)``.
-
-    Shapes:
-        ``n = height·width`` positions, ``d`` channels.
-    """
-    check_tensor("table", table, ndim=2)
-    height, width = check_int("height", height), check_int("width", width)
-    if table.shape[0] != height * width:
-        raise ValueError(
-            f"table has {table.shape[0]} rows, expected height*width = {height * width}"
-        )
-    if not (0 <= row < height and 0 <= col < width):
-        raise ValueError(f"(row, col) must lie on the {height}x{width} grid, got ({row}, {col})")
-    unit = torch.nn.functional.normalize(table.detach().to(torch.float64), dim=1)  # [n, d]
-    sim = unit @ unit[row * width + col]  # [n]
-    return sim.clamp(-1.0, 1.0).reshape(height, width)  # [h, w]
-
-
-def _stretched_coordinates(old: int, new: int) -> Tensor:
-    """Where output cell ``o`` of a resize ``old → new`` reads the input (align_corners=False)."""
-    return (torch.arange(new, dtype=torch.float64) + 0.5) * old / new - 0.5  # [new]
-
-
-def stretched_sincos_encoding_2d(
-    old_size: int, new_size: int, dim: int, *, base: float = 10000.0
-) -> Tensor:
-    """Return the exact 2-D sin/cos table at the positions an ``old → new`` resize samples.
-
-    .. math::
-
-        s_o = (o + \\tfrac12)\\,\\frac{h}{h'} - \\tfrac12, \\qquad
-        PE'(r', c') = \\big[\\, PE_{1D}(s_{r'}) \\;\\|\\; PE_{1D}(s_{c'}) \\,\\big]
-
-    This is what a perfect interpolation of :func:`posenc.absolute_2d.sinusoidal_encoding_2d`
-    (seed layout) from an ``h × h`` to an ``h' × h'`` grid would return (``F.interpolate`` with
-    ``align_corners=False`` maps output cell ``o`` to input coordinate ``s_o``), so the difference
-    from :func:`posenc.absolute_2d.resample_positional_embedding` is the interpolation error.
-
-    Args:
-        old_size: ``h``, side of the original square grid.
-        new_size: ``h'``, side of the resized grid.
-        dim: ``d``, channels (a multiple of 4).
-        base: frequency base.
-
-    Returns:
-        float32 tensor ``[h'·h', d]``, row-major.
-
-    Shapes:
-        ``n = h'·h'`` positions, ``d`` channels.
-    """
-    old, new = check_int("old_size", old_size), check_int("new_size", new_size)
-    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
-    s = _stretched_coordinates(old, new)  # [h']
-    rows, cols = torch.meshgrid(s, s, indexing="ij")  # [h', h'] each
-    row_code = sinusoidal_encoding(rows.flatten(), dim // 2, base=base)  # [n, d/2]
-    col_code = sinusoidal_encoding(cols.flatten(), dim // 2, base=base)  # [n, d/2]
-    return torch.cat((row_code, col_code), dim=1)  # [n, d]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,78 +137,100 @@ def sincos_2d_channels_figure(
     return fig
 
 
-def layout_comparison_figure(height: int = 4, width: int = 4, dim: int = 16) -> Figure:
-    """The seed layout and MAE's layout of the same 2-D sin/cos table, and the wiring between.
+def layout_comparison_figure(
+    height: int = 4, width: int = 4, dim: int = 16, *, wired: tuple[int, ...] | None = None
+) -> Figure:
+    """The seed layout and MAE's layout of the same 2-D sin/cos table, and a few wires between.
 
     Top: seed 000 (row half first, sin/cos interleaved). Bottom: MAE's
-    ``get_2d_sincos_pos_embed`` (column half first, sines then cosines). The lines join MAE
-    channel ``j`` to seed channel ``π(j)``
-    (:func:`~posenc.absolute_2d.sinusoidal_2d_channel_permutation`):
-    every line is a straight copy, so the two tables hold the same numbers.
-    Tick labels ``s3``/``c3`` are the sine/cosine of pair 3; blue ticks encode the row,
-    orange the column.
+    ``get_2d_sincos_pos_embed`` (column half first, sines then cosines). Each drawn line joins
+    MAE channel ``j`` (for ``j`` in ``wired``) to seed channel ``π(j)``
+    (:func:`~posenc.absolute_2d.sinusoidal_2d_channel_permutation`) and is labelled
+    ``j ← π(j)``; every channel is such a straight copy, so the two tables hold the same
+    numbers. Tick labels ``s3``/``c3`` are the sine/cosine of pair 3; blue ticks encode the
+    row, orange the column.
 
     Args:
         height: rows of the grid.
         width: columns of the grid.
         dim: ``d``, channels (a multiple of 4; keep it small enough to read the ticks).
+        wired: the MAE channels whose wire is drawn; default ``(0, d/4, d/2)``: the column's
+            first sine and cosine and the row's first sine.
 
     Returns:
-        a Figure with three axes: seed table, wiring, MAE table.
+        a Figure with three axes (seed table, wiring, MAE table) and a colourbar.
     """
+    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    wired = (0, dim // 4, dim // 2) if wired is None else wired
     seed = sinusoidal_encoding_2d(height, width, dim)  # [n, d]
     mae = sinusoidal_encoding_2d(height, width, dim, interleave=False, row_first=False)  # [n, d]
     perm = sinusoidal_2d_channel_permutation(dim)  # [d]
-    fig = new_figure(7.0, 6.6)
-    top, wires, bottom = fig.subplots(3, 1, height_ratios=[1, 0.45, 1])
-    _table_panel(top, seed, dim, width, interleave=True, row_first=True,
-                 title="seed 000: [PE(r) | PE(c)], sin/cos interleaved")
+    fig = new_figure(7.4, 6.4)
+    top, wires, bottom = fig.subplots(3, 1, height_ratios=[1, 0.4, 1])
+    image = _table_panel(top, seed, dim, width, interleave=True, row_first=True,
+                         title="seed 000: [PE(r) | PE(c)], sin/cos interleaved")
     _table_panel(bottom, mae, dim, width, interleave=False, row_first=False,
                  title="MAE: [emb_h | emb_w] = [PE(c) | PE(r)], sines then cosines")
-    for j, src in enumerate(perm.tolist()):
+    for j in wired:
+        src = int(perm[j])
         colour = _ROW_COLOUR if src < dim // 2 else _COL_COLOUR
-        wires.plot([src, j], [1, 0], color=colour, lw=1)
+        wires.plot([src, j], [1, 0], color=colour, lw=2)
+        wires.text(j + 0.1 * (src - j), 0.12, f"MAE {j} ← seed {src}", color=colour, fontsize=8,
+                   ha="left", va="center", bbox={"fc": "w", "ec": "none", "pad": 1})
     wires.set_xlim(-0.5, dim - 0.5)
     wires.set_ylim(-0.05, 1.05)
     wires.axis("off")
+    fig.colorbar(image, ax=[top, wires, bottom], shrink=0.5, label="value")
     return fig
 
 
 def detr_sine_heatmap_figure(
-    height: int = 20, width: int = 20, num_pos_feats: int = 64, temperature: float = 10.0
+    height: int = 20, width: int = 20, num_pos_feats: int = 64, temperature: float = 10.0,
+    *, positions: int | None = 60,
 ) -> Figure:
     """DETR's sine encoding of an unpadded map as one image: channels down, positions across.
 
-    The ``[2F, H, W]`` output is flattened to ``[2F, H·W]`` (row-major), as seed 002 draws it.
-    The first ``F`` channels encode ``y`` (constant along each run of ``W`` positions), the last
-    ``F`` encode ``x`` (repeating every ``W`` positions).
+    The ``[2F, H, W]`` output is flattened to ``[2F, H·W]`` (row-major), as seed 002 draws it,
+    and the first ``positions`` columns are shown (three image rows by default, so that the
+    structure can be seen; ``None`` shows all ``H·W``). The first ``F`` channels encode ``y``
+    (constant along each run of ``W`` positions), the last ``F`` encode ``x`` (repeating every
+    ``W`` positions); dashed lines mark the starts of image rows.
 
     Args:
         height: ``H``, rows of the feature map.
         width: ``W``, columns.
         num_pos_feats: ``F``, channels per axis.
         temperature: ``T``, frequency base.
+        positions: how many flattened positions to show (``≤ H·W``), or ``None`` for all.
 
     Returns:
-        a Figure with one image axis (data ``[2F, H·W]``) and its colourbar.
+        a Figure with one image axis (data ``[2F, positions]``) and its colourbar.
     """
+    shown = height * width if positions is None else check_int("positions", positions)
+    if shown > height * width:
+        raise ValueError(f"positions must be at most H*W = {height * width}, got {shown}")
     mask = torch.zeros(1, height, width, dtype=torch.bool)  # [1, H, W]
     pos = detr_sine_encoding(mask, num_pos_feats, temperature)[0]  # [2F, H, W]
-    flat = pos.reshape(2 * num_pos_feats, height * width)  # [2F, H*W]
-    fig = new_figure(7.4, 3.6)
+    flat = pos.reshape(2 * num_pos_feats, height * width)[:, :shown]  # [2F, shown]
+    fig = new_figure(7.4, 3.8)
     ax = fig.add_subplot()
     image = ax.imshow(to_numpy(flat), cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto",
                       interpolation="nearest")
-    fig.colorbar(image, ax=ax, shrink=0.85)
+    fig.colorbar(image, ax=ax, shrink=0.85, pad=0.06)
     ax.axhline(num_pos_feats - 0.5, color="k", lw=1.2)
+    for start in range(width, shown, width):
+        ax.axvline(start - 0.5, color="k", lw=1, ls="--")
     for y, text, colour in ((num_pos_feats / 2, "y channels", _ROW_COLOUR),
                             (1.5 * num_pos_feats, "x channels", _COL_COLOUR)):
-        ax.text(height * width + 2, y, text, color=colour, fontsize=9, va="center", ha="left",
-                rotation=90, clip_on=False)
-    ax.set_xlabel(f"position r·{width} + c (flattened {height}×{width} map)")
+        ax.text(1.01, y, text, color=colour, fontsize=9, va="center", ha="left",
+                rotation=90, transform=ax.get_yaxis_transform())
+    ax.set_xticks(range(0, shown + 1, width) if shown > width else [0, shown - 1])
+    ax.set_xlabel(f"position r·{width} + c (flattened {height}×{width} map"
+                  + (f", first {shown} positions = {shown // width} image rows)"
+                     if shown < height * width else ")"))
     ax.set_ylabel("channel")
     ax.set_title(f"DETR sine encoding, F = {num_pos_feats}, T = {temperature:g}: "
-                 f"{2 * num_pos_feats} × {height * width}", fontsize=10)
+                 f"{2 * num_pos_feats} channels", fontsize=10)
     return fig
 
 
@@ -389,7 +328,9 @@ def resampling_figure(
     """What bicubic resampling does to a 2-D sin/cos table, against the exact stretched table.
 
     Top row: one row channel before (``h × h``), after bicubic resampling (``h' × h'``), the
-    exact table on the stretched grid (:func:`stretched_sincos_encoding_2d`), and the error.
+    exact table on the stretched grid
+    (:func:`~posenc.absolute_2d.stretched_sincos_encoding_2d`), all on one colour scale, and
+    the error on its own scale.
     Bottom left: RMS error of each sin/cos pair against its frequency for MAE's bicubic
     (Keys ``a = −0.75``), ``antialias=True`` (PIL's ``a = −0.5``) and bilinear. Bottom right:
     where the error of the slow channels (``ω < 0.1``) sits on the grid, for both bicubics.
@@ -430,8 +371,9 @@ def resampling_figure(
               f"bicubic → {new_size}×{new_size}"),
              (exact[:, k].reshape(new_size, new_size), "exact, stretched grid")]
     for ax, (m, title) in zip(axes, shown):
-        _image(ax, m)
+        image = _image(ax, m)
         ax.set_title(title, fontsize=9)
+    top.colorbar(image, ax=axes[:3], shrink=0.8, pad=0.02)
     err = mae_error[:, k].reshape(new_size, new_size)
     limit = float(err.abs().max()) or 1.0
     im = _image(axes[3], err, vmin=-limit, vmax=limit)
@@ -448,7 +390,7 @@ def resampling_figure(
     line_ax.set_xlabel("frequency ω of the pair")
     line_ax.set_ylabel("RMS error over the grid")
     line_ax.set_title("error against frequency", fontsize=9)
-    line_ax.legend(fontsize=7, loc="upper left")
+    line_ax.legend(fontsize=7, loc="lower right", frameon=False)
     slow = torch.cat([omega < 0.1] * 2).repeat_interleave(2)  # [d], True for slow channels
     maps = [e[:, slow].pow(2).mean(1).sqrt().reshape(new_size, new_size) for e in errors.values()]
     top_value = float(max(m.max() for m in maps[:2]))

@@ -13,8 +13,7 @@ __all__ = ["absolute_2d_explorer"]
 
 
 def absolute_2d_explorer(
-    heights: Sequence[int] = (12, 24),
-    widths: Sequence[int] = (12, 24),
+    sizes: Sequence[tuple[int, int]] = ((24, 24), (12, 18)),
     dims: Sequence[int] = (16, 64),
     temperatures: Sequence[float] = (10.0, 10000.0),
     pairs: Sequence[str] = ("fastest", "middle"),
@@ -31,38 +30,37 @@ def absolute_2d_explorer(
     temperature changes every pair except the fastest.
 
     Args:
-        heights: values of the ``height`` control (each ``≤ canvas``).
-        widths: values of the ``width`` control (each ``≤ canvas``).
+        sizes: values of the ``image`` control, ``(height, width)`` pairs (each ``≤ canvas``).
         dims: values of the ``dim`` control (``d = 2F``, multiples of 4).
         temperatures: values of the ``temperature`` control.
         pairs: values of the ``channel`` control, among ``"fastest"``, ``"middle"``,
             ``"slowest"``.
         canvas: side of the padded batch canvas.
-        defaults: initial values by control name (``height``, ``width``, ``dim``,
-            ``temperature``, ``normalize``, ``channel``).
+        defaults: initial values by control name (``image``, ``dim``, ``temperature``,
+            ``normalize``, ``channel``).
 
     Returns:
         an :class:`~posenc.widgets.explorer.Explorer`; with the defaults
-        ``2·2·2·2·2·2 = 64`` figures are pre-rendered for the static book.
+        ``2·2·2·2·2 = 32`` figures are pre-rendered for the static book.
     """
+    size_labels = {f"{h} × {w}": (int(h), int(w)) for h, w in sizes}
     temperature_labels = {f"{t:g}": float(t) for t in temperatures}
     channel_labels = {f"{p} pair": p for p in pairs}
-    start: dict[str, object] = {"height": max(heights), "width": max(widths)}
+    start: dict[str, object] = {}
     if 10000.0 in temperature_labels.values():
         start["temperature"] = 10000.0
     start.update(defaults or {})
 
-    def render(height: int, width: int, dim: int, temperature: float, normalize: bool,
+    def render(image: tuple[int, int], dim: int, temperature: float, normalize: bool,
                channel: str) -> Figure:
-        return absolute_2d_explorer_figure(height=height, width=width, dim=dim,
+        return absolute_2d_explorer_figure(height=image[0], width=image[1], dim=dim,
                                            temperature=temperature, normalize=normalize,
                                            pair=channel, canvas=canvas)
 
     return explorer(
         render,
         {
-            "height": list(heights),
-            "width": list(widths),
+            "image": size_labels,
             "dim": list(dims),
             "temperature": temperature_labels,
             "normalize": [False, True],
