@@ -7,6 +7,7 @@ the functions exist so that the failures can be computed rather than asserted.
 from __future__ import annotations
 
 import math
+import numbers
 
 import torch
 from torch import Tensor
@@ -78,6 +79,42 @@ def periodic_encoding(positions: int | Tensor, *, alpha: float, cosine: bool = F
     if cosine:
         return torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1).to(torch.float32)  # [n, 2]
     return torch.sin(angle).to(torch.float32)[:, None]  # [n, 1]
+
+
+def periodic_shift_matrix(offset: float, *, alpha: float) -> Tensor:
+    """Return the 2×2 matrix ``M_k`` with ``PE(p + k) = M_k · PE(p)`` for the sine-cosine code.
+
+    .. math::
+
+        \\begin{pmatrix} \\sin\\frac{p+k}{\\alpha} \\\\ \\cos\\frac{p+k}{\\alpha} \\end{pmatrix}
+        = \\begin{pmatrix} \\cos\\frac{k}{\\alpha} & \\sin\\frac{k}{\\alpha} \\\\
+                           -\\sin\\frac{k}{\\alpha} & \\cos\\frac{k}{\\alpha} \\end{pmatrix}
+          \\begin{pmatrix} \\sin\\frac{p}{\\alpha} \\\\ \\cos\\frac{p}{\\alpha} \\end{pmatrix}
+
+    A rotation by the angle ``k/alpha`` that depends on the offset ``k`` only, never on the
+    position ``p``: moving ``k`` steps is the same operation everywhere in the sequence. This
+    is the one-frequency case of :func:`posenc.sinusoidal.sinusoidal_shift_matrix`.
+
+    Args:
+        offset: ``k``, the shift (any real number).
+        alpha: as in :func:`periodic_encoding` (a positive number).
+
+    Returns:
+        float64 tensor of shape ``[2, 2]`` acting on the column ``(sin, cos)``, i.e.
+        ``periodic_encoding(n, alpha=alpha, cosine=True)[p]`` (multiply rows as
+        ``table @ M_k.T``).
+
+    Shapes:
+        ``[2, 2]``.
+    """
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
+        raise TypeError(f"offset must be a real number, got {type(offset).__name__} {offset!r}")
+    if not math.isfinite(float(offset)):
+        raise ValueError(f"offset must be finite, got {offset}")
+    alpha = check_positive_float("alpha", alpha)
+    theta = torch.tensor(float(offset) / alpha, dtype=torch.float64)  # []
+    c, s = torch.cos(theta), torch.sin(theta)
+    return torch.stack((torch.stack((c, s)), torch.stack((-s, c))))  # [2, 2]
 
 
 def adjacent_distances(encoding: Tensor) -> Tensor:

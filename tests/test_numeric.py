@@ -14,6 +14,7 @@ from posenc.numeric import (
     magnitude_ratio,
     numeric_encoding,
     periodic_encoding,
+    periodic_shift_matrix,
 )
 
 
@@ -125,3 +126,34 @@ def test_magnitude_ratio():
 def test_argument_errors(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    offset=st.integers(-50, 50) | st.floats(-50, 50, allow_nan=False),
+    alpha=st.floats(0.3, 200.0),
+)
+def test_periodic_shift_matrix_moves_every_position_by_the_offset(offset, alpha):
+    m = periodic_shift_matrix(offset, alpha=alpha)
+    # the rotation written out in float64
+    theta = offset / alpha
+    expected = torch.tensor(
+        [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]], dtype=torch.float64
+    )
+    torch.testing.assert_close(m, expected, rtol=0, atol=1e-12)
+    # one matrix, every position: PE(p + k) = M_k PE(p), computed from sin/cos of (p + k)/alpha
+    p = torch.arange(30, dtype=torch.float64)
+    codes = torch.stack((torch.sin(p / alpha), torch.cos(p / alpha)), dim=-1)  # [n, 2]
+    shifted = torch.stack((torch.sin((p + offset) / alpha), torch.cos((p + offset) / alpha)), dim=-1)
+    torch.testing.assert_close(codes @ m.T, shifted, rtol=0, atol=1e-9)
+
+
+def test_periodic_shift_matrix_on_the_float32_table_and_errors():
+    table = periodic_encoding(40, alpha=4.0, cosine=True).double()  # [n, 2]
+    torch.testing.assert_close(table[:-3] @ periodic_shift_matrix(3, alpha=4.0).T, table[3:], rtol=0, atol=1e-6)
+    with pytest.raises(TypeError, match="offset"):
+        periodic_shift_matrix("3", alpha=1.0)
+    with pytest.raises(ValueError, match="offset"):
+        periodic_shift_matrix(math.inf, alpha=1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        periodic_shift_matrix(1, alpha=0.0)

@@ -28,19 +28,29 @@ def test_toy_layer_is_seeded_and_leaves_global_rng_alone():
     torch.testing.assert_close(a.qkv.weight, b.qkv.weight, rtol=0, atol=0)
 
 
-def test_permutation_figure_difference_is_zero_without_positions_only():
+def test_permutation_figure_undone_shuffle_equals_original_without_positions_only():
     fig = permutation_attention_figure()
     assert isinstance(fig, Figure)
     heat = [ax for ax in fig.axes if ax.get_images()]
     assert len(heat) == 6
-    first, shuffled, diff = (image_data(ax) for ax in heat[:3])
-    assert np.abs(diff).max() < 1e-6  # no positions: PᵀA(PX)P = A(X)
-    assert np.abs(image_data(heat[5])).max() > 1e-2  # positions: it is not
+    first, shuffled, undone = (image_data(ax) for ax in heat[:3])
+    np.testing.assert_allclose(undone, first, atol=1e-6)  # no positions: PᵀA(PX)P = A(X)
+    assert np.abs(image_data(heat[5]) - image_data(heat[3])).max() > 1e-2  # positions: it is not
+    assert "same as A(X)" in heat[2].get_title() and "differs" in heat[5].get_title()
     np.testing.assert_allclose(first.sum(1), 1.0, atol=1e-5)  # attention rows
     # the shuffled matrix is the original with rows and columns reordered
     perm = [5, 2, 0, 4, 1, 3]
     np.testing.assert_allclose(shuffled, first[np.ix_(perm, perm)], atol=1e-6)
     assert [t.get_text() for t in heat[1].get_xticklabels()] == [SENTENCE[i] for i in perm]
+    # brute force: the layer on the shuffled words, put back with an index, not a matrix
+    layer = toy_attention_layer(16)
+    x = word_vectors(list(SENTENCE), 16)
+    with torch.no_grad():
+        _, a = layer(x[None], return_weights=True)
+        _, a_p = layer(x[perm][None], return_weights=True)
+    inverse = np.argsort(perm)
+    np.testing.assert_allclose(image_data(heat[0]), a[0, 0].numpy(), atol=1e-6)
+    np.testing.assert_allclose(a_p[0, 0].numpy()[np.ix_(inverse, inverse)], first, atol=1e-6)
 
 
 def test_shuffle_figure_bars_zero_without_positions():
@@ -52,6 +62,20 @@ def test_shuffle_figure_bars_zero_without_positions():
     assert len(bars_off) == len(SENTENCE) == len(bars_on)
     assert max(bars_off) < 1e-5 < min(bars_on)
     assert off.axes[2].get_ylim() == on.axes[2].get_ylim()
+    # the colorbar of the attention panels is labelled, and it is not the bars' axis
+    cbar = on.axes[1].child_axes[0]
+    assert cbar.get_ylabel() == "attention weight"
+    assert on.axes[2].get_ylabel() == "‖output change‖"
+    # rows labelled by the words in their order; the bars by the original words
+    assert [t.get_text() for t in on.axes[0].texts] == list(SENTENCE)
+    assert [t.get_text() for t in on.axes[1].texts] == [SENTENCE[i] for i in perm]
+    assert [t.get_text() for t in on.axes[2].texts] == list(SENTENCE)
+
+
+def test_shuffle_figure_leaves_thread_count_alone():
+    before = torch.get_num_threads()
+    shuffle_attention_figure((1, 0, 2, 3, 4, 5), True, seed=5)
+    assert torch.get_num_threads() == before
 
 
 def test_shuffle_figure_rejects_bad_perm():
@@ -64,3 +88,10 @@ def test_pipeline_figure_names_every_entry_point():
     text = " ".join(t.get_text() for t in fig.axes[0].texts)
     for name in ["absolute", "RoPE", "relative", "ALiBi", "Shaw", "T5", "Swin", "softmax"]:
         assert name in text
+    assert "ch. 2–5" in text  # naive absolute codes are chapter 2
+    assert "x_i W_Q" in text  # the row-vector convention of the text (XW_Q)
+    # Shaw's value term sits in the output sum, after the softmax
+    value_note = next(t for t in fig.axes[0].texts if "r^V" in t.get_text())
+    softmax_box = next(t for t in fig.axes[0].texts if t.get_text().startswith("softmax"))
+    assert "a_{ij}(v_j + r^V_{ij})" in value_note.get_text()
+    assert value_note.get_position()[0] > softmax_box.get_position()[0]

@@ -81,8 +81,10 @@ def permutation_attention_figure(
     """Attention of a sentence, of its shuffle, and the shuffle undone; without and with positions.
 
     Row 1 feeds word vectors only, row 2 adds the sinusoidal encoding of each slot. Columns:
-    ``A(X)``, ``A(PX)`` (tick labels follow the words) and ``PᵀA(PX)P − A(X)``, which is
-    exactly zero without positions (equivariance) and not with them.
+    ``A(X)``, ``A(PX)`` (tick labels follow the words) and ``PᵀA(PX)P``, the shuffled
+    attention put back in the original order: identical to ``A(X)`` without positions
+    (equivariance), different with them. The title of the third panel quotes
+    ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`toy_attention_layer` (one head, sharpened).
     """
     words = list(words)
     order = _check_perm(words, perm)
@@ -94,16 +96,16 @@ def permutation_attention_figure(
     for row, positions in enumerate((False, True)):
         _, a = _run(layer, _inputs(words, dim, positions))  # [n, n]
         _, a_perm = _run(layer, _inputs(shuffled, dim, positions))  # [n, n]
-        undone = p.T @ a_perm.double() @ p - a.double()  # [n, n]
+        undone = p.T @ a_perm.double() @ p  # [n, n]
+        worst = float((undone - a.double()).abs().max())
         tag = "+ positions" if positions else "no positions"
-        heatmap(axes[row, 0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
-        image = heatmap(axes[row, 1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
-        fig.colorbar(image, ax=axes[row, :2], shrink=0.8, label="attention weight")
-        heatmap(axes[row, 2], undone, vmax=0.5, label="difference")
+        for ax, m in zip(axes[row], (a, a_perm, undone)):
+            image = heatmap(ax, m, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
+        fig.colorbar(image, ax=axes[row, :], shrink=0.8, label="attention weight")
         axes[row, 0].set_title(f"A(X), {tag}", fontsize=10)
         axes[row, 1].set_title(f"A(PX), {tag}", fontsize=10)
-        worst = float(undone.abs().max())
-        axes[row, 2].set_title(f"PᵀA(PX)P − A(X)\nmax |diff| = {worst:.1e}", fontsize=10)
+        same = "same as A(X)" if worst < 1e-6 else "differs from A(X)"
+        axes[row, 2].set_title(f"PᵀA(PX)P: {same}\nmax |PᵀA(PX)P − A(X)| = {worst:.1e}", fontsize=10)
         _label_axes(axes[row, 0], words, words)
         _label_axes(axes[row, 1], shuffled, shuffled)
         _label_axes(axes[row, 2], words, words)
@@ -120,10 +122,12 @@ def shuffle_attention_figure(
 ) -> Figure:
     """Attention of a sentence and of a shuffled copy, and how much each word's output moved.
 
-    Left: ``A(X)``; middle: ``A(PX)`` with the shuffled words as tick labels; right: for each
-    word, ``‖z_word(PX) − z_word(X)‖``, the change in that word's output vector. Without
-    positions every bar is zero (up to rounding); with positions the words' outputs change.
-    The bar axis is scaled by the with-positions case, so toggling positions is comparable.
+    Left: ``A(X)``; middle: ``A(PX)`` with the shuffled words as tick labels (and a colorbar
+    of attention weights); right: for each word, ``‖z_word(PX) − z_word(X)‖``, the change in
+    that word's output vector. Without positions every bar is zero (up to rounding); with
+    positions the words' outputs change. The bar axis is scaled by the with-positions case,
+    so toggling positions is comparable. Drawn without constrained layout, small, for a fast
+    live redraw.
     """
     words = list(words)
     order = _check_perm(words, perm)
@@ -132,24 +136,39 @@ def shuffle_attention_figure(
     top = _shuffle_data(tuple(words), tuple(order), True, dim, seed)[2].max()
     top = max(float(top), 1e-3) * 1.15 if order != sorted(order) else 1.0
     # a fixed layout: constrained layout would triple the time of a live redraw
-    fig = Figure(figsize=(10.0, 3.4))
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.85, wspace=0.5)
-    axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.2])
+    fig = new_figure(8.6, 3.0, layout=None)
+    fig.subplots_adjust(left=0.075, right=0.985, bottom=0.25, top=0.84, wspace=0.75)
+    axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.15])
     heatmap(axes[0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
     image = heatmap(axes[1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
-    fig.colorbar(image, cax=axes[1].inset_axes([1.04, 0.0, 0.05, 1.0]))
-    _label_axes(axes[0], words, words)
-    _label_axes(axes[1], shuffled, shuffled)
+    cbar = fig.colorbar(image, cax=axes[1].inset_axes([1.05, 0.0, 0.06, 1.0]), ticks=[0.0, 0.5, 1.0])
+    cbar.set_label("attention weight", fontsize=8)
+    cbar.ax.tick_params(labelsize=7)
+    # word labels as plain texts on the rows only (the keys are the same words in the same
+    # order): a matplotlib tick is five artists, and ticks dominate the time of a redraw
+    for ax, rows in ((axes[0], words), (axes[1], shuffled)):
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for r, word in enumerate(rows):
+            ax.text(-0.03, r, word, ha="right", va="center", fontsize=8,
+                    transform=ax.get_yaxis_transform())
+        ax.set_xlabel("keys: same order as rows", fontsize=8)
     tag = "with positions" if positions else "no positions"
-    axes[0].set_title(f"attention, original order\n{tag}", fontsize=10)
-    axes[1].set_title(f"attention, shuffled order\n{tag}", fontsize=10)
+    # an explicit title height skips matplotlib's costly automatic title placement
+    axes[0].set_title(f"attention, original order\n{tag}", fontsize=9, y=1.02)
+    axes[1].set_title(f"attention, shuffled order\n{tag}", fontsize=9, y=1.02)
     values = to_numpy(delta)
     bars = axes[2]
     bars.bar(range(len(words)), values, color="tab:red" if positions else "tab:blue")
-    bars.set_xticks(range(len(words)), words, rotation=60, fontsize=8)
+    bars.set_xticks([])
+    for k, word in enumerate(words):
+        bars.text(k, -0.04, word, ha="right", va="top", rotation=60, rotation_mode="anchor",
+                  fontsize=8, transform=bars.get_xaxis_transform())
     bars.set_ylim(0.0, top)
+    bars.set_yticks([0.0, round(top / 2, 2)])
+    bars.tick_params(axis="y", labelsize=7)
     bars.set_ylabel("‖output change‖", fontsize=8)
-    bars.set_title(f"per-word output change\nmax = {values.max():.1e}", fontsize=10)
+    bars.set_title(f"per-word output change\nmax = {values.max():.1e}", fontsize=9, y=1.02)
     return fig
 
 
@@ -157,10 +176,19 @@ def shuffle_attention_figure(
 def _shuffle_data(
     words: tuple[str, ...], order: tuple[int, ...], positions: bool, dim: int, seed: int
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """``A(X)``, ``A(PX)`` and each word's output change (cached: the explorer asks twice)."""
-    layer = toy_attention_layer(dim, seed=seed)
-    y, a = _run(layer, _inputs(words, dim, positions))  # [n, d], [n, n]
-    y_perm, a_perm = _run(layer, _inputs([words[i] for i in order], dim, positions))
+    """``A(X)``, ``A(PX)`` and each word's output change (cached: the explorer asks twice).
+
+    Computed on one thread: the tensors are tiny, and on a busy machine waiting for a second
+    thread costs tens of milliseconds per call (the previous thread count is restored).
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        layer = toy_attention_layer(dim, seed=seed)
+        y, a = _run(layer, _inputs(words, dim, positions))  # [n, d], [n, n]
+        y_perm, a_perm = _run(layer, _inputs([words[i] for i in order], dim, positions))
+    finally:
+        torch.set_num_threads(threads)
     inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
     delta = (y_perm[inverse] - y).norm(dim=-1)  # [n]
     return a, a_perm, delta
@@ -187,44 +215,46 @@ def _arrow(ax, start: tuple[float, float], end: tuple[float, float], color: str 
 
 
 def attention_pipeline_figure() -> Figure:
-    """Diagram of one attention head, marking the three places where position can enter.
+    """Diagram of one attention head, marking the places where position can enter.
 
-    Green: added to the token embeddings before attention (absolute: sinusoidal, learned).
-    Purple: queries and keys rotated by an angle proportional to their position (RoPE).
-    Orange: inside the attention logits or values, as a function of ``i − j`` (relative:
-    Shaw, Swin, T5, ALiBi).
+    Green: added to the token embeddings before attention (absolute: sinusoidal, learned, 2-D).
+    Purple: each query and key rotated by an angle set by its own position (RoPE).
+    Orange: a term for each pair ``(i, j)`` added to the attention logits (relative: Shaw,
+    Swin, T5, ALiBi) and, in Shaw et al., to the values inside the output sum.
+    Row-vector convention, as in the text: ``q_i = x_i W_Q``.
     """
     fig = new_figure(11.0, 4.2)
     ax = fig.add_subplot()
-    ax.set_xlim(0, 118)
+    ax.set_xlim(0, 124)
     ax.set_ylim(0, 50)
     ax.axis("off")
     y = 27.0
-    steps = [
-        (7, "token\nembedding $x_i$"),
-        (35, "$q_i = W_Q x_i$\n$k_j = W_K x_j$\n$v_j = W_V x_j$"),
-        (63, "logits\n$q_i \\cdot k_j / \\sqrt{d}$"),
-        (86, "softmax\n$a_{ij}$"),
-        (108, "output\n$z_i = \\sum_j a_{ij} v_j$"),
+    boxes = [  # (centre, width, text)
+        (7.0, 10.0, "token\nembedding $x_i$"),
+        (35.0, 13.0, "$q_i = x_i W_Q$\n$k_j = x_j W_K$\n$v_j = x_j W_V$"),
+        (63.0, 13.0, "logits\n$q_i \\cdot k_j / \\sqrt{d}$"),
+        (86.0, 9.0, "softmax\n$a_{ij}$"),
+        (113.0, 15.0, "output\n$z_i = \\sum_j a_{ij} v_j$"),
     ]
-    widths = {7: 10.0, 35: 13.0, 63: 13.0, 86: 9.0, 108: 14.0}
-    for x, text in steps:
-        _box(ax, x, y, text, w=widths[x], h=10.0)
-    # the three entry points, each a coloured circle on the data path
-    plus = [(19.0, "+", "absolute"), (49.5, "R", "rotary"), (75.0, "+", "relative")]
-    for x, sym, kind in plus:
+    for x, w, text in boxes:
+        _box(ax, x, y, text, w=w, h=10.0)
+    # the entry points, each a coloured circle on the data path
+    marks = [(19.0, "+", "absolute"), (49.5, "R", "rotary"), (75.0, "+", "relative"),
+             (99.0, "+", "relative")]
+    for x, sym, kind in marks:
         ax.add_patch(FancyBboxPatch((x - 2.2, y - 2.2), 4.4, 4.4, boxstyle="circle,pad=0.2",
                                     facecolor=_ENTRY[kind], edgecolor=_ENTRY[kind]))
         ax.text(x, y, sym, ha="center", va="center", color="white", fontsize=11, fontweight="bold")
-    xs = [7, 19.0, 35, 49.5, 63, 75.0, 86, 108]
-    half = {7: 5.6, 19.0: 2.6, 35: 7.1, 49.5: 2.6, 63: 7.1, 75.0: 2.6, 86: 5.1, 108: 0}
-    for a, b in zip(xs[:-1], xs[1:]):
-        left = 7.6 if b == 108 else half[b]
-        _arrow(ax, (a + half[a], y), (b - left, y))
+    # arrows between consecutive elements, from edge to edge (boxes have 0.6 of padding)
+    edges = sorted([(x, w / 2 + 0.6) for x, w, _ in boxes] + [(x, 2.6) for x, _, _ in marks])
+    for (a, ha), (b, hb) in zip(edges[:-1], edges[1:]):
+        _arrow(ax, (a + ha, y), (b - hb, y))
     notes = [
-        (19.0, 43.0, "absolute (ch. 3–5)\nadd $p_i$ to $x_i$:\nsinusoidal, learned, 2-D", "absolute"),
-        (49.5, 9.0, "rotary (RoPE)\nrotate $q_i$, $k_j$ by\nangles $\\propto i$, $j$", "rotary"),
-        (75.0, 43.0, "relative\nadd bias $b(i-j)$: Swin, T5, ALiBi;\nShaw: $q_i\\cdot r^K_{ij}$ and $v_j + r^V_{ij}$",
+        (19.0, 43.0, "absolute (ch. 2–5)\nadd $p_i$ to $x_i$:\nsinusoidal, learned, 2-D", "absolute"),
+        (49.5, 9.0, "rotary (RoPE)\nrotate $q_i$ by $i$'s angle,\n$k_j$ by $j$'s angle", "rotary"),
+        (75.0, 43.0, "relative: a term for each pair $(i, j)$\nbias $b(i-j)$: Swin, T5, ALiBi;\n"
+         "Shaw: $q_i\\cdot r^K_{ij}$", "relative"),
+        (99.0, 9.0, "relative (Shaw), in the sum:\n$z_i = \\sum_j a_{ij}(v_j + r^V_{ij})$",
          "relative"),
     ]
     for x, ty, text, kind in notes:

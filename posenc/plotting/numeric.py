@@ -61,7 +61,7 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
                  lw=1.5, label=f"T = {long}")
     axes[2].plot(np.arange(short), to_numpy(periodic_encoding(short, alpha=alpha))[:, 0], "o",
                  color="tab:blue", ms=4, label=f"T = {short}")
-    axes[0].axhspan(-3, 3, color="0.8", label="word-embedding\nentries (±3σ)")
+    axes[0].axhspan(-3, 3, color="0.8", label="word-embedding entries\n(±3; standard-normal)")
     axes[0].set_title("PE(p) = p: unbounded", fontsize=10)
     axes[1].axhline(0.2, color="0.3", ls=":", lw=1)
     for t in (short, long):
@@ -82,10 +82,15 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
 def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     """One naive code: its values by position (closest pair marked) and its distance matrix.
 
-    Left: the code of each position, the two distinct positions with the closest codes
-    circled in red. Right: ``‖PE(i) − PE(j)‖`` for all pairs; dark cells off the diagonal
-    are positions the code cannot tell apart. The title quotes the closest pair and the
-    smallest step between neighbours (too small: neighbours blur together).
+    Left: the code of each position as dots (not joined: for small ``α`` consecutive
+    positions are far apart on the wave), the two distinct positions with the closest codes
+    circled in red. When several pairs tie for closest (within a relative ``1e-4``), the title
+    says so: for ``p``, ``p/(T-1)`` or a circle that makes less than a full turn every pair of
+    neighbours ties and none is circled; when all tied pairs are ``k > 1`` apart (a circle
+    after a full turn) one of them is circled as an example. Right: ``‖PE(i) − PE(j)‖``
+    for all pairs; dark cells off the diagonal are positions the code cannot tell apart.
+    The title quotes the closest pair and the smallest step between neighbours (too small:
+    neighbours blur together). Drawn without constrained layout, small, for a fast redraw.
     """
     table = encoding_table(kind, n_positions, alpha=alpha)  # [n, 1] or [n, 2]
     codes = to_numpy(table)
@@ -93,24 +98,62 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     step = float(adjacent_distances(table).min())
     n = codes.shape[0]
     p = np.arange(n)
-    # a fixed layout (no constrained layout) keeps a live redraw fast
-    fig = Figure(figsize=(10.0, 3.6))
-    fig.subplots_adjust(left=0.07, right=0.93, bottom=0.15, top=0.8, wspace=0.2)
+    dmat = np.sqrt(((codes[:, None, :] - codes[None, :, :]) ** 2).sum(-1))  # [n, n]
+    rows, cols = np.triu_indices(n, 1)
+    tied = dmat[rows, cols] <= dist * (1 + 1e-4) + 1e-12  # pairs as close as the closest
+    ties = int(tied.sum())
+    offsets = set((cols - rows)[tied].tolist())  # how far apart the tied pairs are
+    mark = ties == 1 or (len(offsets) == 1 and offsets != {1})  # one pair, or one offset k > 1
+    fig = new_figure(8.0, 3.0, layout=None)
+    fig.subplots_adjust(left=0.08, right=0.92, bottom=0.16, top=0.8, wspace=0.22)
     axes = fig.subplots(1, 2, width_ratios=[1.6, 1])
     names = ["sin(p/α)", "cos(p/α)"] if kind == "circle" else ["PE(p)"]
     for c, name in enumerate(names):
-        axes[0].plot(p, codes[:, c], "-o", ms=2.5 if n > 30 else 4, lw=1, label=name)
-        axes[0].plot([i, j], codes[[i, j], c], "o", ms=10, mfc="none", mec="tab:red", mew=2)
-    axes[0].set_xlabel("position p")
-    axes[0].set_ylabel("code value")
-    axes[0].legend(fontsize=8, loc="lower right")
-    axes[0].set_title(f"closest pair: positions {i} and {j} (distance {dist:.3f})\n"
-                      f"smallest neighbour step: {step:.3f}", fontsize=10)
-    dmat = np.abs(codes[:, None, :] - codes[None, :, :])
-    dmat = np.sqrt((dmat**2).sum(-1))  # [n, n]
+        axes[0].plot(p, codes[:, c], "o", ms=3 if n > 30 else 4, label=name)
+        if mark:
+            axes[0].plot([i, j], codes[[i, j], c], "o", ms=10, mfc="none", mec="tab:red", mew=2)
+    low, high = float(codes.min()), float(codes.max())
+    span = (high - low) or 1.0
+    axes[0].set_ylim(low - 0.08 * span, high + 0.35 * span)  # headroom for the legend
+    axes[0].legend(fontsize=8, loc="upper right", ncols=2, handletextpad=0.2, borderaxespad=0.3)
+    axes[0].set_xlabel("position p", fontsize=9)
+    axes[0].set_ylabel("code value", fontsize=9)
+    # few, fixed ticks: each tick is five artists and ticks dominate the time of a redraw
+    axes[0].set_xticks(_few_ticks(n))
+    axes[0].set_yticks(_few_ticks_between(low, high))
+    axes[0].tick_params(labelsize=8)
+    if ties == 1:
+        head = f"closest pair: positions {i} and {j} (distance {dist:.3f})"
+    elif offsets == {1}:
+        head = f"all {ties} neighbour pairs tie for closest (distance {dist:.3f})"
+    elif len(offsets) == 1:
+        head = f"all {ties} pairs {j - i} apart tie, e.g. {i} and {j} (distance {dist:.3f})"
+    else:
+        head = f"{ties} pairs tie for closest (distance {dist:.3f})"
+    # explicit title heights skip matplotlib's costly automatic title placement
+    axes[0].set_title(f"{head}\nsmallest neighbour step: {step:.3f}", fontsize=9, y=1.02)
     image = heatmap(axes[1], dmat, symmetric=False, cmap="magma", colorbar=False, vmin=0.0)
-    fig.colorbar(image, cax=axes[1].inset_axes([1.04, 0.0, 0.05, 1.0]))
-    axes[1].set_title("distance ‖PE(i) − PE(j)‖", fontsize=10)
-    axes[1].set_xlabel("j")
-    axes[1].set_ylabel("i")
+    cbar = fig.colorbar(image, cax=axes[1].inset_axes([1.04, 0.0, 0.05, 1.0]))
+    cbar.set_ticks(_few_ticks_between(0.0, float(dmat.max())))
+    cbar.ax.tick_params(labelsize=7)
+    axes[1].set_title("distance ‖PE(i) − PE(j)‖", fontsize=9, y=1.02)
+    axes[1].set_xlabel("j", fontsize=9)
+    axes[1].set_ylabel("i", fontsize=9)
+    axes[1].set_xticks(_few_ticks(n))
+    axes[1].set_yticks(_few_ticks(n))
+    axes[1].tick_params(labelsize=8)
     return fig
+
+
+def _few_ticks(n: int) -> list[int]:
+    """Two to five round tick positions in ``0..n-1``: multiples of a round step ``<= (n-1)/2``."""
+    half = max(1.0, (n - 1) / 2)
+    step = max(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000) if s <= half)
+    return list(range(0, n, step))
+
+
+def _few_ticks_between(low: float, high: float) -> list[float]:
+    """The ends and the middle of ``[low, high]``, rounded to 2 significant digits."""
+    if high <= low:
+        return [low]
+    return [float(f"{v:.2g}") for v in (low, (low + high) / 2, high)]
