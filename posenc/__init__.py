@@ -20,7 +20,12 @@ from .absolute_2d import (
 )
 from .attention import SelfAttention, attention_weights, dot_product_attention
 from .learned import LearnedPositionalEmbedding, cosine_similarity_matrix
-from .numeric import closest_distinct_pair, numeric_encoding, periodic_encoding
+from .numeric import (
+    closest_distinct_pair,
+    numeric_encoding,
+    periodic_encoding,
+    periodic_shift_matrix,
+)
 from .shaw import (
     ShawRelativeMultiheadAttention,
     shaw_attention,
@@ -62,6 +67,7 @@ __all__ = [
     "dot_product_attention",
     "numeric_encoding",
     "periodic_encoding",
+    "periodic_shift_matrix",
     "relative_position_index",
     "relative_table_size",
     "resample_positional_embedding",
