@@ -64,6 +64,25 @@ def test_dot_product_figure_markers_lie_on_the_curve():
         np.testing.assert_allclose(line.get_ydata(), curve[idx], atol=1e-9)
 
 
+def test_dot_product_figure_interleaves_markers_and_marks_slow_pairs():
+    fig = sinusoidal_dot_product_figure(64, max_offset=64, positions=(0, 100, 1000))
+    ax = fig.axes[0]
+    k, curve = ax.lines[0].get_xdata(), ax.lines[0].get_ydata()
+    xs = [set(line.get_xdata().tolist()) for line in ax.lines[1:4]]
+    assert all(len(x) >= 30 for x in xs)
+    assert not (xs[0] & xs[1] or xs[0] & xs[2] or xs[1] & xs[2])  # no marker hides another
+    for line in ax.lines[1:4]:
+        idx = np.searchsorted(k, line.get_xdata())
+        np.testing.assert_allclose(line.get_ydata(), curve[idx], atol=1e-9)
+    # slow pairs counted from the paper's frequencies, written out here
+    omega = [10000.0 ** (-2 * i / 64) for i in range(32)]
+    n_slow = sum(64 * w < 0.3 for w in omega)
+    assert n_slow == 13
+    floor = ax.lines[-1]
+    assert floor.get_ydata()[0] == n_slow and floor.get_label().startswith("13 slow pairs")
+    assert curve.min() > n_slow  # the floor the text explains
+
+
 def test_precision_figure_separates_the_two_paths():
     fig = sinusoidal_precision_figure(64, max_position=1e5, n_points=50)
     ax = fig.axes[0]
@@ -78,6 +97,7 @@ def test_precision_figure_separates_the_two_paths():
 
 def test_explorer_figure_averages_long_tables():
     fig = sinusoidal_explorer_figure(16, 100.0, 40)
+    assert fig.get_layout_engine() is None  # fixed axes: savefig draws once
     table_ax, dot_ax = fig.axes
     short = sinusoidal_encoding(40, 16, base=100.0).numpy()
     np.testing.assert_allclose(image_data(table_ax), short, atol=1e-7)

@@ -144,6 +144,30 @@ def test_shift_matrices_compose(a, b, dim):
     torch.testing.assert_close(ma @ mb, sinusoidal_shift_matrix(a + b, dim), rtol=0, atol=1e-10)
 
 
+@given(k=st.floats(-100, 100), dim=dims, base=bases, interleave=st.booleans())
+def test_shift_back_is_the_transpose_and_differs_from_shift_forward(k, dim, base, interleave):
+    m = sinusoidal_shift_matrix(k, dim, base=base, interleave=interleave)
+    back = sinusoidal_shift_matrix(-k, dim, base=base, interleave=interleave)
+    torch.testing.assert_close(back, m.T, rtol=0, atol=1e-15)
+    # the top-right entry of pair 0's block is sin(k·ω_0) = sin k, the bottom-left -sin k
+    j = 1 if interleave else dim // 2
+    assert m[0, j].item() == pytest.approx(math.sin(k), abs=1e-12)
+    assert m[j, 0].item() == pytest.approx(-math.sin(k), abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [3, -3, 17, -40])
+def test_query_rotated_by_shift_matrix_attends_k_steps_away(k):
+    # scores[p, q] = (M_k PE(p)) · PE(q) = PE(p+k) · PE(q), written with numpy in float64
+    d, n = 64, 200
+    omega = 10000.0 ** (-np.arange(0, d, 2) / d)  # [d/2]
+    angles = np.arange(n)[:, None] * omega[None, :]  # [n, d/2]
+    codes = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(n, d)  # [n, d]
+    m = sinusoidal_shift_matrix(k, d).numpy()
+    scores = codes @ m.T @ codes.T  # [n, n]
+    rows = [p for p in range(n) if 0 <= p + k < n]
+    assert [int(scores[p].argmax()) for p in rows] == [p + k for p in rows]
+
+
 @given(pos=st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=20), dim=dims, base=bases)
 def test_values_bounded_and_pairs_on_unit_circle(pos, dim, base):
     t = sinusoidal_encoding(torch.tensor(pos, dtype=F64), dim, base=base, dtype=F64)

@@ -12,13 +12,14 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, NullLocator
 
 from .._checks import check_int
 from ..sinusoidal import (
     binary_digits,
     sinusoidal_dot_product,
     sinusoidal_encoding,
+    sinusoidal_frequencies,
     sinusoidal_wavelengths,
 )
 from ._base import DIVERGING, new_figure, to_numpy
@@ -73,9 +74,13 @@ def _draw_dot_product(ax: Axes, dim: int, base: float, max_offset: int,
     curve = sinusoidal_dot_product(k, dim, base=base)  # [2K+1]
     ax.plot(k.numpy(), curve.numpy(), color="black", lw=1.2, label=r"$\sum_i \cos k\omega_i$")
     step = max(1, max_offset // 16)
-    ks = torch.arange(-max_offset, max_offset + 1, step, dtype=torch.float64)  # [m]
+    # each starting position gets its own offsets, so that the marker sets interleave on the
+    # line instead of hiding one another (they would coincide exactly)
+    shift = step // max(1, len(positions))
     markers = ("o", "s", "^", "D")
     for j, p in enumerate(positions):
+        ks = torch.arange(-max_offset + j * shift, max_offset + 1, step,
+                          dtype=torch.float64)  # [m]
         a = sinusoidal_encoding(torch.tensor([float(p)]), dim, base=base, dtype=torch.float64)
         b = sinusoidal_encoding(p + ks, dim, base=base, dtype=torch.float64)  # [m, d]
         ax.plot(ks.numpy(), (b @ a[0]).numpy(), ls="none", marker=markers[j % len(markers)],
@@ -127,7 +132,7 @@ def sinusoidal_wavelengths_figure(dim: int = 64, *, base: float = 10000.0) -> Fi
     ax = fig.add_subplot()
     i = np.arange(lam.size)
     ax.plot(i, lam, marker="o", ms=3, lw=1, color="C0", label=r"$2\pi / \omega_i$")
-    ax.axhline(2 * math.pi, color="C1", ls="--", lw=1, label=r"$2\pi$ (fastest possible)")
+    ax.axhline(2 * math.pi, color="C1", ls="--", lw=1, label=r"$2\pi$ (fastest pair, $i = 0$)")
     ax.axhline(2 * math.pi * base, color="C3", ls="--", lw=1,
                label=rf"$2\pi\cdot$base $\approx$ {2 * math.pi * base:,.0f} (never reached)")
     ax.set_yscale("log")
@@ -186,7 +191,10 @@ def sinusoidal_dot_product_figure(
     """``PE(p)·PE(p+k)`` against ``k``: one curve for every ``p``, symmetric in ``±k``.
 
     The line is the closed form ``Σ_i cos(kω_i)``; the markers are dot products of real table
-    rows for each starting position in ``positions``. They all sit on the line.
+    rows for each starting position in ``positions`` (each on its own offsets, so that the
+    marker sets interleave). They all sit on the line. A dashed line marks the number of
+    "slow" pairs, those with ``max_offset·ω_i < 0.3``: each contributes a cosine above 0.95 at
+    every offset drawn, which is why the curve stays well above zero.
 
     Args:
         dim: ``d``, the number of channels (even).
@@ -195,14 +203,18 @@ def sinusoidal_dot_product_figure(
         positions: starting positions whose dot products are marked.
 
     Returns:
-        a Figure with one axis: line 0 is the closed form, then one line per position.
+        a Figure with one axis: line 0 is the closed form, then one line per position, then
+        the two grey axis lines and the dashed slow-pair count.
     """
     max_offset = check_int("max_offset", max_offset)
     fig = new_figure(6.4, 3.4)
     ax = fig.add_subplot()
     _draw_dot_product(ax, dim, base, max_offset, tuple(positions))
+    n_slow = int((max_offset * sinusoidal_frequencies(dim, base=base) < 0.3).sum())
+    slow_label = rf"{n_slow} slow pairs: $|k|\,\omega_i < 0.3$ for all $|k| \leq {max_offset}$"
+    ax.axhline(n_slow, color="C2", ls="--", lw=1, label=slow_label)
     ax.set_title(f"Similarity depends only on the offset, and not on its sign (d = {dim})")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="lower center", ncol=2)
     return fig
 
 
@@ -214,7 +226,10 @@ def sinusoidal_precision_figure(
     For each position ``p`` (log-spaced integers up to ``max_position``) the largest absolute
     error over the channels of a float32 table, computed (a) with angles in float32, as most
     copied code does, and (b) with posenc's float64 angles cast at the end; plus the guide line
-    ``p·2^{-24}``, half a float32 ulp of the angle ``p`` of the fastest channel.
+    ``p·2^{-24}``: rounding a frequency ``ω_i ≤ 1`` to float32 changes it by up to
+    ``ω_i·2^{-24}``, which moves the angle ``p·ω_i`` by up to ``p·ω_i·2^{-24} ≤ p·2^{-24}``;
+    rounding the product adds an error of the same order. (Pair 0 is exact: ``ω_0 = 1`` and integer
+    ``p < 2^{24}`` are representable, so is their product.)
 
     Args:
         dim: ``d``, the number of channels (even).
@@ -246,6 +261,9 @@ def sinusoidal_precision_figure(
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(1e-9, 1)
+    # decades only: ~150 minor log ticks would make the layout pass ~10x slower to draw
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position p")
     ax.set_ylabel("max |error| over channels")
     ax.set_title(f"float32 table vs float64 formula (d = {dim})")
@@ -271,15 +289,20 @@ def sinusoidal_explorer_figure(dim: int = 64, base: float = 10000.0,
     """
     n = check_int("n_positions", n_positions)
     table = sinusoidal_encoding(n, dim, base=base)  # [n, d]
-    fig = new_figure(8.0, 3.0)
-    fig.set_layout_engine("none")
+    fig = new_figure(8.0, 3.0, layout=None)  # no layout engine: one draw per savefig
     left = fig.add_axes((0.08, 0.15, 0.38, 0.73))
     right = fig.add_axes((0.57, 0.15, 0.41, 0.73))
     _table_image(left, table, colorbar=False, max_rows=160)
-    left.set_title(f"PE table: {n} positions × {dim} channels", fontsize=10)
+    # fixed ticks and title positions: tick locators and automatic title placement are most
+    # of the drawing time of a small figure
+    left.set_xticks(np.linspace(0, dim, 5).round().astype(int)[:-1].tolist() + [dim - 1])
+    left.set_yticks(np.linspace(0, n, 5).round().astype(int)[:-1].tolist() + [n - 1])
+    left.set_title(f"PE table: {n} positions × {dim} channels", fontsize=10, y=1.01)
     left.set_xlabel("channel")
     left.set_ylabel("position p")
     _draw_dot_product(right, dim, base, n)
     right.set_ylim(-0.7 * dim / 2, 1.05 * dim / 2)
-    right.set_title(f"PE(p)·PE(p+k), d = {dim}, base = {base:g}", fontsize=10)
+    right.set_xticks(np.linspace(-n, n, 5).round().astype(int).tolist())
+    right.set_yticks([-dim // 4, 0, dim // 4, dim // 2])
+    right.set_title(f"PE(p)·PE(p+k), d = {dim}, base = {base:g}", fontsize=10, y=1.01)
     return fig
