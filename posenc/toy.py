@@ -9,7 +9,8 @@ tokens are, so a model without position information cannot solve them.
 * :class:`TinyTransformer` is a pre-LayerNorm encoder that takes any additive position module
   (``x -> x + P``) and, optionally, any attention-bias module (``n -> [h, n, n]``);
 * :func:`train_toy` trains it with Adam and records snapshots (e.g. of a position table);
-* :func:`toy_accuracy` measures it on fresh sequences, of any length.
+* :func:`toy_accuracy` measures it on fresh sequences, of any length, and
+  :func:`toy_position_accuracy` does so position by position.
 """
 
 from __future__ import annotations
@@ -382,3 +383,46 @@ def toy_accuracy(
     predictions = model(tokens).argmax(dim=-1)  # [b, n]
     answered = targets != IGNORE_INDEX  # [b, n]
     return float((predictions[answered] == targets[answered]).double().mean())
+
+
+@torch.no_grad()
+def toy_position_accuracy(
+    model: TinyTransformer,
+    task: Task,
+    *,
+    length: int = 32,
+    k: int = 2,
+    num_sequences: int = 256,
+    seed: int = 1234,
+) -> Tensor:
+    """Return the accuracy of ``model`` at each position separately, on fresh sequences.
+
+    .. math::
+
+        a_p = \\frac{1}{|B_p|} \\sum_{b \\in B_p} [\\arg\\max f(x_b)_p = y_{b,p}], \\qquad
+        B_p = \\{b : y_{b,p} \\ne \\text{ignore}\\}
+
+    Where :func:`toy_accuracy` averages over all answered positions, this keeps them apart,
+    which shows *where* a model fails (e.g. beyond its training length).
+
+    Args:
+        model: a :class:`TinyTransformer`.
+        task, k: as in :func:`toy_batch`.
+        length: ``n`` of the test sequences.
+        num_sequences: how many fresh sequences to test on.
+        seed: seeds the test sequences (the same default as :func:`toy_accuracy`).
+
+    Returns:
+        ``[n]`` float64 accuracies; ``nan`` at positions that never have an answer (the first
+        ``k`` of ``"shift"``).
+
+    Shapes:
+        ``n``: positions.
+    """
+    generator = torch.Generator().manual_seed(int(seed))
+    tokens, targets = toy_batch(
+        task, num_sequences, length, vocab_size=model.vocab_size, k=k, generator=generator
+    )  # [b, n] each
+    answered = targets != IGNORE_INDEX  # [b, n]
+    correct = (model(tokens).argmax(dim=-1) == targets) & answered  # [b, n]
+    return correct.double().sum(0) / answered.double().sum(0)  # [n], 0/0 = nan

@@ -60,6 +60,21 @@ def test_snapshot_figure_panels() -> None:
     assert fig.get_suptitle() == "t"
 
 
+def test_snapshot_figure_is_cheap_to_draw_and_shows_its_scales() -> None:
+    table = torch.linspace(-0.5, 0.5, 12).reshape(4, 3)
+    fig = snapshot_figure(table, vmax=0.62, losses=[2.5, 2.0, 1.0], step=3, reference_loss=1.6,
+                          reference_label="no position")
+    assert fig.get_layout_engine() is None  # a layout engine would make savefig draw twice
+    assert len(fig.axes) == 3  # colour bars are drawn on the figure, not as axes
+    texts = {t.get_text() for t in fig.texts}
+    assert {"-0.62", "0.62", "-1", "1"} <= texts  # colour-bar end labels: table, similarity
+    loss_ax = fig.axes[2]
+    reference = [line for line in loss_ax.lines if list(line.get_ydata()) == [1.6, 1.6]]
+    assert len(reference) == 1
+    assert any(t.get_text() == "no position (1.60)" for t in loss_ax.texts)
+    assert loss_ax.get_yscale() == "linear" and loss_ax.get_ylim()[0] == 0.0
+
+
 def test_trained_table_figure_bars_are_row_distances() -> None:
     torch.manual_seed(0)
     initial = torch.randn(12, 4) * 0.02
@@ -75,6 +90,10 @@ def test_trained_table_figure_bars_are_row_distances() -> None:
     expected = (trained - initial).double().norm(dim=1).numpy()
     np.testing.assert_allclose(heights, expected, rtol=1e-6)
     assert heights[8:] == [0.0] * 4
+    for ax in axes[:2]:
+        assert ax.get_title().startswith("cosine similarity $S_{pq}$")
+    colorbars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert [cb.get_ylabel() for cb in colorbars] == ["cosine similarity $S_{pq}$"]
     assert len(_main_axes(trained_table_figure(trained, initial, train_length=8))) == 2
 
 

@@ -15,6 +15,7 @@ from posenc.toy import (
     ToyRun,
     toy_accuracy,
     toy_batch,
+    toy_position_accuracy,
     train_toy,
 )
 
@@ -224,3 +225,25 @@ def test_train_toy_bad_arguments() -> None:
         train_toy(model, "sort", steps=5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="lr"):
         train_toy(model, "shift", steps=5, lr=0.0)
+
+
+@pytest.mark.parametrize("task", ["shift", "local_max"])
+def test_position_accuracy_matches_a_loop_over_the_test_batch(task: str) -> None:
+    model = _learned_model()
+    model.eval()
+    acc = toy_position_accuracy(model, task, length=10, k=2, num_sequences=40, seed=7)
+    tokens, targets = toy_batch(task, 40, 10, vocab_size=12, k=2,
+                                generator=torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        predicted = model(tokens).argmax(-1).tolist()
+    for p in range(10):
+        pairs = [(predicted[b][p], targets[b, p].item()) for b in range(40)
+                 if targets[b, p].item() != IGNORE_INDEX]
+        if not pairs:  # the first k positions of "shift" have no answer
+            assert torch.isnan(acc[p])
+            continue
+        assert acc[p].item() == pytest.approx(sum(a == y for a, y in pairs) / len(pairs))
+    # averaged over the answered positions (equal counts each), it is toy_accuracy
+    answered = ~torch.isnan(acc)
+    overall = toy_accuracy(model, task, length=10, k=2, num_sequences=40, seed=7)
+    assert acc[answered].mean().item() == pytest.approx(overall)

@@ -31,6 +31,15 @@ def test_image_changes_with_each_control() -> None:
     assert ex.png(run="zeros", step=2) != ex.png(run="trunc_normal", step=2)
 
 
+def test_reference_loss_is_drawn() -> None:
+    losses = {"zeros": [3, 2], "trunc_normal": [3, 1]}
+    plain = training_snapshots_explorer(_snapshots(), losses=losses)
+    marked = training_snapshots_explorer(_snapshots(), losses=losses, reference_loss=1.5)
+    assert plain.png(step=2) != marked.png(step=2)
+    ax = marked.figure(step=2).axes[2]
+    assert any(list(line.get_ydata()) == [1.5, 1.5] for line in ax.lines)
+
+
 def test_static_html_holds_every_distinct_image() -> None:
     ex = training_snapshots_explorer(_snapshots())
     html = ex.static_html()

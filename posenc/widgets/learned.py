@@ -18,6 +18,8 @@ def training_snapshots_explorer(
     *,
     losses: Mapping[str, Sequence[float]] | None = None,
     train_length: int | None = None,
+    reference_loss: float | None = None,
+    reference_label: str = "no position",
     title: str = "A learned position table during training",
 ) -> Explorer:
     """Step through snapshots of position tables recorded during training, for several runs.
@@ -34,6 +36,9 @@ def training_snapshots_explorer(
             steps.
         losses: ``run name -> loss per step``, optional.
         train_length: the training sequence length (dashed lines), optional.
+        reference_loss: a loss drawn as a dashed line on every loss panel, e.g. the final
+            loss of the same model trained without position information; optional.
+        reference_label: the label of that line.
         title: the explorer's caption.
 
     Returns:
@@ -66,6 +71,8 @@ def training_snapshots_explorer(
             title=f"init = {run}, after {step} training steps",
             losses=None if losses is None else losses[run],
             step=step,
+            reference_loss=reference_loss,
+            reference_label=reference_label,
         )
 
     return explorer(render, {"run": runs, "step": steps}, title=title)

@@ -1,0 +1,370 @@
+"""Figures for Shaw et al.'s relative position representations (chapter 6).
+
+The index matrix and the key bias of one query (the explorer's figure), the strided "skew"
+view that turns ``q_i·w^K_r`` into the ``n × n`` key term, and the cost of the naive and the
+efficient computation (analytic memory of the intermediate tensors, measured time).
+
+Every function returns a new ``Figure``; nothing touches pyplot.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+from matplotlib import colormaps
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import Colormap, ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .._checks import check_int
+from ..shaw import shaw_attention, shaw_attention_reference, shaw_relative_index
+from ._base import new_figure
+
+__all__ = [
+    "shaw_attention_timings",
+    "shaw_cost_figure",
+    "shaw_index_figure",
+    "shaw_intermediate_bytes",
+    "shaw_key_bias_row",
+    "shaw_skew_figure",
+]
+
+_QUERY = {"first": 0.0, "middle": 0.5, "last": 1.0}
+_TABLE_DISTANCE = 32  # the explorer's tables cover distances −32..32; k picks the centre rows
+
+
+def _index_colormap(max_distance: int) -> Colormap:
+    """One colour per index ``0..2k`` (distance ``−k`` dark blue … ``+k`` yellow)."""
+    size = 2 * max_distance + 1
+    if size == 1:
+        return ListedColormap(["#5b8fc9"])
+    return ListedColormap(colormaps["viridis"](np.linspace(0.0, 1.0, size)))
+
+
+def _query_position(query: str | int, n: int) -> int:
+    if isinstance(query, str):
+        if query not in _QUERY:
+            raise ValueError(f"query must be one of {sorted(_QUERY)} or a position, got {query!r}")
+        return round(_QUERY[query] * (n - 1))
+    i = check_int("query", query, minimum=0)
+    if i >= n:
+        raise ValueError(f"query must be < n = {n}, got {i}")
+    return i
+
+
+def shaw_key_bias_row(
+    n: int, max_distance: int, query: str | int, *, dim: int = 16, seed: int = 0
+) -> np.ndarray:
+    """The key term ``q_i·w^K_{I_ij} / √d`` of one query against every key (random ``q``, ``w^K``).
+
+    The tables come from one fixed random table over distances ``−32..32``; ``max_distance``
+    keeps its centre rows ``−k..k``, so changing ``k`` only changes which keys are clipped.
+
+    .. math::
+
+        b_j = \\frac{q_i \\cdot w^K_{I_{ij}}}{\\sqrt d}, \\qquad j = 0, \\dots, n - 1
+
+    Args:
+        n: sequence length.
+        max_distance: ``k`` (at most 32).
+        query: the query ``i``: ``"first"``, ``"middle"``, ``"last"`` or a position.
+        dim: ``d``, channels of the random query and table.
+        seed: their random seed.
+
+    Returns:
+        float64 array ``[n]``.
+    """
+    n = check_int("n", n)
+    k = check_int("max_distance", max_distance, minimum=0)
+    query = _query_position(query, n)
+    if k > _TABLE_DISTANCE:
+        raise ValueError(f"max_distance must be <= {_TABLE_DISTANCE} here, got {k}")
+    g = torch.Generator().manual_seed(seed)
+    table = torch.randn(2 * _TABLE_DISTANCE + 1, dim, generator=g, dtype=torch.float64)  # [65, d]
+    q = torch.randn(dim, generator=g, dtype=torch.float64)  # [d]
+    rel_k = table[_TABLE_DISTANCE - k : _TABLE_DISTANCE + k + 1]  # [2k+1, d]
+    idx = shaw_relative_index(n, n, k)[query]  # [n]
+    per_distance = rel_k @ q / math.sqrt(dim)  # [2k+1]: q·w^K_r / √d for every r
+    return per_distance[idx].numpy()  # [n]
+
+
+def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = "middle",
+                      dim: int = 16, seed: int = 0) -> Figure:
+    """Left: the index matrix ``I_ij = clip(j − i, −k, k) + k``; right: one query's key bias.
+
+    Both panels use one colour per index, so the right panel's bars take the colour of the
+    cells in the highlighted row on the left. Outside the window ``|j − i| <= k`` every key
+    gets the same bias (the colour of index ``0`` or ``2k``). Drawn with fixed axes and no
+    layout engine, and the bars drawn as one collection, so that an explorer redraw stays fast.
+
+    Args:
+        n: sequence length (queries and keys).
+        max_distance: ``k``.
+        query: the highlighted query, ``"first"``, ``"middle"``, ``"last"`` or a position.
+        dim: channels of the random query and table behind the right panel.
+        seed: their random seed.
+
+    Returns:
+        a Figure with two axes: the index image (``axes[0]``) and the bias bars (``axes[1]``).
+    """
+    n = check_int("n", n)
+    k = check_int("max_distance", max_distance, minimum=0)
+    i = _query_position(query, n)
+    idx = shaw_relative_index(n, n, k).numpy()  # [n, n]
+    cmap = _index_colormap(k)
+    fig = new_figure(7.2, 2.9, layout=None)
+    left = fig.add_axes((0.07, 0.17, 0.32, 0.68))
+    right = fig.add_axes((0.51, 0.17, 0.46, 0.68))
+    left.imshow(idx, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest",
+                aspect="equal")
+    left.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False, ec="red", lw=1.5))
+    # No tick machinery on the image (it is most of a redraw's cost): labels as plain text.
+    left.set_axis_off()
+    pad = 0.03 * n
+    for pos in (0, n - 1):
+        left.text(pos, n - 0.5 + pad, str(pos), ha="center", va="top", fontsize=8)
+        left.text(-0.5 - pad, pos, str(pos), ha="right", va="center", fontsize=8)
+    left.text(n / 2 - 0.5, n - 0.5 + pad, "key j", ha="center", va="top", fontsize=9)
+    left.text(-0.5 - pad, n / 2 - 0.5, "query i ", ha="right", va="center", fontsize=9, rotation=90)
+    # titles as figure text: plain text (no mathtext parse) at fixed places keeps redraws fast
+    fig.text(0.23, 0.9, f"index I = clip(j − i, −{k}, {k}) + {k}", ha="center", fontsize=10)
+    fig.text(0.23, 0.015, "colour: offset j − i, from −k (dark) to +k (yellow)", ha="center",
+             fontsize=8)
+
+    bias = shaw_key_bias_row(n, k, i, dim=dim, seed=seed)  # [n]
+    colours = cmap(idx[i] / max(2 * k, 1))
+    verts = [((j - 0.42, 0.0), (j - 0.42, b), (j + 0.42, b), (j + 0.42, 0.0))
+             for j, b in enumerate(bias)]
+    right.add_collection(PolyCollection(verts, facecolors=colours, edgecolors="none"))
+    right.axvspan(i - k - 0.5, i + k + 0.5, color="0.9", zorder=0)
+    right.axhline(0.0, color="0.4", lw=0.6)
+    limit = 3.2
+    right.set_ylim(-limit, limit)
+    right.set_xlim(-0.6, n - 0.4)
+    right.set_xticks(sorted({0, i, n - 1}))
+    right.set_yticks([-3, 0, 3])
+    right.set_xlabel("key j", labelpad=1)
+    fig.text(0.74, 0.9, f"key term of query i = {i}:  q·w[I]/√d   (grey: |j − i| ≤ {k})",
+             ha="center", fontsize=10)
+    return fig
+
+
+def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
+    """How the strided view turns the small ``n × (2k+1)`` matrix into the ``n × n`` key term.
+
+    Panel 1: ``R = Q w^Kᵀ``, one column per distance; a cell marked ``r`` holds ``q_i·w^K_r``.
+    Panel 2: each row of ``R`` padded on both sides by repeating its first and last entry,
+    so that column ``m`` of the padded row holds offset ``j − i = m − (n−1) − k``; the cells
+    read by the view are outlined. Row ``i``'s window starts one column further left than row
+    ``i−1``'s, which is a view with row stride ``W − 1`` (no copy). Panel 3: what the view
+    reads, ``R_{i, I_ij}``: exactly the index matrix.
+
+    Args:
+        n: sequence length (kept small so every cell can be labelled).
+        max_distance: ``k``.
+
+    Returns:
+        a Figure with three axes.
+    """
+    n = check_int("n", n)
+    k = check_int("max_distance", max_distance, minimum=0)
+    width = 2 * n + 2 * k - 1
+    offsets = np.arange(width) - (n - 1) - k  # [W], the offset j − i of each padded column
+    padded = np.tile(np.clip(offsets, -k, k) + k, (n, 1))  # [n, W]
+    small = np.tile(np.arange(2 * k + 1), (n, 1))  # [n, 2k+1]
+    idx = shaw_relative_index(n, n, k).numpy()  # [n, n]
+    cmap = _index_colormap(k)
+    fig = new_figure(10.0, 2.9, layout=None)
+    total = (2 * k + 1) + width + n
+    scale = 0.84 / total
+    x0 = 0.04
+    axes = []
+    for cols in (2 * k + 1, width, n):
+        axes.append(fig.add_axes((x0, 0.1, cols * scale, 0.66)))
+        x0 += cols * scale + 0.035
+    for ax, matrix in zip(axes, (small, padded, idx)):
+        ax.imshow(matrix, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest",
+                  aspect="equal")
+        for (r, c), value in np.ndenumerate(matrix):
+            ax.text(c, r, str(value), ha="center", va="center", fontsize=8,
+                    color="white" if value < max(k, 1) else "black")
+        ax.set_xticks([])
+        ax.set_yticks(range(n))
+        ax.tick_params(length=0, labelsize=8)
+    outside = np.ones((n, width, 4))  # RGBA overlay: white, opaque outside the band
+    outside[..., 3] = 0.7
+    for i in range(n):
+        start = n - 1 + k - i
+        outside[i, start : start + n, 3] = 0.0
+        axes[1].add_patch(
+            Rectangle((start - 0.45, i - 0.45), n - 0.1, 0.9, fill=False, ec="red", lw=1.2)
+        )
+    axes[1].imshow(outside, interpolation="nearest", aspect="equal")
+    axes[0].set_ylabel("query i")
+    axes[0].set_xlabel("column r", fontsize=8)
+    axes[1].set_xlabel(f"column m (offset j − i = m − {n - 1 + k})", fontsize=8)
+    axes[2].set_xlabel("key j", fontsize=8)
+    axes[0].set_title(f"R = Q·(w^K)ᵀ: {n} × {2 * k + 1}", fontsize=9)
+    axes[1].set_title(
+        f"each row padded to every offset −{n - 1 + k} … {n - 1 + k}: {n} × {width}\n"
+        f"red: the view, row stride {width - 1} (one column left per row)",
+        fontsize=9,
+    )
+    axes[2].set_title(f"the view: R[i, I_ij], {n} × {n}", fontsize=9)
+    return fig
+
+
+def shaw_intermediate_bytes(
+    n: int, dim: int, max_distance: int, *, element_size: int = 4
+) -> dict[str, int]:
+    """Bytes of the large intermediate tensors of one head's Shaw attention (analytic count).
+
+    * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
+      builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
+      ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
+    * ``"posenc"``: the two ``n × (2n + 2k − 1)`` padded buffers of
+      :func:`posenc.shaw.shaw_attention` plus its two ``n × (2k+1)`` matrices;
+    * ``"attention"``: the ``n × n`` weight matrix that every version holds.
+
+    Args:
+        n: sequence length.
+        dim: ``d``, channels per head.
+        max_distance: ``k``.
+        element_size: bytes per number (4 for float32).
+
+    Returns:
+        ``{"naive": …, "posenc": …, "attention": …}`` in bytes.
+    """
+    n = check_int("n", n)
+    d = check_int("dim", dim)
+    k = check_int("max_distance", max_distance, minimum=0)
+    size = check_int("element_size", element_size)
+    return {
+        "naive": 2 * n * n * d * size,
+        "posenc": (2 * n * (2 * n + 2 * k - 1) + 2 * n * (2 * k + 1)) * size,
+        "attention": n * n * size,
+    }
+
+
+def shaw_attention_timings(
+    sizes: Sequence[int] = (128, 256, 512, 1024),
+    *,
+    dim: int = 64,
+    max_distance: int = 16,
+    naive_max: int = 256,
+    repeats: int = 3,
+    threads: int = 1,
+    seed: int = 0,
+) -> dict[str, list[float | None]]:
+    """Median time in ms of one call of plain attention, ``shaw_attention`` and the naive version.
+
+    One head, float32, on the CPU with ``threads`` intra-op threads (restored afterwards; one
+    thread keeps the numbers steady on a busy machine), after one warm-up call; ``None`` where
+    ``n > naive_max`` for the naive version (its ``n × n × d`` tensors grow fast). Cheap
+    enough to run while a chapter builds (well under a second with the defaults).
+
+    Args:
+        sizes: the sequence lengths ``n`` to time.
+        dim: ``d``, channels of the single head.
+        max_distance: ``k``.
+        naive_max: the largest ``n`` at which the naive version is timed.
+        repeats: timed calls per measurement (the median is kept).
+        threads: ``torch`` intra-op threads during the measurement.
+        seed: seed of the random inputs.
+
+    Returns:
+        ``{"n": sizes, "plain": […], "posenc": […], "naive": […]}``.
+    """
+    repeats = check_int("repeats", repeats)
+    threads = check_int("threads", threads)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _timings(sizes, dim, max_distance, naive_max, repeats, seed)
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _timings(sizes: Sequence[int], dim: int, max_distance: int, naive_max: int, repeats: int,
+             seed: int) -> dict[str, list[float | None]]:
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, list[float | None]] = {
+        "n": [float(s) for s in sizes], "plain": [], "posenc": [], "naive": []
+    }
+    for n in sizes:
+        n = check_int("sizes", n)
+        q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
+        rk = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
+        rv = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
+        calls = {
+            "plain": lambda: torch.softmax(q @ k.T / math.sqrt(dim), -1) @ v,
+            "posenc": lambda: shaw_attention(q, k, v, rk, rv),
+            "naive": lambda: shaw_attention_reference(q, k, v, rk, rv),
+        }
+        for name, call in calls.items():
+            if name == "naive" and n > naive_max:
+                out[name].append(None)
+                continue
+            with torch.no_grad():
+                call()
+                times = []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    call()
+                    times.append(1e3 * (time.perf_counter() - start))
+            out[name].append(statistics.median(times))
+    return out
+
+
+def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int = 64,
+                     max_distance: int = 16) -> Figure:
+    """Left: analytic memory of the intermediate tensors against ``n``; right: measured time.
+
+    Args:
+        timings: the result of :func:`shaw_attention_timings` (``None`` entries are skipped).
+        dim: ``d`` used for the memory count (the timings' ``dim``).
+        max_distance: ``k`` used for the memory count.
+
+    Returns:
+        a Figure with two axes (memory, time), both log–log.
+    """
+    sizes = np.asarray(timings["n"], dtype=float)
+    fig = new_figure(9.0, 3.3, layout=None)
+    mem_ax = fig.add_axes((0.08, 0.14, 0.39, 0.76))
+    time_ax = fig.add_axes((0.59, 0.14, 0.39, 0.76))
+    grid = np.unique(np.round(np.geomspace(64, 8192, 15)).astype(int))
+    counts = [shaw_intermediate_bytes(int(n), dim, max_distance) for n in grid]
+    styles = {"naive": ("C3", "naive: a^K, a^V (n × n × d)"),
+              "posenc": ("C0", "posenc: padded buffers (n × (2n+2k−1))"),
+              "attention": ("0.5", "attention weights (n × n)")}
+    for key, (colour, label) in styles.items():
+        mem_ax.loglog(grid, [c[key] / 2**20 for c in counts], color=colour, label=label,
+                      ls="--" if key == "attention" else "-")
+    mem_ax.set_xlabel("sequence length n")
+    mem_ax.set_ylabel("MiB (float32, one head)")
+    mem_ax.set_title(f"memory of the intermediates (analytic), d = {dim}, k = {max_distance}",
+                     fontsize=9)
+    mem_ax.legend(fontsize=7, loc="upper left")
+    series = (("plain", "0.5", "plain attention"), ("posenc", "C0", "posenc shaw_attention"),
+              ("naive", "C3", "naive (reference)"))
+    for key, colour, label in series:
+        pairs = [(n, t) for n, t in zip(sizes, timings[key]) if t is not None]
+        if pairs:
+            xs, ys = zip(*pairs)
+            time_ax.loglog(xs, ys, marker="o", color=colour, label=label,
+                           ls="--" if key == "plain" else "-")
+    time_ax.set_xlabel("sequence length n")
+    time_ax.set_ylabel("ms per call")
+    time_ax.set_title("time per call, measured while this page was built (1 thread)", fontsize=9)
+    time_ax.legend(fontsize=7, loc="lower right")
+    time_ax.set_xticks(sizes, [str(int(n)) for n in sizes])
+    time_ax.minorticks_off()
+    for ax in (mem_ax, time_ax):
+        ax.grid(True, which="major", alpha=0.3)
+    return fig

@@ -1,0 +1,132 @@
+"""Tests for posenc.plotting.shaw: the figures show the index, the bias and the costs they claim."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from posenc.plotting.shaw import (
+    shaw_attention_timings,
+    shaw_cost_figure,
+    shaw_index_figure,
+    shaw_intermediate_bytes,
+    shaw_key_bias_row,
+    shaw_skew_figure,
+)
+
+
+def clipped_index(n: int, k: int) -> np.ndarray:
+    """clip(j − i, −k, k) + k by a double loop."""
+    return np.array([[min(max(j - i, -k), k) + k for j in range(n)] for i in range(n)])
+
+
+def bar_heights(ax) -> np.ndarray:
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    return np.array([path.vertices[1, 1] for path in bars.get_paths()])
+
+
+@pytest.mark.parametrize(
+    "n,k,query,row", [(8, 2, "middle", 4), (16, 0, "first", 0), (32, 8, "last", 31), (6, 1, 2, 2)]
+)
+def test_index_figure_shows_the_index_and_the_row_of_the_query(n, k, query, row):
+    fig = shaw_index_figure(n, k, query=query)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    left, right = fig.axes
+    np.testing.assert_array_equal(np.asarray(left.images[0].get_array()), clipped_index(n, k))
+    (outline,) = [p for p in left.patches if isinstance(p, Rectangle)]
+    assert outline.get_y() == row - 0.5
+    heights = bar_heights(right)
+    np.testing.assert_allclose(heights, shaw_key_bias_row(n, k, query))
+    # beyond the window every key gets the bias of the edge distance
+    far_left = heights[: row - k + 1] if row - k >= 0 else heights[:0]  # j − i <= −k
+    far_right = heights[row + k :]  # j − i >= k (empty when row + k >= n)
+    for side in (far_left, far_right):
+        if side.size:
+            np.testing.assert_allclose(side, side[0])
+    assert fig.texts and f"clip(j − i, −{k}, {k})" in fig.texts[0].get_text()
+
+
+def test_key_bias_row_is_the_a_k_tensor_contracted_with_q():
+    """Transcribe the draws, build a^K as an n × n × d tensor and contract it with q."""
+    n, k, d = 10, 3, 16
+    g = torch.Generator().manual_seed(0)
+    table = torch.randn(65, d, generator=g, dtype=torch.float64)
+    q = torch.randn(d, generator=g, dtype=torch.float64)
+    rel_k = table[32 - k : 32 + k + 1]
+    a_k = rel_k[torch.from_numpy(clipped_index(n, k))]  # [n, n, d]
+    expected = (a_k @ q / math.sqrt(d)).numpy()  # [n, n]
+    for i in range(n):
+        np.testing.assert_allclose(shaw_key_bias_row(n, k, i), expected[i], rtol=1e-12)
+    # k = 0: one vector for every pair, so every key gets the same bias
+    assert np.ptp(shaw_key_bias_row(n, 0, "middle")) == 0.0
+
+
+def test_index_figure_bad_arguments():
+    with pytest.raises(ValueError, match="query must be one of"):
+        shaw_index_figure(8, 2, query="centre")
+    with pytest.raises(ValueError, match="query must be < n = 8"):
+        shaw_index_figure(8, 2, query=8)
+    with pytest.raises(ValueError, match="max_distance must be >= 0"):
+        shaw_index_figure(8, -1)
+    with pytest.raises(ValueError, match="max_distance must be <= 32"):
+        shaw_key_bias_row(8, 33, 0)
+
+
+@pytest.mark.parametrize("n,k", [(6, 2), (4, 0), (5, 3)])
+def test_skew_figure_band_reads_the_index(n, k):
+    fig = shaw_skew_figure(n, k)
+    small, padded, view = (np.asarray(ax.images[0].get_array()) for ax in fig.axes)
+    assert small.shape == (n, 2 * k + 1) and padded.shape == (n, 2 * n + 2 * k - 1)
+    np.testing.assert_array_equal(view, clipped_index(n, k))
+    boxes = [p for p in fig.axes[1].patches if isinstance(p, Rectangle)]
+    outlines = sorted(boxes, key=lambda p: p.get_y())
+    assert len(outlines) == n
+    for i, box in enumerate(outlines):
+        start = round(box.get_x() + 0.45)
+        assert start == n - 1 + k - i  # one column further left per row
+        # the outlined cells of the padded row are exactly row i of the index
+        np.testing.assert_array_equal(padded[i, start : start + n], clipped_index(n, k)[i])
+
+
+def test_intermediate_bytes_golden_values():
+    # Huang et al.'s example: L = 2048, D = 512 in float32, one n × n × d tensor ≈ 8.6 GB
+    got = shaw_intermediate_bytes(2048, 512, 16)
+    assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
+    assert got["attention"] == 2048 * 2048 * 4
+    assert got["posenc"] == (2 * 2048 * (2 * 2048 + 31) + 2 * 2048 * 33) * 4
+    # the naive count is the size of the two gathered tables for a small case
+    n, d, k = 7, 3, 2
+    idx = torch.from_numpy(clipped_index(n, k))
+    a = torch.zeros(2 * k + 1, d)[idx]  # [n, n, d] float32
+    assert shaw_intermediate_bytes(n, d, k)["naive"] == 2 * a.numel() * a.element_size()
+    in_float64 = shaw_intermediate_bytes(n, d, k, element_size=8)["naive"]
+    assert in_float64 == 4 * a.numel() * a.element_size()
+    with pytest.raises(ValueError, match="dim must be positive"):
+        shaw_intermediate_bytes(4, 0, 1)
+
+
+def test_timings_and_cost_figure():
+    before = torch.get_num_threads()
+    timings = shaw_attention_timings((8, 16), dim=4, max_distance=2, naive_max=8, repeats=1,
+                                     threads=1)
+    assert torch.get_num_threads() == before  # restored
+    assert timings["n"] == [8.0, 16.0]
+    assert timings["naive"][1] is None
+    assert all(t > 0 for key in ("plain", "posenc") for t in timings[key])
+    assert timings["naive"][0] > 0
+    fig = shaw_cost_figure(timings, dim=4, max_distance=2)
+    mem_ax, time_ax = fig.axes
+    naive_line = mem_ax.lines[0]
+    xs = naive_line.get_xdata()
+    expected = [shaw_intermediate_bytes(int(n), 4, 2)["naive"] / 2**20 for n in xs]
+    np.testing.assert_allclose(naive_line.get_ydata(), expected)
+    by_label = {line.get_label(): line for line in time_ax.lines}
+    np.testing.assert_allclose(by_label["posenc shaw_attention"].get_ydata(), timings["posenc"])
+    np.testing.assert_allclose(by_label["naive (reference)"].get_xdata(), [8.0])  # None skipped
+    assert "analytic" in mem_ax.get_title() and "measured" in time_ax.get_title()
