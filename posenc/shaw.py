@@ -119,9 +119,12 @@ def shaw_attention(
 
     with :math:`I` from :func:`shaw_relative_index` and :math:`\\alpha = \\operatorname{softmax}(e)`.
     The first term of :math:`e` is ordinary attention; the second looks up
-    :math:`q_i \\cdot w^K_r` in an ``n_q × (2k+1)`` matrix. The value term sums each row's
-    weights per bucket (``n_q × (2k+1)``) and multiplies by ``w^V``. No ``n_q × n_k × d``
-    tensor is formed.
+    :math:`q_i \\cdot w^K_r` in an ``n_q × (2k+1)`` matrix, laid out so that a strided view
+    (row stride one less than the row length, the "skew" of Huang et al. 2019) puts entry
+    ``I_ij`` under key ``j``. The value term sums each row's weights per bucket (a running sum
+    for the two clipped ends, one diagonal per inner distance) and multiplies by ``w^V``. No
+    ``n_q × n_k × d`` tensor is formed, and queries are processed in blocks of rows so that the
+    ``n_q × n_k`` intermediates stay cache-sized (``benchmarks/shaw_attention.py``).
 
     Args:
         q: queries ``[..., n_q, d]``.
@@ -149,52 +152,90 @@ def shaw_attention(
     k = k.expand(*batch, n_k, d).reshape(-1, n_k, d)  # [B, n_k, d]
     v = v.expand(*batch, n_k, v.shape[-1]).reshape(-1, n_k, v.shape[-1])  # [B, n_k, d_v]
 
-    # Key term. Row i of `wide` lists q_i·w^K for every offset j − i from −(n_q−1)−k to
-    # (n_k−1)+k, left to right; shifting row i by −i (a strided view) aligns it with keys j.
-    per_distance = q @ rel_k.transpose(0, 1)  # [B, n_q, 2k+1]
+    # Rows are independent: work through blocks of queries so that each block's buffers stay
+    # small (cache-sized) and the skew buffer is only as wide as n_k plus the block.
+    block = max(1, _BLOCK_ELEMENTS // n_k)
+    outs = [
+        _shaw_block(q[:, i0 : i0 + block], k, v, rel_k, rel_v, _mask_rows(mask, n_q, i0, block), i0, batch)
+        for i0 in range(0, n_q, block)
+    ]
+    return torch.cat(outs, dim=1).reshape(*batch, n_q, v.shape[-1])
+
+
+_BLOCK_ELEMENTS = 2**18  # logits per block of queries (1 MiB in float32): fastest of 2^15..2^20 measured
+
+
+def _mask_rows(mask: Tensor | None, n_q: int, start: int, size: int) -> Tensor | None:
+    """The rows ``start:start+size`` of a mask broadcastable to ``[..., n_q, n_k]``."""
+    if mask is None or mask.ndim < 2 or mask.shape[-2] == 1:
+        return mask
+    return mask[..., start : start + size, :]
+
+
+def _shaw_block(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None,
+    first_row: int, batch: torch.Size,
+) -> Tensor:
+    """Shaw attention for the queries at positions ``first_row … first_row + c − 1``.
+
+    ``q`` is ``[B, c, d]``; ``k``, ``v`` are ``[B, n_k, ·]``. Returns ``[B, c, d_v]``.
+    """
+    c, n_k, d = q.shape[1], k.shape[1], q.shape[2]
+    max_k = (rel_k.shape[0] - 1) // 2
+
+    # Key term. Row i of `wide` lists q_i·w^K for every offset t = j − i that this block can
+    # meet, from t_lo = −(last row) to t_hi = (n_k − 1) − (first row), padded to cover −k..k;
+    # shifting row i by −i (a strided view, row stride W − 1) aligns it with the keys j.
+    per_distance = q @ rel_k.transpose(0, 1)  # [B, c, 2k+1]
+    left = max(0, first_row + c - 1 - max_k)  # offsets below −k: the w^K_{−k} column repeated
+    right = max(0, n_k - 1 - first_row - max_k)  # offsets above k: the w^K_k column repeated
     wide = torch.cat(
         (
-            per_distance[..., :1].expand(-1, -1, n_q - 1),
+            per_distance[..., :1].expand(-1, -1, left),
             per_distance,
-            per_distance[..., -1:].expand(-1, -1, n_k - 1),
+            per_distance[..., -1:].expand(-1, -1, right),
         ),
         dim=-1,
-    )  # [B, n_q, W] with W = n_q + n_k + 2k - 1
-    position = _diagonal_band(wide, n_k)  # [B, n_q, n_k]: q_i·w^K_{clip(j−i)+k}
-    logits = (torch.baddbmm(position, q, k.transpose(1, 2))) / math.sqrt(d)  # [B, n_q, n_k]
-    weights = _masked_softmax(logits.reshape(*batch, n_q, n_k), mask).reshape(-1, n_q, n_k)
+    )  # [B, c, W], W = left + 2k + 1 + right
+    t_lo = -max_k - left
+    b, _, width = wide.shape
+    position = wide.as_strided(
+        (b, c, n_k), (c * width, width - 1, 1), wide.storage_offset() - first_row - t_lo
+    )  # [B, c, n_k]: q_i·w^K_{clip(j−i)+k}
+    scale = 1.0 / math.sqrt(d)
+    logits = torch.baddbmm(position, q, k.transpose(1, 2), beta=scale, alpha=scale)  # [B, c, n_k]
+    weights = _masked_softmax(logits.reshape(*batch, c, n_k), mask).reshape(-1, c, n_k)
 
-    # Value term. Place α_ij at offset j − i in a zero row (the same strided view), then add up
-    # each row per bucket: offsets <= −k, each of −k+1..k−1, offsets >= k.
-    spread = weights.new_zeros(wide.shape)  # [B, n_q, W]
-    _diagonal_band(spread, n_k).copy_(weights)
-    if max_k == 0:
-        buckets = spread.sum(-1, keepdim=True)  # [B, n_q, 1]
-    else:
-        buckets = torch.cat(
-            (
-                spread[..., :n_q].sum(-1, keepdim=True),
-                spread[..., n_q : n_q + 2 * max_k - 1],
-                spread[..., n_q + 2 * max_k - 1 :].sum(-1, keepdim=True),
-            ),
-            dim=-1,
-        )  # [B, n_q, 2k+1]
-    out = torch.baddbmm(buckets @ rel_v, weights, v)  # [B, n_q, d_v]
-    return out.reshape(*batch, n_q, v.shape[-1])
+    # Value term: each row's weights summed per bucket, then one small matrix product.
+    buckets = _bucket_sums(weights, max_k, first_row)  # [B, c, 2k+1]
+    return torch.baddbmm(buckets @ rel_v, weights, v)  # [B, c, d_v]
 
 
-def _diagonal_band(wide: Tensor, n_k: int) -> Tensor:
-    """View ``wide[b, i, j + n_q - 1 - i + k]`` as ``[B, n_q, n_k]`` (no copy).
+def _bucket_sums(weights: Tensor, max_k: int, first_row: int = 0) -> Tensor:
+    """Sum each row of ``weights`` over the keys of each clipped distance: ``[B, n_q, 2k+1]``.
 
-    ``wide`` is a contiguous ``[B, n_q, W]`` tensor whose row ``i`` is indexed by offset
-    ``m = (j − i) + (n_q − 1) + k``; stepping one row down and one column left keeps the same
-    offset, so the band is a strided view with row stride ``W − 1``.
+    Bucket 0 holds keys ``j <= i − k`` (a prefix of the row: read off a running sum), bucket
+    ``2k`` keys ``j >= i + k`` (the row total minus a prefix), and bucket ``r`` in between the
+    single key ``j = i + r − k`` (one diagonal). Only the running sum touches all ``n_q·n_k``
+    weights; everything else reads ``n_q·(2k+1)`` of them.
     """
-    b, n_q, width = wide.shape
-    max_k = (width - n_q - n_k + 1) // 2
-    return wide.as_strided(
-        (b, n_q, n_k), (n_q * width, width - 1, 1), wide.storage_offset() + n_q - 1 + max_k
-    )
+    b, n_q, n_k = weights.shape
+    if max_k == 0:
+        return weights.sum(-1, keepdim=True)  # [B, n_q, 1]
+    rows = torch.arange(first_row, first_row + n_q, device=weights.device)[:, None]  # [n_q, 1]
+
+    def take(source: Tensor, cols: Tensor) -> Tensor:
+        inside = (cols >= 0) & (cols < n_k)  # [n_q, m]
+        picked = source.gather(-1, cols.clamp(0, n_k - 1).expand(b, -1, -1))  # [B, n_q, m]
+        return picked * inside
+
+    running = weights.cumsum(-1)  # [B, n_q, n_k]
+    first = rows - max_k  # [n_q, 1]: last key of bucket 0 (beyond the row: the whole row)
+    head = running.gather(-1, first.clamp(0, n_k - 1).expand(b, -1, -1)) * (first >= 0)  # [B, n_q, 1]
+    middle = take(weights, rows + torch.arange(1 - max_k, max_k, device=weights.device))  # [B, n_q, 2k-1]
+    last = (rows + max_k - 1).clamp(max=n_k - 1)  # [n_q, 1]: last key before bucket 2k
+    tail = running[..., -1:] - running.gather(-1, last.expand(b, -1, -1))  # [B, n_q, 1]: Σ_{j >= i+k}
+    return torch.cat((head, middle, tail), dim=-1)  # [B, n_q, 2k+1]
 
 
 class ShawRelativeMultiheadAttention(nn.Module):
