@@ -99,7 +99,9 @@ def test_intermediate_bytes_golden_values():
     got = shaw_intermediate_bytes(2048, 512, 16)
     assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
     assert got["attention"] == 2048 * 2048 * 4
-    assert got["posenc"] == (2 * 2048 * (2 * 2048 + 31) + 2 * 2048 * 33) * 4
+    c = 2**18 // 2048  # query rows per block in shaw_attention
+    assert got["posenc"] == (c * (c + 2048 + 31) + c * 2048 + 2 * c * 33) * 4
+    assert shaw_intermediate_bytes(64, 8, 2)["posenc"] == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
     # the naive count is the size of the two gathered tables for a small case
     n, d, k = 7, 3, 2
     idx = torch.from_numpy(clipped_index(n, k))

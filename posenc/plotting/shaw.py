@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_int
-from ..shaw import shaw_attention, shaw_attention_reference, shaw_relative_index
+from ..shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_attention_reference, shaw_relative_index
 from ._base import new_figure
 
 __all__ = [
@@ -228,9 +228,11 @@ def shaw_intermediate_bytes(
     * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
       builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
       ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
-    * ``"posenc"``: the two ``n × (2n + 2k − 1)`` padded buffers of
-      :func:`posenc.shaw.shaw_attention` plus its two ``n × (2k+1)`` matrices;
-    * ``"attention"``: the ``n × n`` weight matrix that every version holds.
+    * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds for one block of
+      ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after another): the padded
+      key-term buffer ``c × (c + n + 2k − 1)``, the running sum ``c × n`` and the two
+      ``c × (2k+1)`` matrices;
+    * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
 
     Args:
         n: sequence length.
@@ -245,9 +247,10 @@ def shaw_intermediate_bytes(
     d = check_int("dim", dim)
     k = check_int("max_distance", max_distance, minimum=0)
     size = check_int("element_size", element_size)
+    c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
     return {
         "naive": 2 * n * n * d * size,
-        "posenc": (2 * n * (2 * n + 2 * k - 1) + 2 * n * (2 * k + 1)) * size,
+        "posenc": (c * (c + n + 2 * k - 1) + c * n + 2 * c * (2 * k + 1)) * size,
         "attention": n * n * size,
     }
 
@@ -341,7 +344,7 @@ def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int 
     grid = np.unique(np.round(np.geomspace(64, 8192, 15)).astype(int))
     counts = [shaw_intermediate_bytes(int(n), dim, max_distance) for n in grid]
     styles = {"naive": ("C3", "naive: a^K, a^V (n × n × d)"),
-              "posenc": ("C0", "posenc: padded buffers (n × (2n+2k−1))"),
+              "posenc": ("C0", "posenc: one block's buffers"),
               "attention": ("0.5", "attention weights (n × n)")}
     for key, (colour, label) in styles.items():
         mem_ax.loglog(grid, [c[key] / 2**20 for c in counts], color=colour, label=label,
