@@ -13,7 +13,8 @@ __all__ = ["absolute_2d_explorer"]
 
 
 def absolute_2d_explorer(
-    sizes: Sequence[tuple[int, int]] = ((24, 24), (12, 18)),
+    heights: Sequence[int] = (24, 12),
+    widths: Sequence[int] = (24, 16),
     dims: Sequence[int] = (16, 64),
     temperatures: Sequence[float] = (10.0, 10000.0),
     pairs: Sequence[str] = ("fastest", "middle"),
@@ -21,7 +22,7 @@ def absolute_2d_explorer(
     canvas: int = 24,
     defaults: dict[str, object] | None = None,
 ) -> Explorer:
-    """Explore DETR's sine encoding: image size, ``dim``, temperature, ``normalize``, channel.
+    """Explore DETR's sine encoding: height, width, ``dim``, temperature, ``normalize``, channel.
 
     The image (``height × width``) sits in the top-left corner of a ``canvas × canvas`` batch,
     the rest padding, as when DETR batches images of different sizes. Left and middle: ``sin y``
@@ -30,20 +31,20 @@ def absolute_2d_explorer(
     temperature changes every pair except the fastest.
 
     Args:
-        sizes: values of the ``image`` control, ``(height, width)`` pairs (each ``≤ canvas``).
+        heights: values of the ``height`` control, rows of the valid image (each ``≤ canvas``).
+        widths: values of the ``width`` control, columns of the valid image (each ``≤ canvas``).
         dims: values of the ``dim`` control (``d = 2F``, multiples of 4).
         temperatures: values of the ``temperature`` control.
         pairs: values of the ``channel`` control, among ``"fastest"``, ``"middle"``,
             ``"slowest"``.
         canvas: side of the padded batch canvas.
-        defaults: initial values by control name (``image``, ``dim``, ``temperature``,
-            ``normalize``, ``channel``).
+        defaults: initial values by control name (``height``, ``width``, ``dim``,
+            ``temperature``, ``normalize``, ``channel``).
 
     Returns:
         an :class:`~posenc.widgets.explorer.Explorer`; with the defaults
-        ``2·2·2·2·2 = 32`` figures are pre-rendered for the static book.
+        ``2·2·2·2·2·2 = 64`` figures are pre-rendered for the static book.
     """
-    size_labels = {f"{h} × {w}": (int(h), int(w)) for h, w in sizes}
     temperature_labels = {f"{t:g}": float(t) for t in temperatures}
     channel_labels = {f"{p} pair": p for p in pairs}
     start: dict[str, object] = {}
@@ -51,16 +52,17 @@ def absolute_2d_explorer(
         start["temperature"] = 10000.0
     start.update(defaults or {})
 
-    def render(image: tuple[int, int], dim: int, temperature: float, normalize: bool,
+    def render(height: int, width: int, dim: int, temperature: float, normalize: bool,
                channel: str) -> Figure:
-        return absolute_2d_explorer_figure(height=image[0], width=image[1], dim=dim,
+        return absolute_2d_explorer_figure(height=height, width=width, dim=dim,
                                            temperature=temperature, normalize=normalize,
                                            pair=channel, canvas=canvas)
 
     return explorer(
         render,
         {
-            "image": size_labels,
+            "height": [int(h) for h in heights],
+            "width": [int(w) for w in widths],
             "dim": list(dims),
             "temperature": temperature_labels,
             "normalize": [False, True],
