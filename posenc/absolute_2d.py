@@ -62,7 +62,7 @@ def sinusoidal_encoding_2d(
     The defaults reproduce seed 000's ``create_2d_absolute_sincos_pe``.
     ``interleave=False, row_first=False`` reproduces MAE's ``get_2d_sincos_pos_embed``
     exactly: there the first half (named ``emb_h``) encodes the *column*, because
-    ``np.meshgrid(grid_w, grid_h)`` puts the column coordinates first (mae issue #18).
+    MAE calls NumPy's meshgrid with the column coordinates first (mae issue #18).
 
     Args:
         height: number of rows of the grid.
