@@ -353,6 +353,17 @@ def _train_loop(
     model.eval()
 
 
+def _test_predictions(
+    model: TinyTransformer, task: Task, length: int, k: int, num_sequences: int, seed: int
+) -> tuple[Tensor, Tensor]:
+    """Predictions and targets of ``model`` on fresh seeded test sequences, ``[b, n]`` each."""
+    generator = torch.Generator().manual_seed(int(seed))
+    tokens, targets = toy_batch(
+        task, num_sequences, length, vocab_size=model.vocab_size, k=k, generator=generator
+    )  # [b, n] each
+    return model(tokens).argmax(dim=-1), targets
+
+
 @torch.no_grad()
 def toy_accuracy(
     model: TinyTransformer,
@@ -376,11 +387,7 @@ def toy_accuracy(
     Returns:
         accuracy in ``[0, 1]`` over positions whose target is not ignored.
     """
-    generator = torch.Generator().manual_seed(int(seed))
-    tokens, targets = toy_batch(
-        task, num_sequences, length, vocab_size=model.vocab_size, k=k, generator=generator
-    )  # [b, n] each
-    predictions = model(tokens).argmax(dim=-1)  # [b, n]
+    predictions, targets = _test_predictions(model, task, length, k, num_sequences, seed)
     answered = targets != IGNORE_INDEX  # [b, n]
     return float((predictions[answered] == targets[answered]).double().mean())
 
@@ -419,10 +426,7 @@ def toy_position_accuracy(
     Shapes:
         ``n``: positions.
     """
-    generator = torch.Generator().manual_seed(int(seed))
-    tokens, targets = toy_batch(
-        task, num_sequences, length, vocab_size=model.vocab_size, k=k, generator=generator
-    )  # [b, n] each
+    predictions, targets = _test_predictions(model, task, length, k, num_sequences, seed)
     answered = targets != IGNORE_INDEX  # [b, n]
-    correct = (model(tokens).argmax(dim=-1) == targets) & answered  # [b, n]
+    correct = (predictions == targets) & answered  # [b, n]
     return correct.double().sum(0) / answered.double().sum(0)  # [n], 0/0 = nan
