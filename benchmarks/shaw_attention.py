@@ -10,9 +10,10 @@ One head, d = 64, k = 16, float32 on the CPU. Rows:
 * ``naive``: :func:`posenc.shaw.shaw_attention_reference` (builds ``a^K``, ``a^V`` as
   ``n × n × d``); skipped where its tensors would not fit comfortably.
 
-Peak memory is the extra resident memory of the process during one call (``ru_maxrss``
-in a fresh subprocess per measurement, minus that of the same subprocess before the call), so
-every number comes from an isolated run. Times are the median of ``--repeats`` calls after
+Peak memory is the extra resident memory of the process during one call, in MiB
+(``ru_maxrss``, which Linux reports in KiB, divided by 1024): measured in a fresh subprocess
+per measurement, minus that of the same subprocess before the call, so every number comes
+from an isolated run. Times are the median of ``--repeats`` calls after
 one warm-up, measured in the same subprocess.
 """
 
@@ -47,7 +48,7 @@ with torch.no_grad():
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter(); fn(); times.append(time.perf_counter() - t0)
-print(json.dumps({"peak_mb": peak / 1024, "ms": 1e3 * statistics.median(times)}))
+print(json.dumps({"peak_mib": peak / 1024, "ms": 1e3 * statistics.median(times)}))
 """
 
 
@@ -68,16 +69,16 @@ def main() -> None:
     args = parser.parse_args()
     print(f"d=64, k=16, float32, {args.threads} threads; peak = extra RSS of one call")
     print(f"{'n':>5} | {'plain ms':>8} {'sdpa ms':>8} {'posenc ms':>9} {'naive ms':>9} | "
-          f"{'posenc/plain':>12} | {'plain MB':>8} {'posenc MB':>9} {'naive MB':>9} {'naive/posenc':>12}")
+          f"{'posenc/plain':>12} | {'plain MiB':>9} {'posenc MiB':>10} {'naive MiB':>9} {'naive/posenc':>12}")
     for n in args.sizes:
         r = {name: run(name, n, args.repeats, args.threads) for name in ("plain", "sdpa", "posenc")}
         naive = run("naive", n, args.repeats, args.threads) if n <= args.naive_max else None
         naive_ms = f"{naive['ms']:9.1f}" if naive else f"{'-':>9}"
-        naive_mb = f"{naive['peak_mb']:9.1f}" if naive else f"{'-':>9}"
-        ratio_mb = f"{naive['peak_mb'] / max(r['posenc']['peak_mb'], 1e-9):12.1f}" if naive else f"{'-':>12}"
+        naive_mb = f"{naive['peak_mib']:9.1f}" if naive else f"{'-':>9}"
+        ratio_mb = f"{naive['peak_mib'] / max(r['posenc']['peak_mib'], 1e-9):12.1f}" if naive else f"{'-':>12}"
         print(f"{n:5d} | {r['plain']['ms']:8.1f} {r['sdpa']['ms']:8.1f} {r['posenc']['ms']:9.1f} {naive_ms} | "
-              f"{r['posenc']['ms'] / r['plain']['ms']:12.2f} | {r['plain']['peak_mb']:8.1f} "
-              f"{r['posenc']['peak_mb']:9.1f} {naive_mb} {ratio_mb}")
+              f"{r['posenc']['ms'] / r['plain']['ms']:12.2f} | {r['plain']['peak_mib']:9.1f} "
+              f"{r['posenc']['peak_mib']:10.1f} {naive_mb} {ratio_mb}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 from matplotlib.collections import PolyCollection
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -49,13 +50,31 @@ def test_index_figure_shows_the_index_and_the_row_of_the_query(n, k, query, row)
     for side in (far_left, far_right):
         if side.size:
             np.testing.assert_allclose(side, side[0])
-    assert fig.texts and f"clip(j − i, −{k}, {k})" in fig.texts[0].get_text()
+    texts = [t.get_text() for t in fig.texts]
+    if k:
+        assert f"clip(j − i, −{k}, {k}) + {k}" in texts[0]
+        assert any(f"|j − i| ≤ {k}" in t for t in texts)  # the grey window, title not cut
+    else:  # no "clip(j − i, −0, 0) + 0": the single index and the single bias, printed
+        assert "I = 0 for every pair" in texts[0]
+        assert any(f"= {heights[0]:.2f}" in t for t in texts)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    box = fig.bbox
+    for t in fig.texts:  # no title runs off the figure (the right one used to lose its ")")
+        extent = t.get_window_extent(renderer)
+        margin = 0.01 * box.width  # a title ending within 1 % of the edge gets cut in a PNG
+        assert box.x0 + margin <= extent.x0 and extent.x1 <= box.x1 - margin, t.get_text()
+        assert extent.y1 <= box.y1, t.get_text()
+
+
+def test_index_figure_single_bias_at_k0_is_clearly_visible():
+    """The explorer's default seed gives a bias at k = 0 that is not close to zero."""
+    assert abs(shaw_key_bias_row(16, 0, "middle")[0]) > 1.0
 
 
 def test_key_bias_row_is_the_a_k_tensor_contracted_with_q():
     """Transcribe the draws, build a^K as an n × n × d tensor and contract it with q."""
     n, k, d = 10, 3, 16
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator().manual_seed(29)  # the default seed
     table = torch.randn(65, d, generator=g, dtype=torch.float64)
     q = torch.randn(d, generator=g, dtype=torch.float64)
     rel_k = table[32 - k : 32 + k + 1]
@@ -92,6 +111,10 @@ def test_skew_figure_band_reads_the_index(n, k):
         assert start == n - 1 + k - i  # one column further left per row
         # the outlined cells of the padded row are exactly row i of the index
         np.testing.assert_array_equal(padded[i, start : start + n], clipped_index(n, k)[i])
+    # column ticks on every panel, including the offset-0 column of the padded buffer
+    assert list(fig.axes[0].get_xticks()) == list(range(2 * k + 1))
+    assert n - 1 + k in fig.axes[1].get_xticks()
+    assert any("not the values" in t.get_text() for t in fig.texts)
 
 
 def test_intermediate_bytes_golden_values():
@@ -132,3 +155,7 @@ def test_timings_and_cost_figure():
     np.testing.assert_allclose(by_label["posenc shaw_attention"].get_ydata(), timings["posenc"])
     np.testing.assert_allclose(by_label["naive (reference)"].get_xdata(), [8.0])  # None skipped
     assert "analytic" in mem_ax.get_title() and "measured" in time_ax.get_title()
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for ax in (mem_ax, time_ax):  # titles are not cut at the figure's edge
+        extent = ax.title.get_window_extent(renderer)
+        assert fig.bbox.x0 <= extent.x0 and extent.x1 <= fig.bbox.x1, ax.get_title()

@@ -37,6 +37,9 @@ __all__ = [
 
 _QUERY = {"first": 0.0, "middle": 0.5, "last": 1.0}
 _TABLE_DISTANCE = 32  # the explorer's tables cover distances −32..32; k picks the centre rows
+# Seed of the explorer's random query and table: chosen so that q·w_0/√d (the single bias left
+# at k = 0) is clearly non-zero (−1.29) and the clipped edges differ visibly for k = 1, 2.
+_SEED = 29
 
 
 def _index_colormap(max_distance: int) -> Colormap:
@@ -59,7 +62,7 @@ def _query_position(query: str | int, n: int) -> int:
 
 
 def shaw_key_bias_row(
-    n: int, max_distance: int, query: str | int, *, dim: int = 16, seed: int = 0
+    n: int, max_distance: int, query: str | int, *, dim: int = 16, seed: int = _SEED
 ) -> np.ndarray:
     """The key term ``q_i·w^K_{I_ij} / √d`` of one query against every key (random ``q``, ``w^K``).
 
@@ -95,7 +98,7 @@ def shaw_key_bias_row(
 
 
 def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = "middle",
-                      dim: int = 16, seed: int = 0) -> Figure:
+                      dim: int = 16, seed: int = _SEED) -> Figure:
     """Left: the index matrix ``I_ij = clip(j − i, −k, k) + k``; right: one query's key bias.
 
     Both panels use one colour per index, so the right panel's bars take the colour of the
@@ -133,7 +136,9 @@ def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = 
     left.text(n / 2 - 0.5, n - 0.5 + pad, "key j", ha="center", va="top", fontsize=9)
     left.text(-0.5 - pad, n / 2 - 0.5, "query i ", ha="right", va="center", fontsize=9, rotation=90)
     # titles as figure text: plain text (no mathtext parse) at fixed places keeps redraws fast
-    fig.text(0.23, 0.9, f"index I = clip(j − i, −{k}, {k}) + {k}", ha="center", fontsize=10)
+    title = (f"index I = clip(j − i, −{k}, {k}) + {k}" if k else
+             "k = 0: index I = 0 for every pair")
+    fig.text(0.23, 0.9, title, ha="center", fontsize=10)
     fig.text(0.23, 0.015, "colour: offset j − i, from −k (dark) to +k (yellow)", ha="center",
              fontsize=8)
 
@@ -150,19 +155,24 @@ def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = 
     right.set_xticks(sorted({0, i, n - 1}))
     right.set_yticks([-3, 0, 3])
     right.set_xlabel("key j", labelpad=1)
-    fig.text(0.74, 0.9, f"key term of query i = {i}:  q·w[I]/√d   (grey: |j − i| ≤ {k})",
-             ha="center", fontsize=10)
+    fig.text(0.74, 0.935, f"key term of query i = {i}:  q·w[I]/√d", ha="center", fontsize=10)
+    if k:
+        note = f"grey: |j − i| ≤ {k}, one bias per key; outside: flat"
+    else:
+        note = f"one bias for every key: q·w₀/√d = {bias[0]:.2f}"
+    fig.text(0.74, 0.87, note, ha="center", fontsize=8)
     return fig
 
 
 def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
     """How the strided view turns the small ``n × (2k+1)`` matrix into the ``n × n`` key term.
 
-    Panel 1: ``R = Q w^Kᵀ``, one column per distance; a cell marked ``r`` holds ``q_i·w^K_r``.
+    Panel 1: ``R = Q w^Kᵀ``, one column per distance; a cell marked ``r`` holds ``q_i·w^K_r``
+    (the cells show the table row ``r``, not the values, as a note in the figure says).
     Panel 2: each row of ``R`` padded on both sides by repeating its first and last entry,
     so that column ``m`` of the padded row holds offset ``j − i = m − (n−1) − k``; the cells
     read by the view are outlined. Row ``i``'s window starts one column further left than row
-    ``i−1``'s, which is a view with row stride ``W − 1`` (no copy). Panel 3: what the view
+    ``i−1``'s, which is a view with row stride ``L − 1`` (``L`` the padded width; no copy). Panel 3: what the view
     reads, ``R_{i, I_ij}``: exactly the index matrix.
 
     Args:
@@ -186,7 +196,7 @@ def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
     x0 = 0.04
     axes = []
     for cols in (2 * k + 1, width, n):
-        axes.append(fig.add_axes((x0, 0.1, cols * scale, 0.66)))
+        axes.append(fig.add_axes((x0, 0.16, cols * scale, 0.62)))
         x0 += cols * scale + 0.035
     for ax, matrix in zip(axes, (small, padded, idx)):
         ax.imshow(matrix, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest",
@@ -194,7 +204,6 @@ def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
         for (r, c), value in np.ndenumerate(matrix):
             ax.text(c, r, str(value), ha="center", va="center", fontsize=8,
                     color="white" if value < max(k, 1) else "black")
-        ax.set_xticks([])
         ax.set_yticks(range(n))
         ax.tick_params(length=0, labelsize=8)
     outside = np.ones((n, width, 4))  # RGBA overlay: white, opaque outside the band
@@ -206,6 +215,14 @@ def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
             Rectangle((start - 0.45, i - 0.45), n - 0.1, 0.9, fill=False, ec="red", lw=1.2)
         )
     axes[1].imshow(outside, interpolation="nearest", aspect="equal")
+    centre = n - 1 + k  # the padded column of offset 0
+    axes[0].set_xticks(range(2 * k + 1))
+    axes[1].set_xticks(sorted({0, centre - k, centre, centre + k, width - 1}))
+    axes[2].set_xticks(range(n))
+    for ax in axes:
+        ax.tick_params(axis="x", labelsize=7, pad=1)
+    fig.text(0.5, 0.005, "cells show the table row r, not the values q_i·w^K_r",
+             ha="center", va="bottom", fontsize=8, style="italic", color="0.3")
     axes[0].set_ylabel("query i")
     axes[0].set_xlabel("column r", fontsize=8)
     axes[1].set_xlabel(f"column m (offset j − i = m − {n - 1 + k})", fontsize=8)
@@ -345,7 +362,7 @@ def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int 
     counts = [shaw_intermediate_bytes(int(n), dim, max_distance) for n in grid]
     styles = {"naive": ("C3", "naive: a^K, a^V (n × n × d)"),
               "posenc": ("C0", "posenc: one block's buffers"),
-              "attention": ("0.5", "attention weights (n × n)")}
+              "attention": ("0.5", "plain attention, unblocked (n × n)")}
     for key, (colour, label) in styles.items():
         mem_ax.loglog(grid, [c[key] / 2**20 for c in counts], color=colour, label=label,
                       ls="--" if key == "attention" else "-")
@@ -364,7 +381,7 @@ def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int 
                            ls="--" if key == "plain" else "-")
     time_ax.set_xlabel("sequence length n")
     time_ax.set_ylabel("ms per call")
-    time_ax.set_title("time per call, measured while this page was built (1 thread)", fontsize=9)
+    time_ax.set_title("time per call, measured at build time (1 thread)", fontsize=9)
     time_ax.legend(fontsize=7, loc="lower right")
     time_ax.set_xticks(sizes, [str(int(n)) for n in sizes])
     time_ax.minorticks_off()
