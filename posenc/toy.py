@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._checks import check_int, check_positive_float, check_tensor
+from ._threads import torch_threads
 from .attention import SelfAttention
 
 Task = Literal["shift", "reverse", "local_max"]
@@ -315,13 +316,10 @@ def train_toy(
             with torch.no_grad():
                 run.snapshots[step] = record(model).detach().clone()
 
-    previous_threads = torch.get_num_threads()
     if num_threads is not None:
-        torch.set_num_threads(check_int("num_threads", num_threads))
-    try:
+        check_int("num_threads", num_threads)
+    with torch_threads(num_threads):
         _train_loop(model, task, steps, length, batch_size, k, generator, optimizer, run, snapshot)
-    finally:
-        torch.set_num_threads(previous_threads)
     return run
 
 

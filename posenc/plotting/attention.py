@@ -15,6 +15,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
 from ..attention import SelfAttention, permutation_matrix, word_vectors
+from .._threads import torch_threads
 from ..sinusoidal import sinusoidal_encoding
 from ._base import heatmap, new_figure, to_numpy
 
@@ -181,14 +182,10 @@ def _shuffle_data(
     Computed on one thread: the tensors are tiny, and on a busy machine waiting for a second
     thread costs tens of milliseconds per call (the previous thread count is restored).
     """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         layer = toy_attention_layer(dim, seed=seed)
         y, a = _run(layer, _inputs(words, dim, positions))  # [n, d], [n, n]
         y_perm, a_perm = _run(layer, _inputs([words[i] for i in order], dim, positions))
-    finally:
-        torch.set_num_threads(threads)
     inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
     delta = (y_perm[inverse] - y).norm(dim=-1)  # [n]
     return a, a_perm, delta

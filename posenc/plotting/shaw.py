@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_int
+from .._threads import torch_threads
 from ..shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_attention_reference, shaw_relative_index
 from ._base import new_figure
 
@@ -302,13 +303,8 @@ def shaw_attention_timings(
         ``{"n": sizes, "plain": […], "posenc": […], "naive": […]}``.
     """
     repeats = check_int("repeats", repeats)
-    threads = check_int("threads", threads)
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         return _timings(sizes, dim, max_distance, naive_max, repeats, seed)
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _timings(sizes: Sequence[int], dim: int, max_distance: int, naive_max: int, repeats: int,
