@@ -34,6 +34,8 @@ test: setup unit notebooks build-book
 
 unit:
 	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --doctest-modules posenc
+	$(PY) tools/nbtool.py check chapters/*.ipynb
 
 notebooks:
 	$(PY) -m pytest -q --nbval-lax --nbval-current-env chapters

@@ -147,7 +147,8 @@ def shaw_attention(
     """
     max_k = _check_shaw_inputs(q, k, v, rel_k, rel_v)
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
-    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    mask_batch = mask.shape[:-2] if isinstance(mask, Tensor) and mask.ndim > 2 else ()
+    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
     q = q.expand(*batch, n_q, d).reshape(-1, n_q, d)  # [B, n_q, d]
     k = k.expand(*batch, n_k, d).reshape(-1, n_k, d)  # [B, n_k, d]
     v = v.expand(*batch, n_k, v.shape[-1]).reshape(-1, n_k, v.shape[-1])  # [B, n_k, d_v]

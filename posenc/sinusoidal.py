@@ -110,7 +110,7 @@ def sinusoidal_encoding(
     omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
     check_floating_dtype("dtype", dtype)
     check_floating_dtype("compute_dtype", compute_dtype)
-    angles = pos.to(compute_dtype)[:, None] * omega.to(compute_dtype)[None, :]  # [n, d/2]
+    angles = pos.to(compute_dtype)[:, None] * omega.to(pos.device, compute_dtype)[None, :]  # [n, d/2]
     sin, cos = torch.sin(angles), torch.cos(angles)  # [n, d/2] each
     if interleave:
         table = torch.stack((sin, cos), dim=-1).flatten(-2)  # [n, d]

@@ -215,7 +215,14 @@ def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width
     """
     check_tensor("windows", windows, ndim=3)
     wh, ww = _shape("window_size", window_size)
+    height, width = check_int("height", height), check_int("width", width)
+    if height % wh or width % ww:
+        raise ValueError(f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})")
     nh, nw = height // wh, width // ww
+    if windows.shape[0] % (nh * nw) or windows.shape[1] != wh * ww:
+        raise ValueError(
+            f"windows must be [b·{nh * nw}, {wh * ww}, c] for a {height}x{width} map, got {tuple(windows.shape)}"
+        )
     c = windows.shape[-1]
     x = windows.reshape(-1, nh, nw, wh, ww, c).permute(0, 1, 3, 2, 4, 5)  # [b, H/Wh, Wh, W/Ww, Ww, c]
     return x.reshape(-1, height, width, c)
@@ -239,6 +246,9 @@ def shifted_window_mask(height: int, width: int, window_size: Sequence[int], shi
     Matches: Liu et al. (2021) Swin ``SwinTransformerBlock`` ``attn_mask``.
     """
     wh, ww = _shape("window_size", window_size)
+    height, width = check_int("height", height), check_int("width", width)
+    if height % wh or width % ww:
+        raise ValueError(f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})")
     sh, sw = (check_int(f"shift[{a}]", s, minimum=0) for a, s in enumerate(shift))
     if sh >= wh or sw >= ww:
         raise ValueError(f"shift ({sh}, {sw}) must be smaller than window_size ({wh}, {ww})")
@@ -298,8 +308,10 @@ class WindowAttention(nn.Module):
         q, k, v = self.qkv(x).reshape(bn, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [bn, h, n, d/h] each
         logits = q @ k.transpose(-2, -1) / math.sqrt(d // h) + self.relative_position()  # [bn, h, n, n]
         if mask is not None:
-            if mask.dtype != torch.bool or mask.ndim != 3:
+            if mask.dtype != torch.bool:
                 raise TypeError("mask must be a boolean [n_w, N, N] tensor (True = may attend)")
+            if mask.ndim != 3 or mask.shape[1:] != (n, n):
+                raise ValueError(f"mask must be [n_w, {n}, {n}], got {tuple(mask.shape)}")
             n_w = mask.shape[0]
             if bn % n_w:
                 raise ValueError(f"x's first dimension ({bn}) must be a multiple of mask's windows ({n_w})")

@@ -210,3 +210,14 @@ def test_query_blocks_give_the_same_result(monkeypatch, block_elements, mask_sha
         mask[..., 0] = True
     fast = shaw_attention(q, kk, v, rk, rv, mask=mask)
     torch.testing.assert_close(fast, shaw_attention_reference(q, kk, v, rk, rv, mask=mask), rtol=1e-12, atol=1e-12)
+
+
+def test_batch_dimensions_of_v_and_mask_broadcast_like_the_reference():
+    q, kk, v, rk, rv = random_inputs(12, (), 5, 5, 4, 4, 2)
+    v2 = torch.stack([v, 2 * v])  # [2, 5, 4]: a batch dimension only v has
+    torch.testing.assert_close(shaw_attention(q, kk, v2, rk, rv), shaw_attention_reference(q, kk, v2, rk, rv))
+    mask = torch.rand(3, 5, 5, generator=torch.Generator().manual_seed(2)) > 0.3  # only the mask is batched
+    mask[..., 0] = True
+    fast = shaw_attention(q, kk, v, rk, rv, mask=mask)
+    assert fast.shape == (3, 5, 4)
+    torch.testing.assert_close(fast, shaw_attention_reference(q, kk, v, rk, rv, mask=mask))

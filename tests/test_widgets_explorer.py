@@ -120,3 +120,11 @@ def test_two_displays_of_one_explorer_get_different_ids():
     ex = make()
     ids = {re.search(r'id="(posenc-explorer-[0-9a-f]+)"', ex.static_html()).group(1) for _ in range(2)}
     assert len(ids) == 2
+
+
+def test_true_false_order_is_a_select_not_a_checkbox():
+    """The static checkbox maps ticked to index 1, so only (False, True) may be a checkbox."""
+    ex = explorer(lambda flag: render(2, flag, "r"), {"flag": [True, False]})
+    assert ex.controls[0].kind == "select"
+    html = ex.static_html()
+    assert 'type="checkbox"' not in html and ">True</option>" in html

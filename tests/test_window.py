@@ -294,3 +294,15 @@ def test_window_attention_matches_a_float64_transcription():
         attn(torch.randn(2, 5, 8, dtype=torch.float64))
     with pytest.raises(TypeError, match=r"mask must be a boolean"):
         attn(x, mask.double())
+
+
+def test_window_shapes_are_checked_with_named_errors():
+    with pytest.raises(ValueError, match=r"height and width \(5, 6\) must be multiples of window_size"):
+        window_merge(torch.zeros(6, 4, 1), (2, 2), 5, 6)
+    with pytest.raises(ValueError, match=r"windows must be \[b·6, 4, c\]"):
+        window_merge(torch.zeros(5, 4, 1), (2, 2), 4, 6)
+    with pytest.raises(ValueError, match=r"height and width \(7, 8\) must be multiples"):
+        shifted_window_mask(7, 8, (4, 4), (2, 2))
+    attn = WindowAttention(8, (2, 2), num_heads=2)
+    with pytest.raises(ValueError, match=r"mask must be \[n_w, 4, 4\]"):
+        attn(torch.zeros(2, 4, 8), torch.ones(2, 3, 3, dtype=torch.bool))

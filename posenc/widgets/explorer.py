@@ -52,7 +52,8 @@ class Control:
     @property
     def kind(self) -> str:
         """``"checkbox"``, ``"slider"`` or ``"select"``."""
-        if all(isinstance(v, bool) for v in self.values) and set(self.values) == {False, True}:
+        # the static checkbox maps unticked/ticked to index 0/1, so the order must be (False, True)
+        if all(isinstance(v, bool) for v in self.values) and self.values == (False, True):
             return "checkbox"
         if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in self.values):
             return "slider"
@@ -333,8 +334,10 @@ def explorer(
         an :class:`Explorer`; make it the last expression of a notebook cell to display it.
 
     Example:
-        >>> from posenc.plotting import encoding_heatmap_figure
-        >>> ex = explorer(lambda dim: encoding_heatmap_figure(dim=dim), {"dim": [16, 32, 64]})
+        >>> from posenc.plotting.sinusoidal import sinusoidal_heatmap_figure
+        >>> ex = explorer(lambda dim: sinusoidal_heatmap_figure(dim=dim), {"dim": [16, 32, 64]})
+        >>> ex.n_combinations
+        3
     """
     if not callable(render):
         raise TypeError(f"render must be callable, got {type(render).__name__}")
