@@ -1,0 +1,81 @@
+"""Sphinx settings for this book that Jupyter Book 1's ``_config.yml`` cannot express.
+
+* **Offline math.** MathJax 3 is served from the site itself (``_static/mathjax``), copied
+  from the pinned PyPI package ``sphinx-mathjax-offline``, instead of from a CDN: pages must
+  render their math with no network (lecture halls, trains) and must not send readers'
+  browsers to third-party servers.
+* **No thebe.** Jupyter Book always loads ``sphinx_thebe``, which declares
+  ``const THEBE_JS_URL`` in an inline script that ends up twice on every page (a console
+  ``SyntaxError``) and points at unpkg.com. The book's explorers are pre-rendered and need no
+  kernel, and thebe buttons are off, so its scripts and stylesheet are dropped from pages.
+* **Parallel reading.** Reading a chapter means executing it (2–3 s of kernel start and
+  ``import torch`` each), so the build reads chapters in ``book_parallel_jobs`` processes
+  (default: the number of CPUs; ``BOOK_JOBS`` in the environment overrides it). The
+  ``jupyter-book`` command line has no ``-j`` option, and ``sphinx_external_toc`` always
+  loads ``sphinx_multitoc_numbering``, which does not declare itself parallel-safe and so
+  forces a serial read. That extension only renumbers sections after all documents are read
+  and merged (``env-updated``), so reading in parallel is safe for it.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.metadata import distribution
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.fileutil import copy_asset
+
+logger = logging.getLogger(__name__)
+
+MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
+MATHJAX_SCRIPT = "mathjax/tex-chtml.js"  # relative to the site's _static/
+
+
+def mathjax_source() -> Path:
+    """Return the folder holding the MathJax 3 files shipped by ``sphinx-mathjax-offline``."""
+    folder = Path(str(distribution(MATHJAX_DISTRIBUTION).locate_file("sphinx-mathjax-offline/static/mathjax")))
+    if not (folder / "tex-chtml.js").is_file():
+        raise FileNotFoundError(f"{MATHJAX_DISTRIBUTION} is installed but {folder}/tex-chtml.js is missing")
+    return folder
+
+
+def _use_local_mathjax(app: Sphinx, config: Any) -> None:
+    config.mathjax_path = MATHJAX_SCRIPT
+
+
+def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
+    if exception is None and app.builder.format == "html":
+        copy_asset(str(mathjax_source()), os.path.join(app.outdir, "_static", "mathjax"))
+
+
+def _is_thebe_asset(asset: Any) -> bool:
+    name = getattr(asset, "filename", None) or str(asset)
+    body = getattr(asset, "attributes", {}).get("body", "") or ""
+    return "thebe" in name or "THEBE_JS_URL" in body
+
+
+def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    for key in ("script_files", "css_files"):
+        if key in context:
+            context[key] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
+
+
+def _read_in_parallel(app: Sphinx) -> None:
+    jobs = int(os.environ.get("BOOK_JOBS", 0)) or app.config.book_parallel_jobs
+    multitoc = app.extensions.get("sphinx_multitoc_numbering")
+    if multitoc is not None:
+        multitoc.parallel_read_safe = True
+        multitoc.parallel_write_safe = True
+    app.parallel = max(app.parallel, jobs)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("book_parallel_jobs", os.cpu_count() or 1, "")
+    app.connect("config-inited", _use_local_mathjax, priority=900)
+    app.connect("build-finished", _copy_mathjax)
+    app.connect("html-page-context", _drop_thebe)
+    app.connect("builder-inited", _read_in_parallel)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
