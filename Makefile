@@ -11,15 +11,24 @@ export PYTHONHASHSEED := 0
 # (measured: small ops 100x slower with 2 threads under load) and makes runs reproducible.
 export OMP_NUM_THREADS := 1
 
-.PHONY: setup book test unit notebooks build-book lab strip freeze clean preview
+.PHONY: setup chromium book test unit notebooks build-book browser lab strip freeze clean preview
 
 # Create the virtual environment and install the pinned requirements and posenc (idempotent).
-setup: $(STAMP)
+setup: $(STAMP) chromium
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
+
+# Debian's chromium drives the browser tests (never `playwright install`: it cannot download
+# here). Installed when missing and running as root; otherwise `make browser` says how.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; \
+	  else echo "note: chromium is not installed; the browser tests need it: sudo apt-get install -y chromium"; fi; }
 
 # Build the whole book, every notebook executed, warnings as errors.
 book: setup build-book
@@ -29,8 +38,8 @@ build-book:
 	@time $(BIN)/jupyter-book build --all -W -n --keep-going .
 	$(PY) tools/check_site.py _build/html
 
-# Unit tests, then the notebooks under nbval, then the book build.
-test: setup unit notebooks build-book
+# Unit tests, then the notebooks under nbval, then the book build, then the built site in a browser.
+test: setup unit notebooks build-book browser
 
 unit:
 	$(PY) -m pytest -q tests
@@ -39,6 +48,11 @@ unit:
 
 notebooks:
 	$(PY) -m pytest -q --nbval-lax --nbval-current-env chapters
+
+# The built site in Debian's chromium: offline loading, console, math, explorers, page sizes.
+# Screenshots and a per-page table go to _build/screenshots/.
+browser:
+	$(PY) -m pytest -q tests/browser
 
 # Open JupyterLab on the chapters (live explorers).
 lab: setup
@@ -59,6 +73,6 @@ clean:
 preview: setup
 	@test -n "$(CH)" || { echo "usage: make preview CH=chapters/NN_name.ipynb"; exit 2; }
 	@name=$$(basename $(CH) .ipynb); dir=_build/preview/$$name; rm -rf $$dir; mkdir -p $$dir/chapters; \
-	cp -r _config.yml references.bib intro.md _ext $$dir/; cp $(CH) $$dir/chapters/; \
+	cp -r _config.yml references.bib intro.md _ext images $$dir/; cp $(CH) $$dir/chapters/; \
 	printf 'format: jb-book\nroot: intro\nchapters:\n  - file: chapters/%s\n' $$name > $$dir/_toc.yml; \
 	cd $$dir && $(BIN)/jupyter-book build --all -W -n --keep-going . && echo "preview: $$PWD/_build/html/chapters/$$name.html"

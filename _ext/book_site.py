@@ -8,6 +8,10 @@
   ``const THEBE_JS_URL`` in an inline script that ends up twice on every page (a console
   ``SyntaxError``) and points at unpkg.com. The book's explorers are pre-rendered and need no
   kernel, and thebe buttons are off, so its scripts and stylesheet are dropped from pages.
+* **A quiet console.** The theme's 1.5 MB ``fontawesome.js`` is dropped too: it redraws icons
+  as SVG, but the theme's stylesheet already draws every icon the pages use from its webfont.
+  ``default_mode`` is set to ``light`` (the figures are drawn on white); left empty, the theme
+  logs "Got invalid theme mode" on a reader's first visit.
 * **Parallel reading.** Reading a chapter means executing it (2–3 s of kernel start and
   ``import torch`` each), so the build reads chapters in ``book_parallel_jobs`` processes
   (default: the number of CPUs; ``BOOK_JOBS`` in the environment overrides it). The
@@ -20,6 +24,7 @@
 from __future__ import annotations
 
 import os
+import re
 from importlib.metadata import distribution
 from pathlib import Path
 from typing import Any
@@ -42,8 +47,9 @@ def mathjax_source() -> Path:
     return folder
 
 
-def _use_local_mathjax(app: Sphinx, config: Any) -> None:
+def _configure(app: Sphinx, config: Any) -> None:
     config.mathjax_path = MATHJAX_SCRIPT
+    config.html_context = {"default_mode": "light", **config.html_context}
 
 
 def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
@@ -55,6 +61,20 @@ def _is_thebe_asset(asset: Any) -> bool:
     name = getattr(asset, "filename", None) or str(asset)
     body = getattr(asset, "attributes", {}).get("body", "") or ""
     return "thebe" in name or "THEBE_JS_URL" in body
+
+
+# The theme writes this tag straight from a template macro, not through Sphinx's asset list.
+_FONTAWESOME_TAG = re.compile(r'\n?[ \t]*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
+
+
+def _strip_fontawesome(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        stripped = _FONTAWESOME_TAG.sub("", text)
+        if stripped != text:
+            page.write_text(stripped, encoding="utf-8")
 
 
 def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
@@ -74,8 +94,9 @@ def _read_in_parallel(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_parallel_jobs", os.cpu_count() or 1, "")
-    app.connect("config-inited", _use_local_mathjax, priority=900)
+    app.connect("config-inited", _configure, priority=900)
     app.connect("build-finished", _copy_mathjax)
     app.connect("html-page-context", _drop_thebe)
+    app.connect("build-finished", _strip_fontawesome)
     app.connect("builder-inited", _read_in_parallel)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

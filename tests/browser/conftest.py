@@ -1,0 +1,150 @@
+"""Fixtures for the browser tests: the built site served on 127.0.0.1 and Debian's chromium.
+
+The suite checks the published book the way a reader meets it: a static site with no kernel and
+no network. Run it after a build (``make browser``, part of ``make test``). ``BOOK_SITE`` points
+it at another build (default ``_build/html``); ``BOOK_SCREENSHOTS`` at another screenshot
+folder (default ``_build/screenshots``).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html")).resolve()
+SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOTS", ROOT / "_build" / "screenshots")).resolve()
+
+# Flags for Debian's chromium in a container with no display, no GPU and no network.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def toc_pages() -> list[str]:
+    """Return the document names in ``_toc.yml``, root first, in reading order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    names = [toc["root"]]
+
+    def walk(entries: list[dict[str, Any]]) -> None:
+        for entry in entries:
+            if "file" in entry:
+                names.append(entry["file"])
+            for key in ("chapters", "sections", "parts"):
+                walk(entry.get(key, []))
+
+    walk(toc.get("parts", []) + toc.get("chapters", []))
+    return names
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if shutil.which("chromium") is None:
+        pytest.exit(
+            "The browser tests need Debian's chromium and it is not installed. Install it with "
+            "`sudo apt-get install -y chromium` (`make setup` does this itself when run as root). "
+            "Do not run `playwright install`: it cannot download browsers here.",
+            returncode=1,
+        )
+    if not (SITE / "index.html").is_file():
+        pytest.exit(f"No built book at {SITE}: run `make build-book` first.", returncode=1)
+
+
+_COMPRESSIBLE = {".html", ".js", ".css", ".svg", ".json", ".txt", ".map", ".ipynb"}
+
+
+class _StaticHost(http.server.SimpleHTTPRequestHandler):
+    """Serve files the way a typical static host does: text assets gzip-compressed on request."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if (
+            path.suffix not in _COMPRESSIBLE
+            or not path.is_file()
+            or "gzip" not in self.headers.get("Accept-Encoding", "")
+        ):
+            super().do_GET()
+            return
+        body = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="session")
+def site_url() -> Iterator[str]:
+    """Serve the built site on a free port of 127.0.0.1 for the whole session (gzip, like a host)."""
+    handler = functools.partial(_StaticHost, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by playwright (never a playwright-downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+_REPORT: dict[str, dict[str, Any]] = {}
+
+
+def record(page: str, **values: Any) -> None:
+    """Remember figures about a page for the summary printed at the end of the session."""
+    _REPORT.setdefault(page, {}).update(values)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _REPORT:
+        return
+    lines = [
+        "| page | transferred KB (gzip) | uncompressed KB | requests | load ms | math typeset ms "
+        "| math elements | explorer controls changing the figure |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for page in toc_pages():
+        r = _REPORT.get(page)
+        if r is None:
+            continue
+        lines.append(
+            f"| {page} | {r.get('kb', '–')} | {r.get('raw_kb', '–')} | {r.get('requests', '–')} | {r.get('load_ms', '–')} | "
+            f"{r.get('math_ms', '–')} | {r.get('math', '–')} | {r.get('controls', '–')} |"
+        )
+    text = "\n".join(lines)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "report.md").write_text(text + "\n")
+    terminalreporter.write_sep("-", f"pages (also in {SCREENSHOTS / 'report.md'})")
+    terminalreporter.write_line(text)

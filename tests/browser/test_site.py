@@ -1,0 +1,211 @@
+"""The published book in a real browser: every page loads offline, renders, and its explorers work.
+
+Each page is opened in a fresh browser context (cold cache, as a first-time reader sees it) from
+the built site served on 127.0.0.1. The suite fails on any console error, uncaught exception,
+failed request, request to another host, HTTP error, unrendered or erroneous math, broken image,
+a page over 3 MB, or an explorer control that does not change its figure. A screenshot of each
+page is written to ``_build/screenshots/`` for humans, and the terminal summary lists each
+page's transferred size and load time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from .conftest import SCREENSHOTS, SITE, record, toc_pages
+
+MAX_PAGE_BYTES = 3 * 1024 * 1024
+PAGES = toc_pages()
+EXPLORER_PAGES = [p for p in PAGES if 'class="posenc-explorer"' in (SITE / f"{p}.html").read_text()]
+
+_MATH_STATE = """() => {
+  const maths = Array.from(document.querySelectorAll('.math'));
+  return {
+    count: maths.length,
+    raw: maths.filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 80)),
+    errors: Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent.slice(0, 80)),
+  };
+}"""
+
+_BROKEN_IMAGES = """() => Array.from(document.images)
+  .filter(img => !(img.complete && img.naturalWidth > 0))
+  .map(img => (img.getAttribute('src') || '').slice(0, 80))"""
+
+_TRANSFER = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const res = performance.getEntriesByType('resource');
+  return {
+    bytes: nav.transferSize + res.reduce((s, r) => s + r.transferSize, 0),
+    raw_bytes: nav.decodedBodySize + res.reduce((s, r) => s + r.decodedBodySize, 0),
+    load_ms: nav.loadEventEnd - nav.startTime,
+  };
+}"""
+
+
+@dataclass
+class Visit:
+    """What happened while one page loaded and typeset its math."""
+
+    page: str
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    off_site: list[str] = field(default_factory=list)
+    http_errors: list[str] = field(default_factory=list)
+    requests: int = 0
+    bytes: int = 0
+    raw_bytes: int = 0
+    load_ms: float = 0.0
+    math_ms: float = 0.0
+    math: dict[str, Any] = field(default_factory=dict)
+    broken_images: list[str] = field(default_factory=list)
+
+
+def _watch(page: Any, visit: Visit, origin: str) -> None:
+    def on_request(request: Any) -> None:
+        visit.requests += 1
+        url = request.url
+        if not url.startswith(("data:", "blob:", "about:")) and urlsplit(url).netloc != origin:
+            visit.off_site.append(url)
+
+    page.on("console", lambda m: visit.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: visit.page_errors.append(str(e)))
+    page.on("request", on_request)
+    page.on("requestfailed", lambda r: visit.failed.append(f"{r.url} ({r.failure})"))
+    page.on("response", lambda r: visit.http_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+
+
+def _open(browser: Any, site_url: str, name: str) -> tuple[Any, Any, Visit]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    visit = Visit(name)
+    _watch(page, visit, urlsplit(site_url).netloc)
+    page.goto(f"{site_url}/{name}.html", wait_until="load")
+    return context, page, visit
+
+
+_VISITS: dict[str, Visit] = {}
+
+
+def _visit(browser: Any, site_url: str, name: str) -> Visit:
+    """Load a page once (cached for the session), typeset its math, screenshot it."""
+    if name in _VISITS:
+        return _VISITS[name]
+    context, page, visit = _open(browser, site_url, name)
+    try:
+        if page.evaluate("() => !!document.querySelector('script[src*=\"mathjax\"]')"):
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            visit.math_ms = page.evaluate("() => MathJax.startup.promise.then(() => performance.now())")
+        page.wait_for_load_state("networkidle")
+        visit.math = page.evaluate(_MATH_STATE)
+        visit.broken_images = page.evaluate(_BROKEN_IMAGES)
+        transfer = page.evaluate(_TRANSFER)
+        visit.bytes, visit.raw_bytes, visit.load_ms = transfer["bytes"], transfer["raw_bytes"], transfer["load_ms"]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shot = SCREENSHOTS / f"{name.replace('/', '__')}.png"
+        page.screenshot(path=str(shot), full_page=True)
+    finally:
+        context.close()
+    record(
+        name,
+        kb=round(visit.bytes / 1024),
+        raw_kb=round(visit.raw_bytes / 1024),
+        requests=visit.requests,
+        load_ms=round(visit.load_ms),
+        math_ms=round(visit.math_ms),
+        math=visit.math.get("count", 0),
+    )
+    _VISITS[name] = visit
+    return visit
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_loads_offline_without_errors(browser: Any, site_url: str, name: str) -> None:
+    visit = _visit(browser, site_url, name)
+    assert visit.off_site == [], "requests to other hosts"
+    assert visit.failed == [], "failed requests"
+    assert visit.http_errors == [], "HTTP errors"
+    assert visit.console_errors == [], "console errors"
+    assert visit.page_errors == [], "uncaught exceptions"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_renders_math_and_images(browser: Any, site_url: str, name: str) -> None:
+    visit = _visit(browser, site_url, name)
+    assert visit.math["raw"] == [], "math left as raw TeX"
+    assert visit.math["errors"] == [], "MathJax errors"
+    assert visit.broken_images == [], "images that did not load"
+    if name.startswith("chapters/"):
+        assert visit.math["count"] > 0, "every chapter has equations; none were found"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_is_under_3_mb(browser: Any, site_url: str, name: str) -> None:
+    visit = _visit(browser, site_url, name)
+    assert 0 < visit.bytes < MAX_PAGE_BYTES, f"{visit.bytes / 2**20:.2f} MB transferred"
+
+
+def _src_hash(img: Any) -> str:
+    return hashlib.sha1((img.get_attribute("src") or "").encode()).hexdigest()
+
+
+def _move(control: Any, img: Any) -> bool:
+    """Change a control as a reader would (click, choose, arrow keys); True if the figure changed."""
+    before = _src_hash(img)
+    kind = control.evaluate("e => e.tagName === 'SELECT' ? 'select' : e.type")
+    if kind == "checkbox":
+        control.click()
+        return _src_hash(img) != before
+    if kind == "select":
+        current = int(control.input_value())
+        for i in range(control.locator("option").count()):
+            if i != current:
+                control.select_option(index=i)
+                if _src_hash(img) != before:
+                    return True
+        return False
+    if kind == "range":
+        steps = int(control.get_attribute("max")) - int(control.get_attribute("min"))
+        control.focus()
+        for key in ["End", "Home", *["ArrowRight"] * steps]:
+            control.press(key)
+            if _src_hash(img) != before:
+                return True
+        return False
+    raise AssertionError(f"unknown explorer control kind {kind!r}")
+
+
+@pytest.mark.parametrize("name", EXPLORER_PAGES)
+def test_every_explorer_control_changes_the_figure(browser: Any, site_url: str, name: str) -> None:
+    context, page, visit = _open(browser, site_url, name)
+    try:
+        explorers = page.locator(".posenc-explorer")
+        moved, total, stuck = 0, 0, []
+        for e in range(explorers.count()):
+            root = explorers.nth(e)
+            img = root.locator("img.posenc-explorer-figure")
+            controls = root.locator("[data-control]")
+            for k in range(controls.count()):
+                control = controls.nth(k)
+                control.scroll_into_view_if_needed()
+                total += 1
+                if _move(control, img):
+                    moved += 1
+                else:
+                    stuck.append(f"explorer {e}: {control.get_attribute('aria-label')}")
+    finally:
+        context.close()
+    record(name, controls=f"{moved}/{total}")
+    assert total > 0
+    assert stuck == [], "controls that do not change the figure"
+    assert visit.console_errors == [] and visit.page_errors == [], "errors while moving controls"
+
+
+def test_every_toc_page_was_built() -> None:
+    missing = [p for p in PAGES if not (SITE / f"{p}.html").is_file()]
+    assert missing == []
