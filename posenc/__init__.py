@@ -5,7 +5,9 @@ encodings, indices and biases; thin ``nn.Module`` classes wrap them for use in m
 
 Modules, one per family: :mod:`posenc.numeric` (naive encodings), :mod:`posenc.sinusoidal`,
 :mod:`posenc.learned`, :mod:`posenc.absolute_2d` (images), :mod:`posenc.shaw` (relative
-representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.attention`
+representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.rotary`
+(RoPE), :mod:`posenc.alibi` (linear biases), :mod:`posenc.t5` (bucketed relative bias),
+:mod:`posenc.attention`
 (the plain attention they modify), :mod:`posenc.toy` (a tiny Transformer and synthetic tasks
 for experiments); figures in :mod:`posenc.plotting`, explorers in
 :mod:`posenc.widgets`.
@@ -18,13 +20,29 @@ from .absolute_2d import (
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
 )
-from .attention import SelfAttention, attention_weights, dot_product_attention
+from .alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes
+from .attention import (
+    SelfAttention,
+    attention_weights,
+    causal_mask,
+    dot_product_attention,
+    query_key_positions,
+)
 from .learned import LearnedPositionalEmbedding, cosine_similarity_matrix
 from .numeric import (
     closest_distinct_pair,
     numeric_encoding,
     periodic_encoding,
     periodic_shift_matrix,
+)
+from .rotary import (
+    RotaryEmbedding,
+    apply_rotary,
+    rotary_angles,
+    rotary_cos_sin,
+    rotary_matrix,
+    rotary_permutation,
+    rotary_quarter_turn,
 )
 from .shaw import (
     ShawRelativeMultiheadAttention,
@@ -40,6 +58,7 @@ from .sinusoidal import (
     sinusoidal_shift_matrix,
     sinusoidal_wavelengths,
 )
+from .t5 import T5RelativePositionBias, t5_bucket_index, t5_relative_bucket
 from .window import (
     RelativePositionBias,
     WindowAttention,
@@ -53,14 +72,22 @@ from .window import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALiBiBias",
     "LearnedPositionalEmbedding",
     "LearnedRowColEmbedding",
     "RelativePositionBias",
+    "RotaryEmbedding",
     "SelfAttention",
     "ShawRelativeMultiheadAttention",
     "SinusoidalPositionalEncoding",
+    "T5RelativePositionBias",
     "WindowAttention",
+    "alibi_bias",
+    "alibi_distances",
+    "alibi_slopes",
+    "apply_rotary",
     "attention_weights",
+    "causal_mask",
     "closest_distinct_pair",
     "cosine_similarity_matrix",
     "detr_sine_encoding",
@@ -68,9 +95,15 @@ __all__ = [
     "numeric_encoding",
     "periodic_encoding",
     "periodic_shift_matrix",
+    "query_key_positions",
     "relative_position_index",
     "relative_table_size",
     "resample_positional_embedding",
+    "rotary_angles",
+    "rotary_cos_sin",
+    "rotary_matrix",
+    "rotary_permutation",
+    "rotary_quarter_turn",
     "shaw_attention",
     "shaw_attention_reference",
     "shaw_relative_index",
@@ -82,6 +115,8 @@ __all__ = [
     "sinusoidal_frequencies",
     "sinusoidal_shift_matrix",
     "sinusoidal_wavelengths",
+    "t5_bucket_index",
+    "t5_relative_bucket",
     "window_merge",
     "window_partition",
 ]

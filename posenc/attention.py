@@ -201,3 +201,76 @@ def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
         g = torch.Generator().manual_seed(zlib.crc32(f"{seed}:{w}".encode("utf-8")))
         rows.append(torch.randn(dim, generator=g))  # [d]
     return torch.stack(rows)  # [n, d]
+
+
+def query_key_positions(n_q: int, n_k: int, *, query_offset: int | None = None) -> tuple[Tensor, Tensor]:
+    """Return the positions of ``n_q`` queries and ``n_k`` keys in one sequence.
+
+    .. math::
+
+        p^K_j = j, \\qquad p^Q_i = o + i, \\qquad o = n_k - n_q \\text{ by default}
+
+    Keys sit at ``0..n_k−1``. Queries are by default the *last* ``n_q`` positions of the key
+    sequence, as when a decoder with a key cache processes ``n_q`` new tokens after
+    ``n_k − n_q`` cached ones; with ``n_q = n_k`` this is plain self-attention. Relative
+    encodings (:mod:`posenc.alibi`, :mod:`posenc.t5`, :mod:`posenc.rotary`) and
+    :func:`causal_mask` all place queries and keys this way.
+
+    Args:
+        n_q: number of queries.
+        n_k: number of keys.
+        query_offset: position of the first query, ``o`` (default ``n_k − n_q``; required to
+            be given when ``n_q > n_k``).
+
+    Returns:
+        ``(query_positions, key_positions)``, LongTensors ``[n_q]`` and ``[n_k]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions.
+
+    Example:
+        >>> [p.tolist() for p in query_key_positions(2, 5)]
+        [[3, 4], [0, 1, 2, 3, 4]]
+    """
+    n_q = check_int("n_q", n_q)
+    n_k = check_int("n_k", n_k)
+    if query_offset is None:
+        if n_q > n_k:
+            raise ValueError(
+                f"n_q must be <= n_k when query_offset is not given (queries are the last n_q of "
+                f"the n_k key positions), got n_q={n_q}, n_k={n_k}"
+            )
+        query_offset = n_k - n_q
+    query_offset = check_int("query_offset", query_offset, minimum=0)
+    return torch.arange(query_offset, query_offset + n_q), torch.arange(n_k)  # [n_q], [n_k]
+
+
+def causal_mask(n_q: int, n_k: int, *, query_offset: int | None = None) -> Tensor:
+    """Return which keys each query may attend to in a causal decoder.
+
+    .. math::
+
+        M_{ij} = [\\, p_j \\le p_i \\,]
+
+    ``True`` where attention is allowed (the convention of
+    ``F.scaled_dot_product_attention`` and :func:`posenc.attention.attention_weights`), with
+    the positions of :func:`query_key_positions`: for ``n_q = n_k`` the lower triangle including the
+    diagonal; with a key cache (``n_q < n_k``) every query also sees all cached keys.
+
+    Args:
+        n_q: number of queries.
+        n_k: number of keys.
+        query_offset: position of the first query (default ``n_k − n_q``).
+
+    Returns:
+        BoolTensor ``[n_q, n_k]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions.
+
+    Example:
+        >>> causal_mask(2, 4).int().tolist()  # two new queries after two cached keys
+        [[1, 1, 1, 0], [1, 1, 1, 1]]
+    """
+    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset)  # [n_q], [n_k]
+    return k_pos[None, :] <= q_pos[:, None]  # [n_q, n_k]

@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from posenc.attention import (
     SelfAttention,
     attention_weights,
+    causal_mask,
     dot_product_attention,
     permutation_matrix,
+    query_key_positions,
     word_vectors,
 )
 
@@ -175,3 +177,36 @@ def test_word_vectors_depend_on_the_word_only():
     first = word_vectors(["dog"], 8)
     torch.manual_seed(456)
     torch.testing.assert_close(word_vectors(["dog"], 8), first, rtol=0, atol=0)
+
+
+@given(n_q=st.integers(1, 12), extra=st.integers(0, 12), offset=st.none() | st.integers(0, 20))
+def test_query_key_positions_and_causal_mask_match_a_double_loop(n_q, extra, offset):
+    n_k = n_q + extra
+    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=offset)
+    first = n_k - n_q if offset is None else offset
+    assert q_pos.tolist() == [first + i for i in range(n_q)]
+    assert k_pos.tolist() == list(range(n_k))
+    expected = [[j <= first + i for j in range(n_k)] for i in range(n_q)]
+    assert causal_mask(n_q, n_k, query_offset=offset).tolist() == expected
+
+
+def test_causal_mask_is_the_lower_triangle_and_sees_the_cache():
+    assert torch.equal(causal_mask(4, 4), torch.ones(4, 4, dtype=torch.bool).tril())
+    # two new tokens after three cached ones: each sees the cache, itself and earlier new tokens
+    assert causal_mask(2, 5).int().tolist() == [[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]]
+    # the same mask as torch's is_causal for square inputs
+    q, k, v = torch.randn(3, 1, 6, 4, dtype=torch.float64).unbind(0)
+    torch.testing.assert_close(
+        F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(6, 6)),
+        F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    )
+
+
+def test_query_key_positions_errors_name_the_argument():
+    with pytest.raises(ValueError, match="n_q must be <= n_k when query_offset is not given"):
+        query_key_positions(5, 4)
+    with pytest.raises(ValueError, match="query_offset must be >= 0"):
+        causal_mask(2, 4, query_offset=-1)
+    with pytest.raises(TypeError, match="n_k must be an integer"):
+        query_key_positions(2, 4.0)
+    assert query_key_positions(4, 2, query_offset=0)[0].tolist() == [0, 1, 2, 3]

@@ -1,0 +1,391 @@
+"""Rotary position embedding (RoPE) of Su et al. (RoFormer, arXiv 2021; Neurocomputing 2024).
+
+RoPE does not add anything to the token vectors. It rotates queries and keys: the channels
+are grouped into ``d/2`` pairs, and pair ``i`` of the vector at position ``m`` is turned by
+the angle ``m·θ_i``, with the frequencies of the sinusoidal encoding,
+``θ_i = base^{-2i/d}``. Because a rotation by ``m·θ`` followed by the inverse of a rotation
+by ``n·θ`` is a rotation by ``(m − n)·θ``, the attention logit
+
+.. math::
+
+    \\langle R_m q, R_n k \\rangle = \\langle q, R_{n-m} k \\rangle
+
+depends on the two positions only through their offset ``n − m``: absolute rotations,
+relative logits.
+
+Two channel layouts are in use, and a checkpoint only works with the one it was trained with:
+
+* ``interleaved=True`` pairs channels ``(2i, 2i+1)``: RoFormer, GPT-J, Meta's original
+  Llama code, ``rotary-embedding-torch``;
+* ``interleaved=False`` pairs channel ``i`` with ``i + d/2`` ("rotate half"): GPT-NeoX and
+  Hugging Face Llama. Hugging Face converts Meta's Llama weights by permuting the rows of
+  ``W_q`` and ``W_k`` (:func:`rotary_permutation`; transformers#25199).
+
+Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoidal`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import torch
+from torch import Tensor, nn
+
+from ._checks import check_even, check_int, check_positive_float, check_tensor
+from .attention import query_key_positions
+from .sinusoidal import sinusoidal_frequencies
+
+
+def _rotary_positions(name: str, positions: object) -> Tensor:
+    """An int ``n`` (meaning ``0..n-1``) or a tensor ``[..., n]`` of positions, as float64."""
+    if isinstance(positions, Tensor):
+        if positions.ndim == 0:
+            raise ValueError(f"{name} must have at least 1 dimension [..., n], got a scalar tensor")
+        if positions.is_complex() or positions.dtype == torch.bool:
+            raise TypeError(f"{name} must hold real numbers, got dtype {positions.dtype}")
+        return positions.detach().to(torch.float64)
+    n = check_int(name, positions)
+    return torch.arange(n, dtype=torch.float64)
+
+
+def rotary_angles(positions: int | Tensor, dim: int, *, base: float = 10000.0) -> Tensor:
+    """Return the rotation angle of every channel pair at every position.
+
+    .. math::
+
+        \\phi_{m,i} = m\\,\\theta_i, \\qquad \\theta_i = \\text{base}^{-2i/d},
+        \\qquad i = 0, \\dots, d/2 - 1
+
+    The same frequencies as the sinusoidal encoding
+    (:func:`posenc.sinusoidal.sinusoidal_frequencies`): pair 0 turns by one radian per
+    position, the last pair by almost ``1/base`` radians.
+
+    Args:
+        positions: an int ``n`` (positions ``0..n-1``) or a tensor ``[..., n]`` of positions
+            (integer or real; fractional positions are allowed).
+        dim: ``d``, the number of channels (even).
+        base: the base of the frequencies (``10000`` in RoFormer; Llama 3 uses ``500000``).
+
+    Returns:
+        float64 tensor ``[..., n, d/2]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+
+    Matches: Su et al. (2024), ``Θ = {θ_i = 10000^{-2(i-1)/d}, i = 1..d/2}`` (1-based ``i``).
+    """
+    pos = _rotary_positions("positions", positions)  # [..., n]
+    theta = sinusoidal_frequencies(dim, base=base).to(pos.device)  # [d/2]
+    return pos[..., None] * theta  # [..., n, d/2]
+
+
+def rotary_cos_sin(
+    positions: int | Tensor,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    interleaved: bool = True,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[Tensor, Tensor]:
+    """Return the cosine and sine tables that :func:`apply_rotary` multiplies with.
+
+    .. math::
+
+        C_{m,c} = \\cos(m\\,\\theta_{\\pi(c)}), \\qquad S_{m,c} = \\sin(m\\,\\theta_{\\pi(c)})
+
+    where ``π(c)`` is the pair of channel ``c``: ``c // 2`` when ``interleaved`` (each angle
+    twice in a row, ``θ_0 θ_0 θ_1 θ_1 …``), ``c mod d/2`` otherwise (the ``d/2`` angles, then
+    the same ``d/2`` angles again, as Hugging Face's ``cat((freqs, freqs))``).
+
+    Args:
+        positions: as in :func:`rotary_angles`.
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`rotary_angles`.
+        interleaved: the channel layout (see the module docstring).
+        dtype: dtype of the tables (the angles and their cosines are computed in float64).
+
+    Returns:
+        ``(cos, sin)``, each of shape ``[..., n, d]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+
+    Matches: ``rotary-embedding-torch``'s ``freqs`` (interleaved, ``repeat '... n -> ... (n r)'``)
+    and transformers' ``LlamaRotaryEmbedding`` (``interleaved=False``).
+    """
+    angles = rotary_angles(positions, dim, base=base)  # [..., n, d/2]
+    if interleaved:
+        angles = angles.repeat_interleave(2, dim=-1)  # [..., n, d]: θ0 θ0 θ1 θ1 …
+    else:
+        angles = torch.cat((angles, angles), dim=-1)  # [..., n, d]: θ0 θ1 … θ0 θ1 …
+    return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
+
+
+def rotary_quarter_turn(x: Tensor, *, interleaved: bool = True) -> Tensor:
+    """Return ``x`` with every channel pair turned by 90°: ``(a, b) -> (−b, a)``.
+
+    .. math::
+
+        J\\begin{pmatrix} a \\\\ b \\end{pmatrix} = \\begin{pmatrix} -b \\\\ a \\end{pmatrix},
+        \\qquad R(\\phi)\\,v = \\cos\\phi\\; v + \\sin\\phi\\; J v
+
+    The second identity is how RoPE is computed without building rotation matrices: two
+    element-wise products and a sum.
+
+    Args:
+        x: ``[..., d]`` with ``d`` even.
+        interleaved: pairs ``(2i, 2i+1)`` (GPT-J's ``rotate_every_two``) or ``(i, i + d/2)``
+            (Hugging Face's ``rotate_half``).
+
+    Returns:
+        tensor of the shape and dtype of ``x``.
+
+    Matches: ``rotary-embedding-torch`` ``rotate_half`` (interleaved, despite its name) and
+    transformers' Llama ``rotate_half`` (``interleaved=False``).
+    """
+    check_tensor("x", x)
+    if x.ndim == 0 or x.shape[-1] % 2:
+        raise ValueError(
+            f"x's last dimension must be even (channels come in pairs), got shape {tuple(x.shape)}"
+        )
+    if interleaved:
+        a, b = x[..., 0::2], x[..., 1::2]  # [..., d/2] each
+        return torch.stack((-b, a), dim=-1).flatten(-2)  # [..., d]
+    a, b = x.chunk(2, dim=-1)  # [..., d/2] each
+    return torch.cat((-b, a), dim=-1)  # [..., d]
+
+
+def apply_rotary(
+    x: Tensor,
+    positions: Tensor | None = None,
+    *,
+    base: float = 10000.0,
+    interleaved: bool = True,
+) -> Tensor:
+    """Return ``x`` with each channel pair rotated by its position's angle: RoPE.
+
+    .. math::
+
+        \\begin{pmatrix} y_{m,a} \\\\ y_{m,b} \\end{pmatrix} =
+        \\begin{pmatrix} \\cos m\\theta_i & -\\sin m\\theta_i \\\\
+                         \\sin m\\theta_i & \\cos m\\theta_i \\end{pmatrix}
+        \\begin{pmatrix} x_{m,a} \\\\ x_{m,b} \\end{pmatrix},
+        \\qquad \\theta_i = \\text{base}^{-2i/d}
+
+    for every pair ``(a, b)`` of channels with frequency index ``i``: ``(2i, 2i+1)`` when
+    ``interleaved``, ``(i, i + d/2)`` otherwise. Computed as
+    ``x·cos + rotary_quarter_turn(x)·sin`` with the tables of :func:`rotary_cos_sin`.
+    Apply it to queries and keys (never to values); the logit of the pair then depends on
+    the offset of the positions only.
+
+    Args:
+        x: queries or keys ``[..., n, d]`` (floating point, ``d`` even), e.g. ``[b, h, n, d]``.
+        positions: ``None`` for ``0..n-1``, or a tensor ``[n]`` of positions (integer or
+            real), or ``[..., n]`` broadcastable against ``x.shape[:-1]`` (one row of
+            positions per sequence, e.g. ``[b, 1, n]`` for ``[b, h, n, d]``).
+        base: as in :func:`rotary_angles`.
+        interleaved: the channel layout (see the module docstring).
+
+    Returns:
+        tensor of ``x``'s dtype and of the broadcast shape (``x.shape`` for ``[n]`` positions).
+        The cosines and sines are computed in float64 and cast to ``x``'s dtype.
+
+    Shapes:
+        ``n``: positions, ``d``: channels per head.
+
+    Matches: Su et al. (2024), the "computationally efficient realization" of ``R^d_{Θ,m} x``;
+    ``rotary-embedding-torch`` ``apply_rotary_emb`` (interleaved); transformers' Llama
+    ``apply_rotary_pos_emb`` (``interleaved=False``).
+    """
+    check_tensor("x", x)
+    if x.ndim < 2:
+        raise ValueError(f"x must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}")
+    if not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor, got dtype {x.dtype}")
+    n, d = x.shape[-2:]
+    if d % 2:
+        raise ValueError(f"x's last dimension d must be even (channels are rotated in pairs), got {d}")
+    if positions is None:
+        positions = torch.arange(n, device=x.device)  # [n]
+    else:
+        check_tensor("positions", positions)
+        if positions.ndim == 0 or positions.shape[-1] != n:
+            raise ValueError(
+                f"positions must have x's {n} positions in its last dimension, "
+                f"got shape {tuple(positions.shape)}"
+            )
+        try:
+            torch.broadcast_shapes(positions.shape[:-1], x.shape[:-2])
+        except RuntimeError:
+            raise ValueError(
+                f"positions' leading dimensions {tuple(positions.shape[:-1])} do not broadcast "
+                f"against x's {tuple(x.shape[:-2])}"
+            ) from None
+    cos, sin = rotary_cos_sin(positions, d, base=base, interleaved=interleaved, dtype=x.dtype)  # [..., n, d]
+    return x * cos.to(x.device) + rotary_quarter_turn(x, interleaved=interleaved) * sin.to(x.device)
+
+
+def rotary_matrix(position: float, dim: int, *, base: float = 10000.0, interleaved: bool = True) -> Tensor:
+    """Return the ``d × d`` rotation ``R_m`` that RoPE applies at position ``m``.
+
+    .. math::
+
+        R_m = \\operatorname{diag}\\big(R(m\\theta_0), \\dots, R(m\\theta_{d/2-1})\\big),
+        \\qquad R(\\phi) = \\begin{pmatrix} \\cos\\phi & -\\sin\\phi \\\\
+                                            \\sin\\phi & \\cos\\phi \\end{pmatrix}
+
+    so that ``apply_rotary(x, m) = x R_mᵀ`` row by row, and ``R_mᵀ R_n = R_{n-m}``
+    (Su et al. 2024). Block diagonal for ``interleaved=True``; the same blocks spread
+    over channels ``i`` and ``i + d/2`` otherwise. For reading and testing the formula;
+    :func:`apply_rotary` never forms it.
+
+    Args:
+        position: ``m`` (any real number).
+        dim: ``d``, the number of channels (even).
+        base: as in :func:`rotary_angles`.
+        interleaved: the channel layout.
+
+    Returns:
+        float64 tensor ``[d, d]`` (orthogonal).
+
+    Shapes:
+        ``d``: channels.
+    """
+    if isinstance(position, bool) or not isinstance(position, numbers.Real):
+        raise TypeError(f"position must be a real number, got {type(position).__name__} {position!r}")
+    angles = rotary_angles(torch.tensor([float(position)], dtype=torch.float64), dim, base=base)[0]  # [d/2]
+    c, s = torch.cos(angles), torch.sin(angles)  # [d/2] each
+    half = dim // 2
+    a = torch.arange(0, dim, 2) if interleaved else torch.arange(half)  # [d/2]: first channel of each pair
+    b = a + 1 if interleaved else a + half  # [d/2]: second channel
+    r = torch.zeros(dim, dim, dtype=torch.float64)  # [d, d]
+    r[a, a] = c
+    r[a, b] = -s
+    r[b, a] = s
+    r[b, b] = c
+    return r
+
+
+def rotary_permutation(dim: int, *, num_heads: int = 1) -> Tensor:
+    """Return the channel permutation from the interleaved to the rotate-half layout.
+
+    .. math::
+
+        \\pi = (0, 2, 4, \\dots, d-2,\\; 1, 3, \\dots, d-1), \\qquad
+        \\operatorname{RoPE}_{\\text{half}}(x_{\\pi}) = \\operatorname{RoPE}_{\\text{inter}}(x)_{\\pi}
+
+    Pair ``(2i, 2i+1)`` of the interleaved layout lands on channels ``(i, i + d/2)``, which
+    the rotate-half layout rotates by the same angle. Since permuting both queries and keys
+    leaves their dot products unchanged, a model trained with one layout runs unchanged
+    with the other once the rows of ``W_q`` and ``W_k`` (and their biases) are permuted, head
+    by head: ``W_q[rotary_permutation(d, num_heads=h)]``. Without the permutation the
+    pairs are wrong and the logits are garbage. The inverse is ``torch.argsort(π)``.
+
+    Args:
+        dim: ``d``, channels per head (even).
+        num_heads: ``h``; the result permutes ``h·d`` channels, each head's block on its own.
+
+    Returns:
+        LongTensor ``[h·d]``.
+
+    Shapes:
+        ``d``: channels per head, ``h``: heads.
+
+    Matches: transformers' ``PermuteForRope`` (weight conversion of Meta's Llama checkpoints,
+    transformers#25199) and the ``permute`` of its former ``convert_llama_weights_to_hf.py``.
+
+    Example:
+        >>> rotary_permutation(8).tolist()
+        [0, 2, 4, 6, 1, 3, 5, 7]
+    """
+    dim = check_even("dim", dim)
+    num_heads = check_int("num_heads", num_heads)
+    one = torch.cat((torch.arange(0, dim, 2), torch.arange(1, dim, 2)))  # [d]
+    return (torch.arange(num_heads)[:, None] * dim + one).flatten()  # [h*d]
+
+
+class RotaryEmbedding(nn.Module):
+    """Rotate queries and keys by their positions (RoPE), with cached cosine and sine tables.
+
+    .. math::
+
+        q_m \\mapsto R_m q_m, \\quad k_n \\mapsto R_n k_n, \\qquad
+        \\langle R_m q_m, R_n k_n\\rangle = \\langle q_m, R_{n-m} k_n\\rangle
+
+    ``forward(q, k)`` places keys at positions ``0..n_k−1`` and queries at
+    ``query_offset..query_offset+n_q−1``; by default ``query_offset = n_k − n_q``, i.e. the
+    queries are the *last* ``n_q`` positions (self-attention when ``n_q = n_k``; decoding with
+    a key cache otherwise).
+
+    The tables ``cos_cached`` and ``sin_cached`` (``[L, d]``, non-persistent buffers) hold
+    positions ``0..L−1``, computed in float64 and rounded once to the dtype of the inputs.
+    RoPE has no maximum length, so the cache **grows on demand**: a call that needs a position
+    ``>= L`` rebuilds it for the next power of two; a call in another dtype or on another
+    device rebuilds it there. ``max_positions`` is only the initial size. The output is
+    exactly :func:`apply_rotary` with the same positions.
+
+    Args:
+        dim: ``d``, channels per head (even).
+        base: as in :func:`rotary_angles`.
+        interleaved: the channel layout (see the module docstring).
+        max_positions: the number of positions cached at construction.
+
+    Shapes:
+        ``q``: ``[..., n_q, d]``, ``k``: ``[..., n_k, d]`` → the same shapes.
+
+    Matches: ``rotary-embedding-torch`` ``RotaryEmbedding(dim).rotate_queries_or_keys``
+    (interleaved) and ``rotate_queries_with_cached_keys`` (queries at the end);
+    transformers' ``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` (``interleaved=False``).
+    """
+
+    cos_cached: Tensor
+    sin_cached: Tensor
+
+    def __init__(
+        self, dim: int, *, base: float = 10000.0, interleaved: bool = True, max_positions: int = 512
+    ) -> None:
+        super().__init__()
+        self.dim = check_even("dim", dim)
+        self.base = check_positive_float("base", base)
+        self.interleaved = interleaved
+        max_positions = check_int("max_positions", max_positions)
+        self.register_buffer("cos_cached", torch.empty(0), persistent=False)
+        self.register_buffer("sin_cached", torch.empty(0), persistent=False)
+        self._build(max_positions, torch.float32, torch.device("cpu"))
+
+    def _build(self, length: int, dtype: torch.dtype, device: torch.device) -> None:
+        cos, sin = rotary_cos_sin(length, self.dim, base=self.base, interleaved=self.interleaved, dtype=dtype)
+        self.cos_cached, self.sin_cached = cos.to(device), sin.to(device)  # [L, d] each
+        self._cached_dtype = dtype  # what the tables were rounded to (a later .to() may cast them)
+
+    def _tables(self, stop: int, dtype: torch.dtype, device: torch.device) -> tuple[Tensor, Tensor]:
+        """``cos`` and ``sin`` for positions ``0..stop-1``, rebuilding the cache if needed."""
+        cache = self.cos_cached
+        stale = cache.dtype != dtype or self._cached_dtype != dtype or cache.device != device
+        if stale or stop > self.cos_cached.shape[0]:
+            length = max(stop, self.cos_cached.shape[0])
+            self._build(1 << (length - 1).bit_length(), dtype, device)  # next power of two
+        return self.cos_cached[:stop], self.sin_cached[:stop]  # [stop, d] each
+
+    def _rotate(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+        return x * cos + rotary_quarter_turn(x, interleaved=self.interleaved) * sin  # [..., n, d]
+
+    def forward(self, q: Tensor, k: Tensor, *, query_offset: int | None = None) -> tuple[Tensor, Tensor]:
+        for name, t in (("q", q), ("k", k)):
+            check_tensor(name, t)
+            if t.ndim < 2 or t.shape[-1] != self.dim:
+                raise ValueError(f"{name} must be [..., n, {self.dim}], got shape {tuple(t.shape)}")
+            if not t.is_floating_point():
+                raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
+        if q.dtype != k.dtype:
+            raise TypeError(f"q and k must have the same dtype, got {q.dtype} and {k.dtype}")
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        q_pos, _ = query_key_positions(n_q, n_k, query_offset=query_offset)  # [n_q], keys are 0..n_k-1
+        first = int(q_pos[0])
+        cos, sin = self._tables(max(n_k, first + n_q), q.dtype, q.device)  # [L, d] each
+        q_rot = self._rotate(q, cos[first : first + n_q], sin[first : first + n_q])  # [..., n_q, d]
+        k_rot = self._rotate(k, cos[:n_k], sin[:n_k])  # [..., n_k, d]
+        return q_rot, k_rot
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, base={self.base}, interleaved={self.interleaved}"
