@@ -11,6 +11,8 @@ page's transferred size and load time.
 from __future__ import annotations
 
 import hashlib
+import json
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -64,6 +66,7 @@ class Visit:
     math_ms: float = 0.0
     math: dict[str, Any] = field(default_factory=dict)
     broken_images: list[str] = field(default_factory=list)
+    downloads: list[str] = field(default_factory=list)
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -104,6 +107,7 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         page.wait_for_load_state("networkidle")
         visit.math = page.evaluate(_MATH_STATE)
         visit.broken_images = page.evaluate(_BROKEN_IMAGES)
+        visit.downloads = page.eval_on_selector_all("a.btn-download-source-button", "links => links.map(a => a.href)")
         transfer = page.evaluate(_TRANSFER)
         visit.bytes, visit.raw_bytes, visit.load_ms = transfer["bytes"], transfer["raw_bytes"], transfer["load_ms"]
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -204,6 +208,16 @@ def test_every_explorer_control_changes_the_figure(browser: Any, site_url: str, 
     assert total > 0
     assert stuck == [], "controls that do not change the figure"
     assert visit.console_errors == [] and visit.page_errors == [], "errors while moving controls"
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if p.startswith("chapters/")])
+def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, name: str) -> None:
+    visit = _visit(browser, site_url, name)
+    assert len(visit.downloads) == 1, "no (or several) download buttons for the chapter's notebook"
+    assert visit.downloads[0].endswith(f"/{name}.ipynb")
+    with urllib.request.urlopen(visit.downloads[0]) as response:
+        notebook = json.loads(response.read())
+    assert notebook["nbformat"] == 4 and notebook["cells"], "the download is not a notebook"
 
 
 def test_every_toc_page_was_built() -> None:
