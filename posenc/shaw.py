@@ -18,11 +18,15 @@ term collects each row's attention weights into ``2k+1`` buckets before multiply
 from __future__ import annotations
 
 import math
+import statistics
+import time
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
 
 from ._checks import check_int, check_tensor
+from ._threads import torch_threads
 
 
 def shaw_relative_index(n_q: int, n_k: int, max_distance: int) -> Tensor:
@@ -145,7 +149,7 @@ def shaw_attention(
     Matches: Shaw et al. (2018), eq. (3)-(4); tensor2tensor ``dot_product_attention_relative``
     (which computes the same terms with matrix products per position).
     """
-    max_k = _check_shaw_inputs(q, k, v, rel_k, rel_v)
+    _check_shaw_inputs(q, k, v, rel_k, rel_v)
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     mask_batch = mask.shape[:-2] if isinstance(mask, Tensor) and mask.ndim > 2 else ()
     batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
@@ -292,3 +296,103 @@ class ShawRelativeMultiheadAttention(nn.Module):
         z = shaw_attention(q, k, v, self.rel_k, self.rel_v, mask=mask)  # [b, h, n_q, d/h]
         b, _, n_q, _ = z.shape
         return self.out_proj(z.transpose(1, 2).reshape(b, n_q, self.dim))  # [b, n_q, d]
+
+
+def shaw_intermediate_bytes(
+    n: int, dim: int, max_distance: int, *, element_size: int = 4
+) -> dict[str, int]:
+    """Bytes of the large intermediate tensors of one head's Shaw attention (analytic count).
+
+    * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
+      builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
+      ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
+    * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds for one block of
+      ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after another): the padded
+      key-term buffer ``c × (c + n + 2k − 1)``, the running sum ``c × n`` and the two
+      ``c × (2k+1)`` matrices;
+    * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
+
+    Args:
+        n: sequence length.
+        dim: ``d``, channels per head.
+        max_distance: ``k``.
+        element_size: bytes per number (4 for float32).
+
+    Returns:
+        ``{"naive": …, "posenc": …, "attention": …}`` in bytes.
+    """
+    n = check_int("n", n)
+    d = check_int("dim", dim)
+    k = check_int("max_distance", max_distance, minimum=0)
+    size = check_int("element_size", element_size)
+    c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
+    return {
+        "naive": 2 * n * n * d * size,
+        "posenc": (c * (c + n + 2 * k - 1) + c * n + 2 * c * (2 * k + 1)) * size,
+        "attention": n * n * size,
+    }
+
+
+def shaw_attention_timings(
+    sizes: Sequence[int] = (128, 256, 512, 1024),
+    *,
+    dim: int = 64,
+    max_distance: int = 16,
+    naive_max: int = 256,
+    repeats: int = 3,
+    threads: int = 1,
+    seed: int = 0,
+) -> dict[str, list[float | None]]:
+    """Median time in ms of one call of plain attention, ``shaw_attention`` and the naive version.
+
+    One head, float32, on the CPU with ``threads`` intra-op threads (restored afterwards; one
+    thread keeps the numbers steady on a busy machine), after one warm-up call; ``None`` where
+    ``n > naive_max`` for the naive version (its ``n × n × d`` tensors grow fast). Cheap
+    enough to run while a chapter builds (well under a second with the defaults).
+
+    Args:
+        sizes: the sequence lengths ``n`` to time.
+        dim: ``d``, channels of the single head.
+        max_distance: ``k``.
+        naive_max: the largest ``n`` at which the naive version is timed.
+        repeats: timed calls per measurement (the median is kept).
+        threads: ``torch`` intra-op threads during the measurement.
+        seed: seed of the random inputs.
+
+    Returns:
+        ``{"n": sizes, "plain": […], "posenc": […], "naive": […]}``.
+    """
+    repeats = check_int("repeats", repeats)
+    with torch_threads(threads):
+        return _timings(sizes, dim, max_distance, naive_max, repeats, seed)
+
+
+def _timings(sizes: Sequence[int], dim: int, max_distance: int, naive_max: int, repeats: int,
+             seed: int) -> dict[str, list[float | None]]:
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, list[float | None]] = {
+        "n": [float(s) for s in sizes], "plain": [], "posenc": [], "naive": []
+    }
+    for n in sizes:
+        n = check_int("sizes", n)
+        q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
+        rk = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
+        rv = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
+        calls = {
+            "plain": lambda: torch.softmax(q @ k.T / math.sqrt(dim), -1) @ v,
+            "posenc": lambda: shaw_attention(q, k, v, rk, rv),
+            "naive": lambda: shaw_attention_reference(q, k, v, rk, rv),
+        }
+        for name, call in calls.items():
+            if name == "naive" and n > naive_max:
+                out[name].append(None)
+                continue
+            with torch.no_grad():
+                call()
+                times = []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    call()
+                    times.append(1e3 * (time.perf_counter() - start))
+            out[name].append(statistics.median(times))
+    return out

@@ -12,11 +12,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from posenc.shaw import shaw_attention_timings, shaw_intermediate_bytes
 from posenc.plotting.shaw import (
-    shaw_attention_timings,
     shaw_cost_figure,
     shaw_index_figure,
-    shaw_intermediate_bytes,
     shaw_key_bias_row,
     shaw_skew_figure,
 )
@@ -115,25 +114,6 @@ def test_skew_figure_band_reads_the_index(n, k):
     assert list(fig.axes[0].get_xticks()) == list(range(2 * k + 1))
     assert n - 1 + k in fig.axes[1].get_xticks()
     assert any("not the values" in t.get_text() for t in fig.texts)
-
-
-def test_intermediate_bytes_golden_values():
-    # Huang et al.'s example: L = 2048, D = 512 in float32, one n × n × d tensor ≈ 8.6 GB
-    got = shaw_intermediate_bytes(2048, 512, 16)
-    assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
-    assert got["attention"] == 2048 * 2048 * 4
-    c = 2**18 // 2048  # query rows per block in shaw_attention
-    assert got["posenc"] == (c * (c + 2048 + 31) + c * 2048 + 2 * c * 33) * 4
-    assert shaw_intermediate_bytes(64, 8, 2)["posenc"] == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
-    # the naive count is the size of the two gathered tables for a small case
-    n, d, k = 7, 3, 2
-    idx = torch.from_numpy(clipped_index(n, k))
-    a = torch.zeros(2 * k + 1, d)[idx]  # [n, n, d] float32
-    assert shaw_intermediate_bytes(n, d, k)["naive"] == 2 * a.numel() * a.element_size()
-    in_float64 = shaw_intermediate_bytes(n, d, k, element_size=8)["naive"]
-    assert in_float64 == 4 * a.numel() * a.element_size()
-    with pytest.raises(ValueError, match="dim must be positive"):
-        shaw_intermediate_bytes(4, 0, 1)
 
 
 def test_timings_and_cost_figure():

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc.shaw import (
+    shaw_intermediate_bytes,
     ShawRelativeMultiheadAttention,
     shaw_attention,
     shaw_attention_reference,
@@ -221,3 +222,22 @@ def test_batch_dimensions_of_v_and_mask_broadcast_like_the_reference():
     fast = shaw_attention(q, kk, v, rk, rv, mask=mask)
     assert fast.shape == (3, 5, 4)
     torch.testing.assert_close(fast, shaw_attention_reference(q, kk, v, rk, rv, mask=mask))
+
+
+def test_intermediate_bytes_golden_values():
+    # Huang et al.'s example: L = 2048, D = 512 in float32, one n × n × d tensor ≈ 8.6 GB
+    got = shaw_intermediate_bytes(2048, 512, 16)
+    assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
+    assert got["attention"] == 2048 * 2048 * 4
+    c = 2**18 // 2048  # query rows per block in shaw_attention
+    assert got["posenc"] == (c * (c + 2048 + 31) + c * 2048 + 2 * c * 33) * 4
+    assert shaw_intermediate_bytes(64, 8, 2)["posenc"] == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
+    # the naive count is the size of the two gathered tables for a small case
+    n, d, k = 7, 3, 2
+    idx = torch.as_tensor(t2t_relative_positions_matrix(n, n, k))
+    a = torch.zeros(2 * k + 1, d)[idx]  # [n, n, d] float32
+    assert shaw_intermediate_bytes(n, d, k)["naive"] == 2 * a.numel() * a.element_size()
+    in_float64 = shaw_intermediate_bytes(n, d, k, element_size=8)["naive"]
+    assert in_float64 == 4 * a.numel() * a.element_size()
+    with pytest.raises(ValueError, match="dim must be positive"):
+        shaw_intermediate_bytes(4, 0, 1)

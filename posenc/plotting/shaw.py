@@ -2,7 +2,7 @@
 
 The index matrix and the key bias of one query (the explorer's figure), the strided "skew"
 view that turns ``q_i·w^K_r`` into the ``n × n`` key term, and the cost of the naive and the
-efficient computation (analytic memory of the intermediate tensors, measured time).
+efficient computation (analytic memory and measured time, from :mod:`posenc.shaw`).
 
 Every function returns a new ``Figure``; nothing touches pyplot.
 """
@@ -10,8 +10,6 @@ Every function returns a new ``Figure``; nothing touches pyplot.
 from __future__ import annotations
 
 import math
-import statistics
-import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -23,15 +21,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_int
-from .._threads import torch_threads
-from ..shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_attention_reference, shaw_relative_index
+from ..shaw import shaw_intermediate_bytes, shaw_relative_index
 from ._base import new_figure
 
 __all__ = [
-    "shaw_attention_timings",
     "shaw_cost_figure",
     "shaw_index_figure",
-    "shaw_intermediate_bytes",
     "shaw_key_bias_row",
     "shaw_skew_figure",
 ]
@@ -236,106 +231,6 @@ def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
     )
     axes[2].set_title(f"the view: R[i, I_ij], {n} × {n}", fontsize=9)
     return fig
-
-
-def shaw_intermediate_bytes(
-    n: int, dim: int, max_distance: int, *, element_size: int = 4
-) -> dict[str, int]:
-    """Bytes of the large intermediate tensors of one head's Shaw attention (analytic count).
-
-    * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
-      builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
-      ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
-    * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds for one block of
-      ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after another): the padded
-      key-term buffer ``c × (c + n + 2k − 1)``, the running sum ``c × n`` and the two
-      ``c × (2k+1)`` matrices;
-    * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
-
-    Args:
-        n: sequence length.
-        dim: ``d``, channels per head.
-        max_distance: ``k``.
-        element_size: bytes per number (4 for float32).
-
-    Returns:
-        ``{"naive": …, "posenc": …, "attention": …}`` in bytes.
-    """
-    n = check_int("n", n)
-    d = check_int("dim", dim)
-    k = check_int("max_distance", max_distance, minimum=0)
-    size = check_int("element_size", element_size)
-    c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
-    return {
-        "naive": 2 * n * n * d * size,
-        "posenc": (c * (c + n + 2 * k - 1) + c * n + 2 * c * (2 * k + 1)) * size,
-        "attention": n * n * size,
-    }
-
-
-def shaw_attention_timings(
-    sizes: Sequence[int] = (128, 256, 512, 1024),
-    *,
-    dim: int = 64,
-    max_distance: int = 16,
-    naive_max: int = 256,
-    repeats: int = 3,
-    threads: int = 1,
-    seed: int = 0,
-) -> dict[str, list[float | None]]:
-    """Median time in ms of one call of plain attention, ``shaw_attention`` and the naive version.
-
-    One head, float32, on the CPU with ``threads`` intra-op threads (restored afterwards; one
-    thread keeps the numbers steady on a busy machine), after one warm-up call; ``None`` where
-    ``n > naive_max`` for the naive version (its ``n × n × d`` tensors grow fast). Cheap
-    enough to run while a chapter builds (well under a second with the defaults).
-
-    Args:
-        sizes: the sequence lengths ``n`` to time.
-        dim: ``d``, channels of the single head.
-        max_distance: ``k``.
-        naive_max: the largest ``n`` at which the naive version is timed.
-        repeats: timed calls per measurement (the median is kept).
-        threads: ``torch`` intra-op threads during the measurement.
-        seed: seed of the random inputs.
-
-    Returns:
-        ``{"n": sizes, "plain": […], "posenc": […], "naive": […]}``.
-    """
-    repeats = check_int("repeats", repeats)
-    with torch_threads(threads):
-        return _timings(sizes, dim, max_distance, naive_max, repeats, seed)
-
-
-def _timings(sizes: Sequence[int], dim: int, max_distance: int, naive_max: int, repeats: int,
-             seed: int) -> dict[str, list[float | None]]:
-    g = torch.Generator().manual_seed(seed)
-    out: dict[str, list[float | None]] = {
-        "n": [float(s) for s in sizes], "plain": [], "posenc": [], "naive": []
-    }
-    for n in sizes:
-        n = check_int("sizes", n)
-        q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
-        rk = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
-        rv = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
-        calls = {
-            "plain": lambda: torch.softmax(q @ k.T / math.sqrt(dim), -1) @ v,
-            "posenc": lambda: shaw_attention(q, k, v, rk, rv),
-            "naive": lambda: shaw_attention_reference(q, k, v, rk, rv),
-        }
-        for name, call in calls.items():
-            if name == "naive" and n > naive_max:
-                out[name].append(None)
-                continue
-            with torch.no_grad():
-                call()
-                times = []
-                for _ in range(repeats):
-                    start = time.perf_counter()
-                    call()
-                    times.append(1e3 * (time.perf_counter() - start))
-            out[name].append(statistics.median(times))
-    return out
 
 
 def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int = 64,
