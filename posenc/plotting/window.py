@@ -1,0 +1,863 @@
+"""Figures for Swin's 2-D relative position bias (chapter 7).
+
+How a window's relative position index is built (coordinates, pairwise offsets, the radix
+``2·Ww − 1``), how the bias of one query is looked up in the table, and the shifted-window
+mask. The index itself comes from :func:`posenc.window.relative_position_index`; the figures
+only lay it out.
+
+General 2-D drawing helpers, meant to be shared by other window figures (their names and
+signatures stay): :func:`inch_canvas` (one axes in inches for many panels),
+:func:`draw_number_grid` (a matrix as labelled cells), :func:`draw_labels` (many labels at
+once, fast), :func:`outline_cells`, :func:`draw_window_borders` and
+:func:`window_query_token`. Data helpers: :func:`example_bias_table` (hand-made tables whose
+pattern is easy to see) and :func:`check_relative_index` (the property every index must have).
+
+Every figure function returns a new ``Figure``; nothing touches pyplot.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.colors import Colormap, ListedColormap
+from matplotlib.font_manager import FontProperties
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.patches import Rectangle
+from matplotlib.path import Path
+from matplotlib.textpath import TextPath
+from matplotlib.transforms import Affine2D
+from torch import Tensor
+
+from .._checks import check_int, check_tensor
+from ..window import RelativePositionBias, relative_position_index, shifted_window_mask
+from ._base import DIVERGING, new_figure, to_numpy
+
+__all__ = [
+    "IndexCheck",
+    "check_relative_index",
+    "draw_labels",
+    "draw_number_grid",
+    "draw_window_borders",
+    "example_bias_table",
+    "inch_canvas",
+    "index_radix_figure",
+    "meshgrid_order_figure",
+    "outline_cells",
+    "relative_offsets_figure",
+    "shifted_window_figure",
+    "window_bias_figure",
+    "window_coordinates_figure",
+    "window_query_token",
+]
+
+QUERY_NAMES = ("top-left", "top-right", "centre", "bottom-left", "bottom-right")
+_HEAD_NAMES = ("nearby keys", "key to the left", "same row", "key above")
+_BIAS_LIMIT = 1.0  # |values| of example_bias_table never exceed this
+_INDEX_CMAP = "viridis"
+_LABEL_FONT = FontProperties(family="DejaVu Sans")
+
+
+def _window(name: str, window_size: object) -> tuple[int, int]:
+    if isinstance(window_size, (str, bytes)) or not isinstance(window_size, Sequence):
+        raise TypeError(f"{name} must be a pair of ints (Wh, Ww), got {window_size!r}")
+    if len(window_size) != 2:
+        raise ValueError(f"{name} must have two entries (Wh, Ww), got {tuple(window_size)}")
+    return check_int(f"{name}[0]", window_size[0]), check_int(f"{name}[1]", window_size[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# general 2-D drawing helpers (shared with other window figures: keep names and signatures)
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_path(text: str, fontsize: float) -> Path:
+    """The outline of ``text`` in points, centred on ``(0, 0)``, lines centred one below another.
+
+    Cached: laying out glyphs is the slow part of drawing text, and an explorer draws the
+    same labels again and again.
+    """
+    lines = text.split("\n")
+    pitch = 1.25 * fontsize  # distance between baselines
+    parts = []
+    for k, line in enumerate(lines):
+        if not line.strip():
+            continue  # an empty line only takes its place
+        path = TextPath((0, 0), line, size=fontsize, prop=_LABEL_FONT)
+        if len(path.vertices) == 0:
+            continue
+        x0, x1 = path.vertices[:, 0].min(), path.vertices[:, 0].max()
+        # centre each line; the block's middle sits at y = 0 (0.36·size: the middle of a digit)
+        shift = np.array([-(x0 + x1) / 2, -0.36 * fontsize + (len(lines) - 1 - 2 * k) * pitch / 2])
+        parts.append(Path(path.vertices + shift, path.codes))
+    return Path.make_compound_path(*parts) if parts else Path(np.zeros((0, 2)))
+
+
+def draw_labels(
+    ax: Axes, labels: Sequence[str], centres: Sequence[tuple[float, float]], *,
+    fontsize: float = 8.0, colors: str | Sequence[str] = "black",
+) -> PathCollection:
+    """Write many short labels, centred on points given in data coordinates, in one go.
+
+    One ``ax.text`` per cell costs about a millisecond to draw; this draws every label as one
+    collection of glyph outlines (cached per label), so that a grid of numbers redraws fast.
+    The labels keep their size in points whatever the axes' scale. The collection carries
+    the labels and their centres as ``.labels`` and ``.centres`` (for tests and readers).
+
+    Args:
+        ax: the axes.
+        labels: the texts (short: numbers, offsets).
+        centres: ``(x, y)`` in data coordinates, one per label.
+        fontsize: size in points.
+        colors: one colour for all labels, or one per label.
+
+    Returns:
+        the ``PathCollection``.
+    """
+    labels = [str(t) for t in labels]
+    if len(centres) != len(labels):
+        raise ValueError(
+            f"centres must give one point per label ({len(labels)}), got {len(centres)}"
+        )
+    paths = [_label_path(t, float(fontsize)) for t in labels]
+    points_to_display = Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans
+    collection = PathCollection(
+        paths, facecolors=colors, edgecolors="none",
+        offsets=np.asarray(centres, dtype=float).reshape(-1, 2),
+        offset_transform=ax.transData, transform=points_to_display, zorder=3,
+    )
+    collection.labels = labels
+    collection.centres = [tuple(map(float, c)) for c in centres]
+    ax.add_collection(collection, autolim=False)
+    return collection
+
+
+def draw_number_grid(
+    ax: Axes,
+    values: Tensor | np.ndarray,
+    *,
+    cmap: str | Colormap = _INDEX_CMAP,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    fmt: str | Callable[[float], str] = "{:.0f}",
+    fontsize: float = 8.0,
+    show_numbers: bool = True,
+    origin: tuple[float, float] | None = None,
+    cell: float = 1.0,
+) -> AxesImage:
+    """Draw a small matrix as coloured cells, each labelled with its value; no ticks.
+
+    By default the grid fills the axes the way ``imshow`` does: cell ``(r, c)`` is centred on
+    ``x = c, y = r`` with row 0 at the top, and the axes are switched off. With ``origin`` the
+    grid's top-left corner goes to that point of the data coordinates and each cell is
+    ``cell`` wide, so that several grids share one axes (whose ``y`` axis must point down,
+    e.g. ``ax.set_ylim(bottom, top)`` with ``bottom > top``); the axes are then left as they
+    are. One axes for many grids draws much faster than one axes per grid. The text is black
+    on light cells and white on dark ones.
+
+    Args:
+        ax: the axes to draw on.
+        values: ``[rows, cols]`` numbers.
+        cmap: colormap name or object.
+        vmin, vmax: colour limits (default: the values' range).
+        fmt: format string or function turning a value into its label.
+        fontsize: size of the labels.
+        show_numbers: ``False`` draws the colours only (for grids too large to label).
+        origin: ``(x, y)`` of the grid's top-left corner in data coordinates (default: the
+            ``imshow`` placement described above).
+        cell: side of one cell in data units (with ``origin``).
+
+    Returns:
+        the ``AxesImage``.
+    """
+    m = to_numpy(values)
+    if m.ndim != 2:
+        raise ValueError(f"values must be a 2-D matrix, got shape {m.shape}")
+    rows, cols = m.shape
+    lo = float(m.min()) if vmin is None else vmin
+    hi = float(m.max()) if vmax is None else vmax
+    if hi <= lo:
+        hi = lo + 1.0
+    colormap = colormaps[cmap] if isinstance(cmap, str) else cmap
+    ox, oy = (-0.5, -0.5) if origin is None else origin
+    size = 1.0 if origin is None else cell
+    image = ax.imshow(m, cmap=colormap, vmin=lo, vmax=hi, interpolation="nearest",
+                      aspect="equal", extent=(ox, ox + cols * size, oy + rows * size, oy))
+    if origin is None:
+        ax.set_axis_off()
+    if show_numbers:
+        label = fmt.format if isinstance(fmt, str) else fmt
+        rgba = colormap((np.clip(m, lo, hi) - lo) / (hi - lo))  # [rows, cols, 4]
+        dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) <= 0.5  # [rows, cols]
+        centres = [(ox + (c + 0.5) * size, oy + (r + 0.5) * size)
+                   for r, c in np.ndindex(rows, cols)]
+        draw_labels(ax, [label(v) for v in m.reshape(-1)], centres, fontsize=fontsize,
+                    colors=np.where(dark.reshape(-1), "white", "black").tolist())
+    return image
+
+
+def outline_cells(
+    ax: Axes, row: int, col: int, height: int = 1, width: int = 1, *, color: str = "red",
+    lw: float = 2.0, origin: tuple[float, float] | None = None, cell: float = 1.0,
+    **kwargs: Any,
+) -> Rectangle:
+    """Outline the block of cells with top-left cell ``(row, col)`` of a grid.
+
+    Args:
+        ax: the axes of the grid.
+        row, col: top-left cell of the block.
+        height, width: size of the block in cells.
+        color: edge colour.
+        lw: line width.
+        origin, cell: where the grid sits, as in :func:`draw_number_grid` (default: a plain
+            ``imshow``, cell ``(r, c)`` centred on ``(c, r)``).
+        **kwargs: passed to ``Rectangle``.
+
+    Returns:
+        the ``Rectangle`` patch (unfilled, not clipped by the axes).
+    """
+    ox, oy = (-0.5, -0.5) if origin is None else origin
+    size = 1.0 if origin is None else cell
+    kwargs.setdefault("clip_on", False)
+    patch = Rectangle((ox + col * size, oy + row * size), width * size, height * size,
+                      fill=False, ec=color, lw=lw, **kwargs)
+    ax.add_artist(patch)  # not add_patch: no data-limit update (it lies on its grid anyway)
+    return patch
+
+
+def draw_window_borders(
+    ax: Axes, height: int, width: int, window_size: Sequence[int], *,
+    offset: Sequence[int] = (0, 0), color: str = "black", lw: float = 2.0,
+    origin: tuple[float, float] | None = None, cell: float = 1.0,
+) -> None:
+    """Draw the borders of ``Wh × Ww`` windows, and the frame, over a ``height × width`` grid.
+
+    Args:
+        ax: the axes of the grid.
+        height, width: cells of the grid.
+        window_size: ``(Wh, Ww)``.
+        offset: ``(oy, ox)``: inner borders at rows ``oy + k·Wh`` and columns ``ox + k·Ww``
+            (taken modulo the window). Swin's shifted partition has ``offset = shift``: after
+            the map is rolled by ``−shift``, its windows are the regular ones.
+        color: line colour.
+        lw: line width.
+        origin, cell: where the grid sits, as in :func:`draw_number_grid` (default: a plain
+            ``imshow``, cell ``(r, c)`` centred on ``(c, r)``).
+    """
+    wh, ww = _window("window_size", window_size)
+    ox, oy = (-0.5, -0.5) if origin is None else origin
+    size = 1.0 if origin is None else cell
+    rows = sorted({0, height, *range(offset[0] % wh, height, wh)})
+    cols = sorted({0, width, *range(offset[1] % ww, width, ww)})
+    for r in rows:
+        ax.plot([ox, ox + width * size], [oy + r * size] * 2, color=color, lw=lw,
+                solid_capstyle="projecting")
+    for c in cols:
+        ax.plot([ox + c * size] * 2, [oy, oy + height * size], color=color, lw=lw,
+                solid_capstyle="projecting")
+
+
+def window_query_token(query: str | int | Sequence[int], window_size: Sequence[int]) -> int:
+    """The row-major token number ``r·Ww + c`` of a query named by place, number or ``(r, c)``.
+
+    Args:
+        query: ``"top-left"``, ``"top-right"``, ``"centre"`` (cell ``((Wh−1)//2, (Ww−1)//2)``),
+            ``"bottom-left"``, ``"bottom-right"``, a token number, or a pair ``(r, c)``.
+        window_size: ``(Wh, Ww)``.
+
+    Returns:
+        the token number in ``0 … Wh·Ww − 1``.
+    """
+    wh, ww = _window("window_size", window_size)
+    if isinstance(query, str):
+        places = {
+            "top-left": (0, 0), "top-right": (0, ww - 1), "centre": ((wh - 1) // 2, (ww - 1) // 2),
+            "bottom-left": (wh - 1, 0), "bottom-right": (wh - 1, ww - 1),
+        }
+        if query not in places:
+            raise ValueError(
+                f"query must be one of {sorted(places)}, a token number or (r, c), got {query!r}"
+            )
+        r, c = places[query]
+        return r * ww + c
+    if isinstance(query, Sequence):
+        if len(query) != 2:
+            raise ValueError(f"query as a cell must be a pair (r, c), got {tuple(query)}")
+        r = check_int("query[0]", query[0], minimum=0)
+        c = check_int("query[1]", query[1], minimum=0)
+        if r >= wh or c >= ww:
+            raise ValueError(f"query (r, c) must lie in the {wh}x{ww} window, got ({r}, {c})")
+        return r * ww + c
+    n = check_int("query", query, minimum=0)
+    if n >= wh * ww:
+        raise ValueError(f"query must be < Wh·Ww = {wh * ww}, got {n}")
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# data helpers
+
+
+def example_bias_table(window_size: Sequence[int], num_heads: int) -> Tensor:
+    """A hand-made relative bias table whose heads have patterns easy to see (float64).
+
+    Row ``I = (Δr + Wh − 1)(2Ww − 1) + (Δc + Ww − 1)`` holds the bias of offset
+    ``(Δr, Δc) = query − key``. With ``g(x, y) = 1.5·exp(−(x² + y²)/1.5) − 0.5``:
+
+    .. math::
+
+        T_0 = 1.5\\, e^{-(Δr^2 + Δc^2)/4} - 0.5, \\quad T_1 = g(Δr,\\, Δc - 1), \\quad
+        T_2 = 1.5\\, e^{-Δr^2} - 0.5, \\quad T_3 = g(Δr - 1,\\, Δc)
+
+    Head 0 favours nearby keys, head 1 the key just left of the query (``Δc = +1``), head 2
+    keys on the query's row, head 3 the key just above (``Δr = +1``). Every value lies in
+    ``[−0.5, 1]``. A trained table is learned, not designed; these only make the lookup visible.
+
+    Args:
+        window_size: ``(Wh, Ww)``.
+        num_heads: ``h``, 1 to 4.
+
+    Returns:
+        the table, in the layout of Swin's ``relative_position_bias_table``.
+
+    Shapes:
+        ``[(2Wh − 1)(2Ww − 1), h]``.
+    """
+    wh, ww = _window("window_size", window_size)
+    h = check_int("num_heads", num_heads)
+    if h > len(_HEAD_NAMES):
+        raise ValueError(f"num_heads must be <= {len(_HEAD_NAMES)} for the example table, got {h}")
+    dr = torch.arange(-(wh - 1), wh, dtype=torch.float64)[:, None]  # [2Wh-1, 1]
+    dc = torch.arange(-(ww - 1), ww, dtype=torch.float64)[None, :]  # [1, 2Ww-1]
+
+    def bump(x: Tensor, y: Tensor) -> Tensor:
+        return 1.5 * torch.exp(-(x**2 + y**2) / 1.5) - 0.5
+
+    heads = [
+        1.5 * torch.exp(-(dr**2 + dc**2) / 4) - 0.5,
+        bump(dr, dc - 1),
+        (1.5 * torch.exp(-(dr**2)) - 0.5).expand(-1, 2 * ww - 1),
+        bump(dr - 1, dc),
+    ]
+    return torch.stack([t.reshape(-1) for t in heads[:h]], dim=1)  # [(2Wh-1)(2Ww-1), h]
+
+
+class IndexCheck(NamedTuple):
+    """What :func:`check_relative_index` found.
+
+    Attributes:
+        offsets: how many distinct offsets ``(Δr, Δc)`` the window's token pairs have.
+        indices: how many distinct indices the candidate uses.
+        shared: ``(index, [(Δr, Δc), …])`` for every index that several offsets got (they
+            would share one bias), offsets sorted.
+        split: ``((Δr, Δc), [indices])`` for offsets that got several indices (so the bias is
+            not a function of the offset: not relative).
+    """
+
+    offsets: int
+    indices: int
+    shared: list[tuple[int, list[tuple[int, int]]]]
+    split: list[tuple[tuple[int, int], list[int]]]
+
+    @property
+    def ok(self) -> bool:
+        """Equal offsets ⇔ equal indices."""
+        return not self.shared and not self.split
+
+
+def check_relative_index(index: Tensor, window_size: Sequence[int]) -> IndexCheck:
+    """Check the property a relative index must have: equal offsets ⇔ equal indices.
+
+    Token ``i`` of a ``Wh × Ww`` window sits at ``(i // Ww, i % Ww)`` (row-major, as
+    :func:`posenc.window.window_partition` orders tokens). For the pairs of every index value
+    and every offset ``p_i − p_j`` it records the offsets that share an index and the offsets
+    that received several. Written with plain Python loops, independent of
+    :func:`posenc.window.relative_position_index`.
+
+    .. math::
+
+        p_i - p_j = p_{i'} - p_{j'} \\iff I_{ij} = I_{i'j'}
+
+    Args:
+        index: integer candidate.
+        window_size: ``(Wh, Ww)``.
+
+    Returns:
+        an :class:`IndexCheck`.
+
+    Shapes:
+        ``index``: ``[N, N]``, ``N = Wh·Ww`` tokens (query ``i`` down, key ``j`` across).
+    """
+    wh, ww = _window("window_size", window_size)
+    check_tensor("index", index, ndim=2)
+    n = wh * ww
+    if tuple(index.shape) != (n, n):
+        raise ValueError(
+            f"index must be [{n}, {n}] for a {wh}x{ww} window, got {tuple(index.shape)}"
+        )
+    values = index.tolist()
+    by_offset: dict[tuple[int, int], list[int]] = {}
+    for i in range(n):
+        for j in range(n):
+            offset = (i // ww - j // ww, i % ww - j % ww)
+            found = by_offset.setdefault(offset, [])
+            if values[i][j] not in found:
+                found.append(values[i][j])
+    owners: dict[int, list[tuple[int, int]]] = {}
+    for offset, found in sorted(by_offset.items()):
+        for value in found:
+            owners.setdefault(value, []).append(offset)
+    shared = [(value, offsets) for value, offsets in sorted(owners.items()) if len(offsets) > 1]
+    split = [(offset, sorted(found)) for offset, found in sorted(by_offset.items())
+             if len(found) > 1]
+    distinct = len({v for row in values for v in row})
+    return IndexCheck(len(by_offset), distinct, shared, split)
+
+
+# ---------------------------------------------------------------------------------------------
+# figures of the construction
+
+
+def window_coordinates_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
+    """A window's tokens with their row-major numbers and coordinates, and the coordinate tensor.
+
+    Left: the ``Wh × Ww`` window, each cell labelled with its token number ``n = r·Ww + c``
+    (bold) and ``(r, c)``. Right: ``coords``, the ``[2, N]`` tensor of row and column
+    coordinates in token order (row 0: ``r``, row 1: ``c``), as
+    ``stack(meshgrid(arange(Wh), arange(Ww), indexing="ij")).flatten(1)`` returns it.
+
+    Args:
+        window_size: ``(Wh, Ww)``.
+
+    Returns:
+        a Figure with one axes (a canvas in inches).
+    """
+    wh, ww = _window("window_size", window_size)
+    n = wh * ww
+    fig_w = 6.8
+    fig, ax = inch_canvas(fig_w, 2.3)
+    cell = min(0.5, 1.8 / wh, 2.4 / ww)
+    left = (0.1, 0.35 + (1.8 - wh * cell) / 2)
+    checker = ListedColormap(["#e8eef7", "#cfdcef"])
+    draw_number_grid(ax, (np.add.outer(np.arange(wh), np.arange(ww)) % 2), cmap=checker,
+                     vmin=0, vmax=1, show_numbers=False, origin=left, cell=cell)
+    labels, centres = [], []
+    for t in range(n):
+        r, c = divmod(t, ww)
+        x, y = left[0] + (c + 0.5) * cell, left[1] + (r + 0.5) * cell
+        ax.text(x, y - 0.1 * cell, str(t), ha="center", va="center", fontsize=11, fontweight="bold")
+        labels.append(f"({r}, {c})")
+        centres.append((x, y + 0.28 * cell))
+    draw_labels(ax, labels, centres, fontsize=7, colors="0.3")
+    ax.text(left[0] + ww * cell / 2, left[1] - 0.1, f"{wh}×{ww} window: token n = r·{ww} + c",
+            ha="center", va="bottom", fontsize=9)
+    small = min(0.27, 3.3 / n)
+    right = (fig_w - 0.05 - n * small, 1.0)
+    coords = np.stack([np.repeat(np.arange(wh), ww), np.tile(np.arange(ww), wh)])  # [2, N]
+    draw_number_grid(ax, coords, cmap=ListedColormap(["#f3f3f3"]), fontsize=8, origin=right,
+                     cell=small)
+    for t in range(n):
+        ax.text(right[0] + (t + 0.5) * small, right[1] - 0.05, str(t), ha="center", va="bottom",
+                fontsize=7, color="0.35")
+    ax.text(right[0] - 0.08, right[1] + 0.5 * small, "r", ha="right", va="center", fontsize=9)
+    ax.text(right[0] - 0.08, right[1] + 1.5 * small, "c", ha="right", va="center", fontsize=9)
+    ax.text(right[0] + n * small / 2, right[1] - 0.3, "coords: [2, N], column n = token n",
+            ha="center", va="bottom", fontsize=9)
+    ax.annotate("", xy=(right[0] - 0.25, right[1] + small), xytext=(left[0] + ww * cell + 0.1,
+                right[1] + small), arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 1.2})
+    ax.text((right[0] - 0.25 + left[0] + ww * cell + 0.1) / 2, right[1] + small + 0.1,
+            "flatten\nrow by row", ha="center", va="top", fontsize=8, color="0.35")
+    return fig
+
+
+def _offsets(wh: int, ww: int) -> tuple[np.ndarray, np.ndarray]:
+    """``Δr`` and ``Δc`` (query minus key) of every token pair, ``[N, N]`` each."""
+    rows = np.repeat(np.arange(wh), ww)  # [N]
+    cols = np.tile(np.arange(ww), wh)  # [N]
+    return rows[:, None] - rows[None, :], cols[:, None] - cols[None, :]
+
+
+def _signed(v: float) -> str:
+    """``+2``, ``0``, ``−2`` (a real minus sign)."""
+    return f"+{v:.0f}" if v > 0 else f"−{-v:.0f}" if v < 0 else "0"
+
+
+def relative_offsets_figure(window_size: Sequence[int] = (3, 3)) -> Figure:
+    """The pairwise row and column offsets (query minus key) of a window, and the index.
+
+    Three ``N × N`` panels, rows = query ``i``, columns = key ``j`` (token numbers): ``Δr =
+    r_i − r_j``, ``Δc = c_i − c_j``, and the index ``I`` of
+    :func:`posenc.window.relative_position_index`. Every cell is labelled (keep ``N`` small).
+    Thin lines separate the window's rows of tokens.
+
+    Args:
+        window_size: ``(Wh, Ww)``.
+
+    Returns:
+        a Figure with one axes (a canvas in inches); its three images are ``Δr``, ``Δc``, ``I``.
+    """
+    wh, ww = _window("window_size", window_size)
+    n = wh * ww
+    dr, dc = _offsets(wh, ww)
+    index = relative_position_index((wh, ww))  # [N, N]
+    fig, ax = inch_canvas(6.8, 2.95)
+    cell = min(0.21, 1.9 / n)
+    limit = max(wh, ww) - 1 or 1
+    panels = (
+        (dr, DIVERGING, -limit, limit, f"Δr = r_i − r_j  (−{wh - 1} … +{wh - 1})"),
+        (dc, DIVERGING, -limit, limit, f"Δc = c_i − c_j  (−{ww - 1} … +{ww - 1})"),
+        (index, _INDEX_CMAP, 0, (2 * wh - 1) * (2 * ww - 1) - 1,
+         f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})"),
+    )
+    font = 7 if n <= 9 else 5.5 if n <= 12 else 4.5
+    for k, (m, cmap, lo, hi, title) in enumerate(panels):
+        at = (0.42 + k * 2.22, 0.85)
+        draw_number_grid(ax, m, cmap=cmap, vmin=lo, vmax=hi, fontsize=font, origin=at, cell=cell,
+                         fmt=_signed if k < 2 else "{:.0f}")
+        for b in range(ww, n, ww):  # separate the window's rows of tokens
+            ax.plot([at[0], at[0] + n * cell], [at[1] + b * cell] * 2, color="0.15", lw=0.7)
+            ax.plot([at[0] + b * cell] * 2, [at[1], at[1] + n * cell], color="0.15", lw=0.7)
+        for t in range(n):
+            ax.text(at[0] + (t + 0.5) * cell, at[1] - 0.03, str(t), ha="center", va="bottom",
+                    fontsize=6, color="0.35")
+            ax.text(at[0] - 0.04, at[1] + (t + 0.5) * cell, str(t), ha="right", va="center",
+                    fontsize=6, color="0.35")
+        ax.text(at[0] + n * cell / 2, at[1] - 0.19, "key j", ha="center", va="bottom", fontsize=7.5)
+        ax.text(at[0] - 0.17, at[1] + n * cell / 2, "query i", ha="right", va="center",
+                fontsize=7.5, rotation=90)
+        ax.text(at[0] + n * cell / 2, at[1] - 0.4, title, ha="center", va="bottom", fontsize=8.5)
+    return fig
+
+
+def index_radix_figure(
+    window_size: Sequence[int] = (2, 3), radices: Sequence[int] | None = None
+) -> Figure:
+    """Every offset of a window laid out as the table's grid, and its index for a few radices.
+
+    One panel per radix ``R``: the ``(2Wh − 1) × (2Ww − 1)`` grid of offsets (row
+    ``Δr + Wh − 1``, column ``Δc + Ww − 1``; headers give ``Δr`` and ``Δc``), each cell
+    labelled with its index ``(Δr + Wh − 1)·R + (Δc + Ww − 1)``. Cells whose index another
+    offset also gets are red, and the colliding offsets are listed below. ``R = 2Ww − 1``
+    (Swin) numbers the cells ``0, 1, 2, …`` row by row; ``R = 2Ww − 2`` makes the last cell
+    of each row collide with the first cell of the next.
+
+    Args:
+        window_size: ``(Wh, Ww)`` (keep it small: every cell is labelled).
+        radices: the radices to compare (default ``(2Ww − 1, 2Ww − 2)``).
+
+    Returns:
+        a Figure with one axes (a canvas in inches); one image per radix, whose data is 1 for
+        a cell whose index is shared and 0 otherwise.
+    """
+    wh, ww = _window("window_size", window_size)
+    rows, cols = 2 * wh - 1, 2 * ww - 1
+    if radices is None:
+        radices = (cols, cols - 1)
+    radices = tuple(check_int("radices", r) for r in radices)
+    a = np.arange(rows)[:, None]  # [rows, 1], shifted row offset
+    b = np.arange(cols)[None, :]  # [1, cols], shifted column offset
+    cell = min(0.52, 2.7 / cols)
+    panel_w = 3.4
+    fig, ax = inch_canvas(panel_w * len(radices), rows * cell + 1.75)
+    colours = ListedColormap(["#dfe9f5", "#f4a3a3"])
+    for k, radix in enumerate(radices):
+        index = a * radix + b  # [rows, cols]
+        values, counts = np.unique(index, return_counts=True)
+        clash = np.isin(index, values[counts > 1])  # [rows, cols]
+        at = (k * panel_w + 0.45, 0.95)
+        draw_number_grid(ax, clash.astype(float), cmap=colours, vmin=0, vmax=1, origin=at,
+                         cell=cell, show_numbers=False)
+        draw_labels(ax, [str(v) for v in index.reshape(-1)],
+                    [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.5) * cell)
+                     for r, c in np.ndindex(rows, cols)],
+                    fontsize=9.5, colors=np.where(clash.reshape(-1), "#a00000", "black").tolist())
+        for r in range(rows + 1):
+            ax.plot([at[0], at[0] + cols * cell], [at[1] + r * cell] * 2, color="white", lw=1.2)
+        for c in range(cols + 1):
+            ax.plot([at[0] + c * cell] * 2, [at[1], at[1] + rows * cell], color="white", lw=1.2)
+        for c in range(cols):
+            ax.text(at[0] + (c + 0.5) * cell, at[1] - 0.04, _signed(c - ww + 1), ha="center",
+                    va="bottom", fontsize=7.5, color="0.3")
+        for r in range(rows):
+            ax.text(at[0] - 0.06, at[1] + (r + 0.5) * cell, _signed(r - wh + 1), ha="right",
+                    va="center", fontsize=7.5, color="0.3")
+        ax.text(at[0] - 0.06, at[1] - 0.04, "Δr \\ Δc", ha="right", va="bottom", fontsize=7.5,
+                color="0.3")
+        name = "Swin" if radix == cols else "too small" if radix < cols else "gaps"
+        verdict = f"{len(values)} indices for {rows * cols} offsets"
+        ax.text(at[0] + cols * cell / 2, at[1] - 0.22,
+                f"radix {radix} = 2·Ww − {2 * ww - radix} ({name})\n{verdict}",
+                ha="center", va="bottom", fontsize=8.5)
+        shared = [v for v in values[counts > 1]]
+        if shared:
+            lines = []
+            for v in shared[:3]:
+                cells = [f"({_signed(r - wh + 1)}, {_signed(c - ww + 1)})"
+                         for r, c in zip(*np.nonzero(index == v))]
+                lines.append(" and ".join(cells) + f" → {v}")
+            more = f"  (+{len(shared) - 3} more)" if len(shared) > 3 else ""
+            ax.text(at[0] + cols * cell / 2, at[1] + rows * cell + 0.1, "\n".join(lines) + more,
+                    ha="center", va="top", fontsize=8, color="#a00000")
+    return fig
+
+
+def meshgrid_order_figure(window_size: Sequence[int] = (2, 3)) -> Figure:
+    """Which token each coordinate column describes: ``meshgrid`` with ``"ij"`` and with ``"xy"``.
+
+    Both panels show the ``Wh × Ww`` window. Each cell is labelled, in bold, with the column
+    ``t`` of ``stack(meshgrid(arange(Wh), arange(Ww), indexing=…)).flatten(1)`` that holds its
+    ``(r, c)``, and, small, with the token that really sits there, ``r·Ww + c`` (the order in
+    which :func:`posenc.window.window_partition` delivers the tokens). A red line follows
+    ``t = 0, 1, 2, …``. With ``"ij"`` the two numbers agree; with ``"xy"`` the coordinates
+    come column by column, ``t = c·Wh + r``, so column ``t`` describes some other token.
+
+    Args:
+        window_size: ``(Wh, Ww)``.
+
+    Returns:
+        a Figure with one axes (a canvas in inches); its two images hold ``t`` for ``"ij"``
+        and for ``"xy"``.
+    """
+    wh, ww = _window("window_size", window_size)
+    cell = min(0.55, 2.4 / ww, 2.0 / wh)
+    fig, ax = inch_canvas(6.4, wh * cell + 0.7)
+    for k, indexing in enumerate(("ij", "xy")):
+        r_grid, c_grid = torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing=indexing)
+        order = np.zeros((wh, ww), dtype=int)
+        for t, (r, c) in enumerate(zip(r_grid.flatten().tolist(), c_grid.flatten().tolist())):
+            order[r, c] = t
+        at = (0.1 + 3.2 * k + (3.0 - ww * cell) / 2, 0.5)
+        draw_number_grid(ax, order, cmap="Blues", vmin=-wh * ww * 0.5, vmax=wh * ww * 1.6,
+                         fontsize=12, origin=at, cell=cell, fmt=lambda v: f"{v:.0f}\n")
+        draw_labels(ax, [f"token {r * ww + c}" for r, c in np.ndindex(wh, ww)],
+                    [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.78) * cell)
+                     for r, c in np.ndindex(wh, ww)],
+                    fontsize=6.5, colors="0.25")
+        path = np.argsort(order.reshape(-1))
+        ys, xs = np.divmod(path, ww)
+        ax.plot(at[0] + (xs + 0.5) * cell, at[1] + (ys + 0.5) * cell, color="#c0392b", lw=1.0,
+                alpha=0.5, marker="o", ms=2.5)
+        ok = "column t = token t" if indexing == "ij" else "column t ≠ token t"
+        ax.text(at[0] + ww * cell / 2, at[1] - 0.08, f'indexing="{indexing}": {ok}', ha="center",
+                va="bottom", fontsize=9)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# the lookup (the explorer's figure)
+
+
+def window_bias_figure(
+    window_size: Sequence[int] = (4, 4),
+    num_heads: int = 2,
+    query: str | int | Sequence[int] = "centre",
+) -> Figure:
+    """One query's index row and bias, as ``Wh × Ww`` maps, and the table cells they come from.
+
+    Top row: the index row ``I[i, :]`` of the query ``i`` (each key's table row, labelled), then
+    for every head the bias ``B[h, i, :] = T[I[i, :], h]`` that query ``i`` adds to its logits,
+    drawn on the window (red box: the query). Bottom row: the table laid out as its
+    ``(2Wh − 1) × (2Ww − 1)`` grid of offsets ``(Δr, Δc) = query − key`` (table row ``0`` top
+    left, offset ``(0, 0)`` marked with a dot), the index of each cell (labelled up to 7 × 7
+    cells) and, for every head, its values. The red box marks the ``Wh × Ww`` cells that query
+    ``(r, c)`` reads: the block whose top-left cell is ``(r, c)``, which moves with the query
+    and is read rotated by 180° (key ``(r', c')`` reads cell ``(r − r' + Wh − 1,
+    c − c' + Ww − 1)``). The table is :func:`example_bias_table`, looked up through
+    :class:`posenc.window.RelativePositionBias`.
+
+    All panels are drawn on one axes spanning the figure, in inches (``y`` down), without a
+    layout engine: an explorer redraw stays well under 100 ms.
+
+    Args:
+        window_size: ``(Wh, Ww)``.
+        num_heads: ``h``, 1 to 4.
+        query: the query token (see :func:`window_query_token`).
+
+    Returns:
+        a Figure with one axes; its images are, in order, the index row, the table's index
+        layout, then for every head its bias map and its table.
+    """
+    wh, ww = _window("window_size", window_size)
+    h = check_int("num_heads", num_heads)
+    i = window_query_token(query, (wh, ww))
+    r, c = divmod(i, ww)
+    table = example_bias_table((wh, ww), h)  # [(2Wh-1)(2Ww-1), h]
+    module = RelativePositionBias((wh, ww), h)
+    module.load_state_dict({"relative_position_bias_table": table.float()})
+    with torch.no_grad():
+        bias = module()[:, i].reshape(h, wh, ww)  # [h, Wh, Ww]
+    index_row = module.relative_position_index[i].reshape(wh, ww)  # [Wh, Ww]
+    rows, cols = 2 * wh - 1, 2 * ww - 1
+    size = rows * cols
+
+    fig_w, fig_h = 9.0, 4.7
+    fig, ax = inch_canvas(fig_w, fig_h)
+    slots = max(4, 1 + h)
+    slot_w = fig_w / slots
+    top_band, bottom_band = (0.5, 1.5), (2.9, 1.65)  # (top y, height) of each row of panels
+    top_cell = min(0.86 * slot_w / ww, top_band[1] / wh, 0.5)
+    bottom_cell = min(0.86 * slot_w / cols, bottom_band[1] / rows, 0.4)
+
+    def corner(slot: int, band: tuple[float, float], width_cells: int, height_cells: int,
+               cell: float) -> tuple[float, float]:
+        x0 = slot * slot_w + (slot_w - width_cells * cell) / 2
+        y0 = band[0] + (band[1] - height_cells * cell) / 2
+        return x0, y0
+
+    titles: list[str] = []
+    title_centres: list[tuple[float, float]] = []
+
+    def title(at: tuple[float, float], width: float, text: str) -> None:
+        lines = text.count("\n") + 1
+        titles.append(text)  # drawn at the end, all in one collection
+        title_centres.append((at[0] + width / 2, at[1] - 0.06 - lines * 1.25 * 8.5 / 72 / 2))
+
+    def mark_centre(at: tuple[float, float]) -> None:  # the cell of offset (0, 0)
+        outline_cells(ax, wh - 1, ww - 1, origin=at, cell=bottom_cell, color="black", lw=1.2)
+
+    font = 8 if ww <= 4 else 6.5
+    at = corner(0, top_band, ww, wh, top_cell)
+    draw_number_grid(ax, index_row, vmin=0, vmax=size - 1, fontsize=font, origin=at, cell=top_cell)
+    outline_cells(ax, r, c, origin=at, cell=top_cell)
+    title(at, ww * top_cell, f"query ({r}, {c}) = token {i}:\ntable row of each key, I[{i}, :]")
+    label_cells = size <= 49
+    at = corner(0, bottom_band, cols, rows, bottom_cell)
+    draw_number_grid(ax, torch.arange(size).reshape(rows, cols), vmin=0, vmax=size - 1,
+                     fontsize=6.5 if cols > 5 else 8, show_numbers=label_cells, origin=at,
+                     cell=bottom_cell)
+    mark_centre(at)
+    outline_cells(ax, r, c, wh, ww, origin=at, cell=bottom_cell)
+    title(at, cols * bottom_cell, "table rows by offset\n(Δr down, Δc across)")
+    for k in range(h):
+        at = corner(1 + k, top_band, ww, wh, top_cell)
+        draw_number_grid(ax, bias[k], cmap=DIVERGING, vmin=-_BIAS_LIMIT, vmax=_BIAS_LIMIT,
+                         show_numbers=False, origin=at, cell=top_cell)
+        outline_cells(ax, r, c, origin=at, cell=top_cell)
+        title(at, ww * top_cell, f"head {k}: bias B[{k}, {i}, :]\n({_HEAD_NAMES[k]})")
+        at = corner(1 + k, bottom_band, cols, rows, bottom_cell)
+        draw_number_grid(ax, table[:, k].reshape(rows, cols), cmap=DIVERGING, vmin=-_BIAS_LIMIT,
+                         vmax=_BIAS_LIMIT, show_numbers=False, origin=at, cell=bottom_cell)
+        mark_centre(at)
+        outline_cells(ax, r, c, wh, ww, origin=at, cell=bottom_cell)
+        title(at, cols * bottom_cell, f"head {k}: table T[:, {k}]")
+    titles.append(f"red: what query ({r}, {c}) reads; in a table, the {wh}×{ww} block from "
+                  f"cell ({r}, {c}), turned by 180°.   Black square: offset (0, 0).")
+    title_centres.append((fig_w / 2, 2.36))
+    titles.append("colours: bias from −1 (blue) through 0 (white) to +1 (red); "
+                  f"table row from 0 (dark) to {size - 1} (yellow)")
+    title_centres.append((fig_w / 2, 4.6))
+    draw_labels(ax, titles, title_centres, fontsize=8.5,
+                colors=["black"] * (len(titles) - 2) + ["#b00000", "0.35"])
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# shifted windows
+
+
+def shifted_window_figure(
+    height: int = 8,
+    width: int = 8,
+    window_size: Sequence[int] = (4, 4),
+    shift: Sequence[int] = (2, 2),
+) -> Figure:
+    """Swin's shifted windows: the partition, the cyclic shift, and the mask of one window.
+
+    Left: the ``height × width`` map with the shifted partition (window borders moved by
+    ``shift``, partial windows at the edges), tokens coloured by the window they belong to.
+    Middle: the map rolled by ``−shift`` and cut into regular windows, as Swin computes it; a
+    border window now holds tokens of several colours. Right: :func:`posenc.window.shifted_window_mask` for the
+    bottom-right window (outlined in red): which of its tokens may attend to which; the
+    stripes give each token's colour. Only tokens of one colour see each other.
+
+    Args:
+        height, width: the feature map (multiples of the window).
+        window_size: ``(Wh, Ww)``.
+        shift: ``(sh, sw)``, each smaller than the window.
+
+    Returns:
+        a Figure with one axes (a canvas in inches); its images are the partition, the rolled
+        map (both: window label per token) and the mask.
+    """
+    wh, ww = _window("window_size", window_size)
+    sh, sw = (check_int(f"shift[{a}]", s, minimum=0) for a, s in enumerate(shift))
+    mask = shifted_window_mask(height, width, (wh, ww), (sh, sw))  # [n_w, N, N]
+    y = torch.arange(height)[:, None]
+    x = torch.arange(width)[None, :]
+    # the shifted partition's windows start at (sh, sw) + multiples of the window, with partial
+    # windows at the borders: rolling by −shift makes each of them one regular window
+    n_bands = (width + 2 * ww - sw - 1) // ww  # windows per row of the shifted partition
+    label = ((y + wh - sh) // wh) * n_bands + (x + ww - sw) // ww  # [H, W]: window of each token
+    rolled = torch.roll(label, shifts=(-sh, -sw), dims=(0, 1))  # [H, W]
+    n_windows = int(label.max()) + 1
+    if n_windows <= 9:  # tab10 without its grey
+        colours = np.delete(colormaps["tab10"](np.arange(10)), 7, axis=0)[:n_windows]
+    else:  # tab20, repeated beyond 20 windows
+        colours = colormaps["tab20"](np.arange(n_windows) % 20)
+    palette = ListedColormap(colours)  # one colour per window label
+    fig, ax = inch_canvas(6.9, 2.6)
+    cell = min(1.95 / height, 1.95 / width)
+    places = [(0.1, 0.5), (2.45, 0.5)]
+    for at, m in zip(places, (label, rolled)):
+        draw_number_grid(ax, m, cmap=palette, vmin=-0.5, vmax=n_windows - 0.5, show_numbers=False,
+                         origin=at, cell=cell)
+        for k in range(1, height):
+            ax.plot([at[0], at[0] + width * cell], [at[1] + k * cell] * 2, color="white", lw=0.5)
+        for k in range(1, width):
+            ax.plot([at[0] + k * cell] * 2, [at[1], at[1] + height * cell], color="white", lw=0.5)
+    draw_window_borders(ax, height, width, (wh, ww), offset=(sh, sw), origin=places[0], cell=cell)
+    draw_window_borders(ax, height, width, (wh, ww), origin=places[1], cell=cell)
+    outline_cells(ax, height - wh, width - ww, wh, ww, origin=places[1], cell=cell, color="red",
+                  lw=3.0, zorder=5)
+    ax.text(places[0][0] + width * cell / 2, 0.44,
+            f"shifted partition:\nborders moved by ({sh}, {sw})", ha="center", va="bottom",
+            fontsize=8)
+    ax.text(places[1][0] + width * cell / 2, 0.44,
+            f"rolled by (−{sh}, −{sw}),\ncut into regular windows", ha="center", va="bottom",
+            fontsize=8)
+    n = wh * ww
+    small = 1.85 / (n + 1)
+    at = (4.85 + small, 0.5 + small)
+    draw_number_grid(ax, mask[-1].to(torch.float64), cmap=ListedColormap(["#3b3b3b", "#f5f5f5"]),
+                     vmin=0, vmax=1, show_numbers=False, origin=at, cell=small)
+    for k in range(1, n):  # one cell per token pair
+        ax.plot([at[0], at[0] + n * small], [at[1] + k * small] * 2, color="0.6", lw=0.3)
+        ax.plot([at[0] + k * small] * 2, [at[1], at[1] + n * small], color="0.6", lw=0.3)
+    colours = palette(rolled[height - wh:, width - ww:].reshape(-1).numpy())  # [N, 4]
+    for t in range(n):  # colour stripes: each token's colour in the middle panel
+        ax.add_patch(Rectangle((at[0] + t * small, at[1] - 0.9 * small), small, 0.8 * small,
+                               color=colours[t]))
+        ax.add_patch(Rectangle((at[0] - 0.9 * small, at[1] + t * small), 0.8 * small, small,
+                               color=colours[t]))
+    ax.text(at[0] + n * small / 2, 0.44, "mask of the red window\n(light: may attend)",
+            ha="center", va="bottom", fontsize=8)
+    return fig
+
+
+def inch_canvas(width: float, height: float) -> tuple[Figure, Axes]:
+    """A figure with one axes covering it whose data units are inches, ``y`` pointing down.
+
+    Panels drawn with ``origin``/``cell`` (:func:`draw_number_grid`, :func:`outline_cells`)
+    can then be placed by hand, and a figure with many panels draws fast: one axes, no ticks,
+    no layout engine.
+
+    Args:
+        width, height: size of the figure in inches.
+
+    Returns:
+        ``(figure, axes)``; the axes' limits are ``x ∈ [0, width]``, ``y ∈ [height, 0]``.
+    """
+    fig = new_figure(width, height, layout=None)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_axis_off()
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.set_autoscale_on(False)
+    return fig, ax

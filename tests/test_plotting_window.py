@@ -1,0 +1,350 @@
+"""Tests for posenc.plotting.window: the figures show the offsets, indices and biases they claim.
+
+References are written here independently: offsets and indices by plain loops over the
+window (Swin's formula, query minus key), the shifted partition by its definition.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PathCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from posenc.plotting.window import (
+    IndexCheck,
+    check_relative_index,
+    draw_labels,
+    draw_number_grid,
+    draw_window_borders,
+    example_bias_table,
+    inch_canvas,
+    index_radix_figure,
+    meshgrid_order_figure,
+    outline_cells,
+    relative_offsets_figure,
+    shifted_window_figure,
+    window_bias_figure,
+    window_coordinates_figure,
+    window_query_token,
+)
+from posenc.window import shifted_window_mask
+
+
+def loop_index(wh: int, ww: int, radix: int | None = None) -> np.ndarray:
+    """Swin's index by a double loop: (r_i − r_j + Wh − 1)·radix + (c_i − c_j + Ww − 1)."""
+    radix = 2 * ww - 1 if radix is None else radix
+    cells = [(n // ww, n % ww) for n in range(wh * ww)]
+    return np.array([[(ri - rj + wh - 1) * radix + (ci - cj + ww - 1) for rj, cj in cells]
+                     for ri, ci in cells])
+
+
+def images(fig: Figure) -> list[np.ndarray]:
+    return [np.asarray(im.get_array()) for ax in fig.axes for im in ax.images]
+
+
+def label_collections(fig: Figure) -> list[PathCollection]:
+    return [c for ax in fig.axes for c in ax.collections if hasattr(c, "labels")]
+
+
+def all_labels(fig: Figure) -> list[str]:
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    return texts + [label for c in label_collections(fig) for label in c.labels]
+
+
+def assert_inside_figure(fig: Figure) -> None:
+    """No text or label collection runs off the figure (a cut title is a defect)."""
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    box = fig.bbox
+    artists = [t for ax in fig.axes for t in ax.texts] + label_collections(fig)
+    for artist in artists:
+        extent = artist.get_window_extent(renderer)
+        assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, artist
+        assert box.y0 - 1 <= extent.y0 and extent.y1 <= box.y1 + 1, artist
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def test_number_grid_draws_values_and_readable_labels():
+    fig = Figure()
+    ax = fig.add_subplot()
+    values = np.array([[0, 5], [9, 2]])
+    image = draw_number_grid(ax, values, vmin=0, vmax=9)
+    np.testing.assert_array_equal(image.get_array(), values)
+    (labels,) = label_collections(fig)
+    assert labels.labels == ["0", "5", "9", "2"]
+    # cell (r, c) is centred on (c, r)
+    assert labels.centres == [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+    colours = labels.get_facecolors()
+    # viridis: 0 is dark purple (white text), 9 is yellow (black text)
+    np.testing.assert_allclose(colours[0][:3], [1, 1, 1])
+    np.testing.assert_allclose(colours[2][:3], [0, 0, 0])
+    assert not ax.axison
+    with pytest.raises(ValueError, match="values must be a 2-D matrix"):
+        draw_number_grid(ax, np.zeros((2, 2, 2)))
+
+
+def test_number_grid_with_origin_shares_one_axes():
+    fig, ax = inch_canvas(4.0, 3.0)
+    assert ax.get_xlim() == (0.0, 4.0) and ax.get_ylim() == (3.0, 0.0)
+    image = draw_number_grid(ax, np.arange(6).reshape(2, 3), origin=(1.0, 0.5), cell=0.25,
+                             fmt=lambda v: f"<{v:.0f}>")
+    assert image.get_extent() == [1.0, 1.75, 1.0, 0.5]
+    (labels,) = label_collections(fig)
+    assert labels.labels[4] == "<4>" and labels.centres[4] == (1.375, 0.875)  # row 1, column 1
+    patch = outline_cells(ax, 1, 2, origin=(1.0, 0.5), cell=0.25)
+    box = (patch.get_x(), patch.get_y(), patch.get_width(), patch.get_height())
+    assert box == (1.5, 0.75, 0.25, 0.25)
+    assert ax.get_xlim() == (0.0, 4.0) and ax.get_ylim() == (3.0, 0.0)  # limits untouched
+    plain = outline_cells(Figure().add_subplot(), 2, 1, 3, 4)
+    assert (plain.get_x(), plain.get_y(), plain.get_width(), plain.get_height()) == (0.5, 1.5, 4, 3)
+
+
+def test_draw_labels_checks_lengths_and_scales_with_dpi():
+    fig, ax = inch_canvas(2.0, 1.0)
+    labels = draw_labels(ax, ["12", "a\nb"], [(0.5, 0.5), (1.5, 0.5)], fontsize=10)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    height_at_dpi = labels.get_window_extent(renderer).height
+    fig.set_dpi(2 * fig.dpi)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    assert math.isclose(labels.get_window_extent(renderer).height, 2 * height_at_dpi, rel_tol=0.05)
+    with pytest.raises(ValueError, match="one point per label"):
+        draw_labels(ax, ["1", "2"], [(0, 0)])
+
+
+def test_window_borders_with_offset():
+    fig = Figure()
+    ax = fig.add_subplot()
+    draw_window_borders(ax, 9, 8, (3, 4), offset=(1, 2))  # Swin's shifted partition
+    horizontal = sorted({line.get_ydata()[0] + 0.5 for line in ax.lines
+                         if line.get_ydata()[0] == line.get_ydata()[1]})
+    assert horizontal == [0, 1, 4, 7, 9]
+    ax2 = Figure().add_subplot()
+    draw_window_borders(ax2, 6, 9, (3, 3))
+    vertical = sorted({line.get_xdata()[0] + 0.5 for line in ax2.lines
+                       if line.get_xdata()[0] == line.get_xdata()[1]})
+    assert vertical == [0, 3, 6, 9]
+
+
+@pytest.mark.parametrize(
+    "query,expected",
+    [("top-left", 0), ("top-right", 3), ("centre", 5), ("bottom-left", 8), ("bottom-right", 11),
+     (7, 7), ((2, 1), 9)],
+)
+def test_window_query_token(query, expected):
+    assert window_query_token(query, (3, 4)) == expected
+
+
+def test_window_query_token_errors():
+    with pytest.raises(ValueError, match="query must be one of"):
+        window_query_token("middle", (3, 4))
+    with pytest.raises(ValueError, match=r"query must be < Wh·Ww = 12"):
+        window_query_token(12, (3, 4))
+    with pytest.raises(ValueError, match=r"must lie in the 3x4 window"):
+        window_query_token((3, 0), (3, 4))
+    with pytest.raises(TypeError, match=r"window_size must be a pair"):
+        window_query_token(0, 7)
+    with pytest.raises(ValueError, match=r"window_size must have two entries"):
+        window_query_token(0, (2, 7, 7))
+
+
+def test_example_bias_table_formula_and_layout():
+    wh, ww = 3, 4
+    table = example_bias_table((wh, ww), 4)
+    assert table.shape == ((2 * wh - 1) * (2 * ww - 1), 4) and table.dtype == torch.float64
+    for dr, dc in itertools.product(range(-(wh - 1), wh), range(-(ww - 1), ww)):
+        row = (dr + wh - 1) * (2 * ww - 1) + (dc + ww - 1)
+        expected = [
+            1.5 * math.exp(-(dr**2 + dc**2) / 4) - 0.5,
+            1.5 * math.exp(-(dr**2 + (dc - 1) ** 2) / 1.5) - 0.5,
+            1.5 * math.exp(-(dr**2)) - 0.5,
+            1.5 * math.exp(-((dr - 1) ** 2 + dc**2) / 1.5) - 0.5,
+        ]
+        np.testing.assert_allclose(table[row].numpy(), expected, rtol=1e-12)
+    assert table.min() >= -0.5 and table.max() <= 1.0
+    with pytest.raises(ValueError, match="num_heads must be <= 4"):
+        example_bias_table((2, 2), 5)
+
+
+def test_check_relative_index_accepts_swin_and_names_the_clashes():
+    good = check_relative_index(torch.from_numpy(loop_index(3, 4)), (3, 4))
+    assert good == IndexCheck(35, 35, [], []) and good.ok
+    small = check_relative_index(torch.from_numpy(loop_index(2, 3, radix=4)), (2, 3))
+    assert not small.ok and small.split == []
+    assert small.shared == [(4, [(-1, 2), (0, -2)]), (8, [(0, 2), (1, -2)])]
+    # the `+=` bug: the index depends on Δr + Δc only
+    wh = ww = 7
+    cells = [(n // ww, n % ww) for n in range(wh * ww)]
+    added = torch.tensor([[(ri - rj + 6) + 13 + (ci - cj + 6) for rj, cj in cells]
+                          for ri, ci in cells])
+    check = check_relative_index(added, (7, 7))
+    assert (check.offsets, check.indices) == (169, 25)
+    assert any({(-1, 0), (0, -1)} <= set(offsets) for _, offsets in check.shared)
+    # coordinates listed column by column ("xy"), tokens row by row: not a function of the offset
+    xy_cells = [(t % 2, t // 2) for t in range(6)]  # what "xy" coordinates say token t is
+    listed = torch.tensor([[(ri - rj + 1) * 5 + (ci - cj + 2) for rj, cj in xy_cells]
+                           for ri, ci in xy_cells])
+    check = check_relative_index(listed, (2, 3))
+    # true offset (0, 1): tokens 1-0 read xy offset (1, 0) -> 12, tokens 2-1 read (-1, 1) -> 3
+    assert not check.ok and ((0, 1), [3, 12]) in check.split
+    with pytest.raises(ValueError, match=r"index must be \[6, 6\] for a 2x3 window"):
+        check_relative_index(torch.zeros(4, 4, dtype=torch.long), (2, 3))
+
+
+# ---------------------------------------------------------------------------------------------
+# figures of the construction
+
+
+def test_coordinates_figure_lists_every_token():
+    fig = window_coordinates_figure((3, 4))
+    checker, coords = images(fig)
+    assert checker.shape == (3, 4)
+    np.testing.assert_array_equal(coords, [[n // 4 for n in range(12)], [n % 4 for n in range(12)]])
+    labels = all_labels(fig)
+    for n in range(12):
+        assert str(n) in labels and f"({n // 4}, {n % 4})" in labels
+    assert any("token n = r·4 + c" in t for t in labels)
+    assert_inside_figure(fig)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3), (3, 2)])
+def test_offsets_figure_shows_query_minus_key_and_the_index(shape):
+    wh, ww = shape
+    fig = relative_offsets_figure(shape)
+    dr, dc, index = images(fig)
+    n = wh * ww
+    for i, j in itertools.product(range(n), repeat=2):
+        assert dr[i, j] == i // ww - j // ww and dc[i, j] == i % ww - j % ww
+    np.testing.assert_array_equal(index, loop_index(wh, ww))
+    labels = all_labels(fig)
+    assert "−1" in labels and "+1" in labels  # signed offsets with a real minus sign
+    assert any(f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})" in t for t in labels)
+    assert_inside_figure(fig)
+
+
+def test_radix_figure_marks_exactly_the_colliding_cells():
+    fig = index_radix_figure((2, 3))
+    swin, small = images(fig)
+    assert not swin.any()
+    expected = np.zeros((3, 5))
+    expected[0, 4] = expected[1, 0] = expected[1, 4] = expected[2, 0] = 1  # 4 = 4 and 8 = 8
+    np.testing.assert_array_equal(small, expected)
+    numbers = [c.labels for c in label_collections(fig)]
+    assert numbers[0] == [str(v) for v in range(15)]
+    assert numbers[1] == [str(a * 4 + b) for a in range(3) for b in range(5)]
+    labels = all_labels(fig)
+    assert any("15 indices for 15 offsets" in t for t in labels)
+    assert any("13 indices for 15 offsets" in t for t in labels)
+    assert any("(−1, +2) and (0, −2) → 4" in t for t in labels)
+    assert_inside_figure(fig)
+    wide = index_radix_figure((2, 3), radices=(6,))
+    assert not images(wide)[0].any() and any("gaps" in t for t in all_labels(wide))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 3)])
+def test_meshgrid_figure_orders(shape):
+    wh, ww = shape
+    ij, xy = images(meshgrid_order_figure(shape))
+    for r, c in itertools.product(range(wh), range(ww)):
+        assert ij[r, c] == r * ww + c  # row-major: the tokens' own order
+        assert xy[r, c] == c * wh + r  # column by column
+
+
+# ---------------------------------------------------------------------------------------------
+# the explorer's figure
+
+
+@pytest.mark.parametrize(
+    "shape,heads,query",
+    [((4, 4), 3, "centre"), ((3, 4), 2, "top-left"), ((7, 7), 1, "bottom-right"),
+     ((2, 7), 4, (1, 2)), ((7, 3), 3, "top-right")],
+)
+def test_bias_figure_is_the_lookup_of_the_query_row(shape, heads, query):
+    wh, ww = shape
+    fig = window_bias_figure(shape, heads, query)
+    i = window_query_token(query, shape)
+    r, c = divmod(i, ww)
+    index = loop_index(wh, ww)
+    table = example_bias_table(shape, heads).float().numpy()
+    imgs = images(fig)
+    assert len(imgs) == 2 + 2 * heads
+    np.testing.assert_array_equal(imgs[0], index[i].reshape(wh, ww))
+    rows, cols = 2 * wh - 1, 2 * ww - 1
+    np.testing.assert_array_equal(imgs[1], np.arange(rows * cols).reshape(rows, cols))
+    for k in range(heads):
+        bias_map, table_map = imgs[2 + 2 * k], imgs[3 + 2 * k]
+        np.testing.assert_allclose(bias_map, table[index[i], k].reshape(wh, ww))
+        np.testing.assert_allclose(table_map, table[:, k].reshape(2 * wh - 1, 2 * ww - 1))
+        # the query reads the Wh x Ww block from cell (r, c), turned by 180 degrees
+        block = table_map[r : r + wh, c : c + ww]
+        np.testing.assert_allclose(bias_map, block[::-1, ::-1])
+    # red outlines: the query cell on top, the block of the table below
+    ax = fig.axes[0]
+    red = [p for p in ax.patches
+           if isinstance(p, Rectangle) and p.get_edgecolor()[:3] == (1.0, 0.0, 0.0)]
+    sizes = sorted({(round(p.get_width() / p.get_height(), 6)) for p in red})
+    assert len(red) == 2 + 2 * heads
+    assert sizes == sorted({1.0, round(ww / wh, 6)})
+    labels = all_labels(fig)
+    assert any(f"query ({r}, {c}) = token {i}" in t for t in labels)
+    assert any(f"block from cell ({r}, {c}), turned by 180°" in t for t in labels)
+    assert_inside_figure(fig)
+
+
+def test_bias_figure_follows_the_query():
+    """Head 0 peaks at the query, head 1 at the key to its left, wherever the query is."""
+    for query in ("top-left", "centre", "bottom-right", (2, 3)):
+        i = window_query_token(query, (4, 5))
+        imgs = images(window_bias_figure((4, 5), 2, query))
+        near, left = imgs[2], imgs[4]
+        assert np.unravel_index(near.argmax(), near.shape) == divmod(i, 5)
+        r, c = divmod(i, 5)
+        if c > 0:
+            assert np.unravel_index(left.argmax(), left.shape) == (r, c - 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# shifted windows
+
+
+def shifted_partition_labels(height: int, width: int, wh: int, ww: int, sh: int,
+                             sw: int) -> np.ndarray:
+    """Window of the shifted partition for every map cell, by scanning the window rectangles.
+
+    Swin rolls the map by −shift and cuts regular windows, so regular window (0, 0) of the
+    rolled map holds original rows sh … sh + Wh − 1: the windows start at shift + k·W.
+    """
+    labels = -np.ones((height, width), dtype=int)
+    tops = range(sh - wh if sh else 0, height, wh)
+    lefts = range(sw - ww if sw else 0, width, ww)
+    for k, (top, left) in enumerate(itertools.product(tops, lefts)):
+        labels[max(top, 0) : top + wh, max(left, 0) : left + ww] = k
+    return labels
+
+
+@pytest.mark.parametrize(
+    "height,width,wh,ww,sh,sw",
+    [(8, 8, 4, 4, 2, 2), (6, 9, 3, 3, 1, 2), (14, 14, 7, 7, 3, 3), (8, 8, 4, 4, 0, 0)],
+)
+def test_shifted_window_figure_colours_match_the_mask(height, width, wh, ww, sh, sw):
+    fig = shifted_window_figure(height, width, (wh, ww), (sh, sw))
+    partition, rolled, mask_image = images(fig)
+    expected = shifted_partition_labels(height, width, wh, ww, sh, sw)
+    same_window = expected[:, :, None, None] == expected[None, None]
+    np.testing.assert_array_equal(partition[:, :, None, None] == partition[None, None], same_window)
+    np.testing.assert_array_equal(rolled, np.roll(partition, (-sh, -sw), axis=(0, 1)))
+    mask = shifted_window_mask(height, width, (wh, ww), (sh, sw))
+    # in every rolled window: same colour <=> the mask lets the pair attend
+    for w, (top, left) in enumerate(itertools.product(range(0, height, wh), range(0, width, ww))):
+        colours = rolled[top : top + wh, left : left + ww].reshape(-1)
+        np.testing.assert_array_equal(colours[:, None] == colours[None, :], mask[w].numpy())
+    np.testing.assert_array_equal(mask_image, mask[-1].numpy())
+    assert_inside_figure(fig)
