@@ -62,6 +62,7 @@ from .t5 import T5RelativePositionBias, t5_bucket_index, t5_relative_bucket
 from .window import (
     RelativePositionBias,
     WindowAttention,
+    relative_offsets,
     relative_position_index,
     relative_table_size,
     shifted_window_mask,
@@ -96,6 +97,7 @@ __all__ = [
     "periodic_encoding",
     "periodic_shift_matrix",
     "query_key_positions",
+    "relative_offsets",
     "relative_position_index",
     "relative_table_size",
     "resample_positional_embedding",

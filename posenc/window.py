@@ -52,6 +52,63 @@ def relative_table_size(query_shape: Sequence[int]) -> int:
     return math.prod(2 * s - 1 for s in _shape("query_shape", query_shape))
 
 
+def relative_offsets(
+    query_shape: Sequence[int],
+    key_shape: Sequence[int] | None = None,
+    *,
+    key_step: Sequence[int] | None = None,
+) -> Tensor:
+    """Return each query-key pair's coordinate difference, query minus key, per axis.
+
+    .. math::
+
+        \\Delta_{ij,a} = q_a - s_a\\, k_a, \\qquad -(Q_a - 1) \\le \\Delta_{ij,a} \\le Q_a - 1
+
+    Query ``i`` has the row-major coordinates ``q`` on the grid ``query_shape = (Q_0, Q_1, …)``;
+    key ``j`` has the coordinates ``k`` on the grid ``key_shape``, each multiplied by
+    ``key_step`` ``s``, so that both sit on the query's axes (RSTT's four input frames at
+    times ``0, 2, 4, 6`` of the seven output frames: ``key_step=(2, 1, 1)``). This is the
+    "relative coordinates" step of Swin's construction, before the shift and the
+    multiplication of :func:`relative_position_index`.
+
+    Args:
+        query_shape: the query window's size per axis, e.g. ``(D, Wh, Ww)``.
+        key_shape: the key window's size per axis (default: ``query_shape``).
+        key_step: spacing of key coordinates per axis (default: all 1).
+
+    Returns:
+        LongTensor ``[prod(query_shape), prod(key_shape), len(query_shape)]``; the last axis
+        holds the difference along axis 0 (frames), 1 (rows), … .
+
+    Shapes:
+        ``N_q = prod(query_shape)``, ``N_k = prod(key_shape)``: tokens per window.
+
+    Raises:
+        ValueError: ranks differ, a size or step is not positive, or a key coordinate lies
+            outside the query window's extent (its difference would have no row in the table).
+
+    Matches: the ``relative_coords`` of Liu et al. (2021) Swin, Liu et al. (2022) Video Swin and
+    Geng et al. (2022) RSTT ``WindowAttention3D`` before their shift.
+    """
+    q_shape = _shape("query_shape", query_shape)
+    k_shape = q_shape if key_shape is None else _shape("key_shape", key_shape)
+    if len(k_shape) != len(q_shape):
+        raise ValueError(f"key_shape must have as many axes as query_shape ({len(q_shape)}), got {k_shape}")
+    step = (1,) * len(q_shape) if key_step is None else _shape("key_step", key_step)
+    if len(step) != len(q_shape):
+        raise ValueError(f"key_step must have as many axes as query_shape ({len(q_shape)}), got {step}")
+    for a, (q, k, s) in enumerate(zip(q_shape, k_shape, step)):
+        if (k - 1) * s > q - 1:
+            raise ValueError(
+                f"key coordinates on axis {a} reach {(k - 1) * s} (key_shape[{a}]={k} times "
+                f"key_step[{a}]={s}), outside the query extent 0..{q - 1}: their offsets have no "
+                "entry in the table"
+            )
+    q_coords = _grid(q_shape)  # [rank, N_q]
+    k_coords = _grid(k_shape, step)  # [rank, N_k]
+    return (q_coords[:, :, None] - k_coords[:, None, :]).permute(1, 2, 0)  # [N_q, N_k, rank]
+
+
 def relative_position_index(
     query_shape: Sequence[int],
     key_shape: Sequence[int] | None = None,
@@ -96,25 +153,10 @@ def relative_position_index(
     ``gen_relative_position_index``.
     """
     q_shape = _shape("query_shape", query_shape)
-    k_shape = q_shape if key_shape is None else _shape("key_shape", key_shape)
-    if len(k_shape) != len(q_shape):
-        raise ValueError(f"key_shape must have as many axes as query_shape ({len(q_shape)}), got {k_shape}")
-    step = (1,) * len(q_shape) if key_step is None else _shape("key_step", key_step)
-    if len(step) != len(q_shape):
-        raise ValueError(f"key_step must have as many axes as query_shape ({len(q_shape)}), got {step}")
-    for a, (q, k, s) in enumerate(zip(q_shape, k_shape, step)):
-        if (k - 1) * s > q - 1:
-            raise ValueError(
-                f"key coordinates on axis {a} reach {(k - 1) * s} (key_shape[{a}]={k} times "
-                f"key_step[{a}]={s}), outside the query extent 0..{q - 1}: their offsets have no "
-                "entry in the table"
-            )
-    q_coords = _grid(q_shape)  # [rank, N_q]
-    k_coords = _grid(k_shape, step)  # [rank, N_k]
-    diff = q_coords[:, :, None] - k_coords[:, None, :]  # [rank, N_q, N_k]
-    index = torch.zeros(diff.shape[1:], dtype=torch.long)  # [N_q, N_k]
+    diff = relative_offsets(q_shape, key_shape, key_step=key_step)  # [N_q, N_k, rank]
+    index = torch.zeros(diff.shape[:2], dtype=torch.long)  # [N_q, N_k]
     for a, q in enumerate(q_shape):
-        index = index * (2 * q - 1) + (diff[a] + q - 1)  # Horner: mixed-radix digits
+        index = index * (2 * q - 1) + (diff[..., a] + q - 1)  # Horner: mixed-radix digits
     return index
 
 

@@ -306,3 +306,51 @@ def test_window_shapes_are_checked_with_named_errors():
     attn = WindowAttention(8, (2, 2), num_heads=2)
     with pytest.raises(ValueError, match=r"mask must be \[n_w, 4, 4\]"):
         attn(torch.zeros(2, 4, 8), torch.ones(2, 3, 3, dtype=torch.bool))
+
+
+# ---------------------------------------------------------------------------------------------
+# relative_offsets: the differences behind the index (added with chapter 8)
+
+from posenc.window import relative_offsets  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "query_shape,key_shape,key_step",
+    [((2, 2), None, None), ((3, 2, 2), None, None), ((7, 2, 3), (4, 2, 3), (2, 1, 1)), ((5,), (2,), (4,))],
+)
+def test_relative_offsets_match_brute_force(query_shape, key_shape, key_step):
+    ours = relative_offsets(query_shape, key_shape, key_step=key_step)
+    assert ours.dtype == torch.long
+    assert torch.equal(ours, offsets(query_shape, key_shape, key_step))
+
+
+def test_relative_offsets_are_the_digits_of_the_index():
+    """Undo the mixed-radix number digit by digit: the last axis first."""
+    q_shape = (7, 3, 4)
+    index = relative_position_index(q_shape, (4, 3, 4), key_step=(2, 1, 1))
+    diff = relative_offsets(q_shape, (4, 3, 4), key_step=(2, 1, 1))
+    rest = index.clone()
+    for a in reversed(range(3)):
+        radix = 2 * q_shape[a] - 1
+        assert torch.equal(rest % radix - (q_shape[a] - 1), diff[..., a])
+        rest = rest // radix
+    assert torch.all(rest == 0)
+
+
+def test_relative_offsets_errors_name_the_rule():
+    with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6 .* outside the query extent 0..5"):
+        relative_offsets((6, 4, 4), (4, 4, 4), key_step=(2, 1, 1))
+    with pytest.raises(ValueError, match=r"key_step\[0\] must be positive"):
+        relative_offsets((6, 4, 4), (4, 4, 4), key_step=(0, 1, 1))
+
+
+def test_rstt_stride_pitfall_fails_only_when_the_bias_meets_the_logits():
+    """RSTT's 6 → 4 frame module builds; the forward pass fails at `attn + bias`, and with two
+    heads the message is about dimension 1 (heads), far from the cause (chapter 8)."""
+    heads, n1, n2 = 2, 6 * 4 * 4, 4 * 4 * 4
+    index = rstt_index(6, 4, 4, 4)  # built without complaint: 96 key columns for 64 keys
+    table = torch.zeros((2 * 6 - 1) * 7 * 7, heads)
+    bias = table[index.view(-1)].view(n1, n2, -1).permute(2, 0, 1)  # the view still succeeds
+    assert bias.shape == (3, n1, n2)
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 1"):
+        torch.zeros(1, heads, n1, n2) + bias.unsqueeze(0)

@@ -1,0 +1,350 @@
+"""Figures for relative position indices over frames: Video Swin and RSTT (chapter 8).
+
+The frames of a video window on a time axis (query frames above, key frames below them at
+their times), how many frame pairs share each frame offset, the index matrix cut into one
+block per (query frame, key frame) pair, and the explorer's figure: query frames against key
+frames, and the index row of one query, key frame by key frame.
+
+Every function returns a new ``Figure``; nothing touches pyplot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .._checks import check_int
+from ..window import relative_offsets, relative_position_index, relative_table_size
+from ._base import new_figure
+from .shaw import _query_position
+from .window import _signed, draw_labels, draw_number_grid, inch_canvas, outline_cells
+
+__all__ = [
+    "frame_offset_counts",
+    "frame_offset_figure",
+    "frame_offsets",
+    "rstt_key_frames",
+    "window_3d_index_figure",
+]
+
+_QUERY_COLOUR = "#4c72b0"
+_KEY_COLOUR = "#dd8452"
+_CHOSEN = "#d62728"
+
+
+def frame_offsets(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> np.ndarray:
+    """The frame offset ``Δt = t − s·j`` of every (query frame ``t``, key frame ``j``) pair.
+
+    .. math::
+
+        \\Delta t_{tj} = t - s\\,j, \\qquad t = 0 \\dots D_1 - 1, \\; j = 0 \\dots D_2 - 1
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2`` (default ``D_1``).
+        key_step: ``s``, the time between two key frames in query frames.
+
+    Returns:
+        int array ``[D_1, D_2]`` (the frame axis of :func:`posenc.window.relative_offsets`).
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = d1 if key_frames is None else check_int("key_frames", key_frames)
+    step = check_int("key_step", key_step)
+    return relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
+
+
+def frame_offset_counts(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> np.ndarray:
+    """How many (query frame, key frame) pairs have each frame offset ``−(D_1−1) … D_1−1``.
+
+    A frame offset with count 0 is never looked up: its ``(2W_h−1)(2W_w−1)`` table rows get no
+    gradient.
+
+    Args:
+        query_frames, key_frames, key_step: as in :func:`frame_offsets`.
+
+    Returns:
+        int array ``[2 D_1 − 1]``; entry ``m`` counts the offset ``m − (D_1 − 1)``.
+    """
+    offsets = frame_offsets(query_frames, key_frames, key_step)  # [D1, D2]
+    d1 = offsets.shape[0]
+    return np.bincount((offsets + d1 - 1).ravel(), minlength=2 * d1 - 1)
+
+
+def _times(step: int) -> str:
+    """``j``, ``2j``, …: the time of key frame ``j``."""
+    return "j" if step == 1 else f"{step}j"
+
+
+def _label(ax: Axes, text: str, x: float, y: float, *, ha: str = "left", va: str = "center",
+           fontsize: float = 8.0, color: str = "black") -> None:
+    """``text`` as glyph outlines on an inch canvas (``y`` down), aligned like ``ax.text``.
+
+    :func:`posenc.plotting.window.draw_labels` caches the outlines, so an explorer that draws
+    the same captions again and again does not lay them out each time.
+    """
+    collection = draw_labels(ax, [text], [(x, y)], fontsize=fontsize, colors=color)
+    vertices = collection.get_paths()[0].vertices  # points, centred on (0, 0)
+    width, height = np.ptp(vertices, axis=0) if len(vertices) else (0.0, 0.0)
+    dx = {"left": width / 2, "center": 0.0, "right": -width / 2}[ha] / 72
+    dy = {"top": height / 2, "center": 0.0, "bottom": -height / 2}[va] / 72
+    collection.set_offsets([(x + dx, y + dy)])
+
+
+def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) -> None:
+    """Query frames at ``y = 1``, key frames at ``y = 0`` under the query frame of their time.
+
+    With ``chosen`` set, that query frame is outlined and every key frame is labelled with its
+    offset ``Δt`` from it.
+    """
+    times = np.arange(d1)
+    ax.scatter(times, np.ones(d1), marker="s", s=190, c=_QUERY_COLOUR, zorder=3)
+    ax.scatter(step * np.arange(d2), np.zeros(d2), marker="s", s=190, c=_KEY_COLOUR, zorder=3)
+    for t in times:
+        ax.text(t, 1, str(t), ha="center", va="center", color="white", fontsize=7, zorder=4)
+    for j in range(d2):
+        ax.plot([step * j, step * j], [0.0, 1.0], color="0.6", lw=0.8, ls=":", zorder=1)
+        ax.text(step * j, 0, str(j), ha="center", va="center", color="white", fontsize=7, zorder=4)
+        if chosen is not None:
+            ax.text(step * j, -0.42, _signed(chosen - step * j), ha="center", va="top",
+                    fontsize=7, color=_CHOSEN)
+    if chosen is not None:
+        ax.scatter([chosen], [1], marker="s", s=330, facecolors="none", edgecolors=_CHOSEN,
+                   linewidths=1.8, zorder=5)
+        ax.text(-0.75, -0.42, f"Δt from {chosen}:", ha="right", va="top", fontsize=7,
+                color=_CHOSEN)
+    ax.text(-0.75, 1, "query frames t", ha="right", va="center", fontsize=8, color=_QUERY_COLOUR)
+    ax.text(-0.75, 0, "key frames j", ha="right", va="center", fontsize=8, color=_KEY_COLOUR)
+    ax.set_xlim(-0.6, max(d1 - 1, 1) + 0.6)
+    ax.set_ylim(-1.0, 1.45)
+    ax.set_yticks([])
+    ax.set_xticks(times)
+    ax.tick_params(axis="x", labelsize=7, length=2, pad=1)
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+
+
+def window_3d_index_figure(
+    query_shape: Sequence[int] = (7, 2, 2),
+    key_shape: Sequence[int] | None = (4, 2, 2),
+    *,
+    key_step: Sequence[int] | None = (2, 1, 1),
+    query_frame: str | int | None = "middle",
+) -> Figure:
+    """Frames on a time axis, frame offsets, and the index matrix cut into frame blocks.
+
+    Axis 0 of the window is time (frames). Top left: the query frames, and the key frames
+    under the query frame of the same time (``key_step[0]`` apart). Bottom left: how many
+    (query frame, key frame) pairs have each frame offset ``Δt``; the offsets the chosen query
+    frame uses are red, offsets nobody uses are marked. Right: the index
+    :func:`posenc.window.relative_position_index`, rows grouped by query frame and columns by
+    key frame; every block is one frame offset, labelled with ``Δt``, and holds the spatial
+    (Swin) index shifted by ``(Δt + D_1 − 1)`` times the rows per frame offset.
+
+    Args:
+        query_shape: ``(D_1, W_h, W_w)`` (any rank ``>= 1``; axis 0 is time).
+        key_shape: ``(D_2, …)`` (default ``query_shape``).
+        key_step: key coordinate spacing per axis (default all 1).
+        query_frame: the query frame highlighted: ``"first"``, ``"middle"``, ``"last"``, a
+            frame number, or ``None`` for none.
+
+    Returns:
+        a Figure with four axes: timeline, offset counts, index matrix, colour bar.
+    """
+    q_shape = tuple(query_shape)
+    index = relative_position_index(q_shape, key_shape, key_step=key_step).numpy()  # [N_q, N_k]
+    k_shape = q_shape if key_shape is None else tuple(key_shape)
+    step = 1 if key_step is None else int(key_step[0])
+    d1, d2 = q_shape[0], k_shape[0]
+    per_q, per_k = math.prod(q_shape[1:]), math.prod(k_shape[1:])  # tokens per frame
+    rows_per_offset = relative_table_size(q_shape[1:]) if len(q_shape) > 1 else 1
+    chosen = None if query_frame is None else _query_position(query_frame, d1)
+    offsets = frame_offsets(d1, d2, step)  # [D1, D2]
+    counts = frame_offset_counts(d1, d2, step)  # [2 D1 - 1]
+
+    fig = new_figure(7.6, 4.0, layout=None)
+    timeline = fig.add_axes((0.15, 0.69, 0.42, 0.17))
+    bars = fig.add_axes((0.15, 0.12, 0.42, 0.36))
+    _draw_timeline(timeline, d1, d2, step, chosen)
+    timeline.set_xlabel("time (query frames)", fontsize=8, labelpad=1)
+    timeline.set_title(f"{d1} query frames, {d2} key frames at t = {_times(step)}", fontsize=9, pad=3)
+
+    deltas = np.arange(-(d1 - 1), d1)
+    used_by_chosen = set() if chosen is None else set(offsets[chosen].tolist())
+    colours = [_CHOSEN if d in used_by_chosen else _QUERY_COLOUR for d in deltas]
+    bars.bar(deltas, counts, color=colours, width=0.8)
+    for d, c in zip(deltas, counts):
+        if c == 0:
+            bars.text(d, 0.05, "×", ha="center", va="bottom", fontsize=9, color="0.4")
+    bars.set_xticks(deltas)
+    bars.tick_params(labelsize=7, length=2, pad=1)
+    bars.set_xlim(deltas[0] - 0.6, deltas[-1] + 0.6)
+    bars.set_ylim(0, counts.max() + 0.6)
+    bars.set_yticks(range(0, int(counts.max()) + 1))
+    bars.set_xlabel("frame offset Δt = query time − key time", fontsize=8, labelpad=1)
+    bars.set_ylabel("frame pairs", fontsize=8)
+    title = f"frame pairs per Δt (each Δt owns {rows_per_offset} table rows)"
+    if chosen is not None:
+        title += f"\nred: the offsets query frame {chosen} sees"
+    if (counts == 0).any():
+        title += "; ×: never used"
+    bars.set_title(title, fontsize=8, pad=3)
+    for side in ("right", "top"):
+        bars.spines[side].set_visible(False)
+
+    n_q, n_k = index.shape
+    cell = min(0.24 * 7.6 / n_k, 0.8 * 4.0 / n_q)  # inches: fit 24 % of the width, 80 % of the height
+    width, height = cell * n_k / 7.6, cell * n_q / 4.0
+    ax = fig.add_axes((0.67, 0.08 + (0.8 - height) / 2, width, height))
+    image = ax.imshow(index, cmap="viridis", vmin=0, vmax=relative_table_size(q_shape) - 1,
+                      interpolation="nearest", aspect="equal")
+    for b in range(1, d1):
+        ax.axhline(b * per_q - 0.5, color="white", lw=0.8)
+    for b in range(1, d2):
+        ax.axvline(b * per_k - 0.5, color="white", lw=0.8)
+    for t in range(d1):
+        for j in range(d2):
+            ax.text(j * per_k + (per_k - 1) / 2, t * per_q + (per_q - 1) / 2,
+                    _signed(int(offsets[t, j])), ha="center", va="center",
+                    fontsize=6.5, color="black",
+                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
+        ax.text(-0.8, t * per_q + (per_q - 1) / 2, f"t={t}", ha="right", va="center", fontsize=7,
+                color=_QUERY_COLOUR)
+    for j in range(d2):
+        ax.text(j * per_k + (per_k - 1) / 2, -0.8, f"t={step * j}", ha="center", va="bottom",
+                fontsize=7, color=_KEY_COLOUR, rotation=90 if per_k < 3 else 0)
+    if chosen is not None:
+        ax.add_patch(Rectangle((-0.5, chosen * per_q - 0.5), n_k, per_q, fill=False, ec=_CHOSEN,
+                               lw=2, zorder=5))
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel(f"keys: {d2} frames × {per_k} tokens", fontsize=8, labelpad=2)
+    ax.set_ylabel(f"queries: {d1} frames × {per_q} tokens", fontsize=8, labelpad=24)
+    cax = fig.add_axes((0.67 + width + 0.015, 0.08 + (0.8 - height) / 2, 0.015, height))
+    fig.colorbar(image, cax=cax)
+    cax.tick_params(labelsize=7)
+    cax.set_ylabel("index I (table row)", fontsize=8)
+    top = 0.08 + (0.8 + height) / 2
+    fig.text(0.67 + width / 2, min(top + 0.075, 0.985), f"index I: {n_q} × {n_k}, one block per Δt",
+             ha="center", va="bottom" if top + 0.075 < 0.985 else "top", fontsize=9)
+    return fig
+
+
+def rstt_key_frames(query_frames: int, key_frames: int) -> list[int]:
+    """The key frame times RSTT computes: ``arange(0, D_1, (D_1 + 1) // D_2)``.
+
+    Right for ``D_1 = 2 D_2 − 1`` (7 output frames, 4 input frames: ``[0, 2, 4, 6]``) and for
+    ``D_1 = D_2``; for other pairs the count is often not ``D_2`` (``D_1 = 6, D_2 = 4`` gives six
+    frames).
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2``.
+
+    Returns:
+        the frame times, as RSTT's ``WindowAttention3D`` builds them.
+
+    Raises:
+        ValueError: ``D_2 > D_1 + 1``, where RSTT's step ``(D_1 + 1) // D_2`` is 0.
+
+    Matches: Geng et al. (2022) RSTT ``models/layers.py`` ``WindowAttention3D.__init__``.
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = check_int("key_frames", key_frames)
+    step = (d1 + 1) // d2
+    if step == 0:
+        raise ValueError(f"key_frames ({d2}) must be at most query_frames + 1 ({d1 + 1}): "
+                         "RSTT's step (D1 + 1) // D2 would be 0")
+    return list(range(0, d1, step))
+
+
+def frame_offset_figure(
+    query_frames: int = 7,
+    key_frames: int = 4,
+    key_step: int = 2,
+    window: Sequence[int] = (2, 2),
+    *,
+    query_frame: str | int = "middle",
+) -> Figure:
+    """The explorer's figure: query frames against key frames, and one query's index row.
+
+    Left: ``Δt = t − s·j`` for every query frame ``t`` (rows) and key frame ``j`` (columns,
+    headed by their time ``s·j``), the chosen query frame's row outlined; below it, the
+    offsets no pair uses (their table rows are never read). Right: the index row of one token
+    of the chosen query frame, one ``W_h × W_w`` block per key frame, each cell the table row
+    that key reads: the 2-D (Swin) index of the token plus
+    ``(Δt + D_1 − 1)·(2W_h − 1)(2W_w − 1)``. Drawn on one axes with the labels as glyph
+    outlines (:func:`posenc.plotting.window.draw_labels`), so that an explorer redraw is fast.
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2``.
+        key_step: ``s``: key frames sit at query times ``0, s, 2s, …`` (``(D_2 − 1)·s < D_1``).
+        window: ``(W_h, W_w)``, the spatial window.
+        query_frame: the query frame shown: ``"first"``, ``"middle"``, ``"last"`` or a frame.
+
+    Returns:
+        a Figure with one axes (data units: inches, :func:`posenc.plotting.window.inch_canvas`):
+        ``images[0]`` is the frame grid, ``images[1:]`` the index blocks, one per key frame.
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = check_int("key_frames", key_frames)
+    step = check_int("key_step", key_step)
+    wh, ww = (check_int(f"window[{a}]", w) for a, w in enumerate(window))
+    q_shape = (d1, wh, ww)
+    index = relative_position_index(q_shape, (d2, wh, ww), key_step=(step, 1, 1)).numpy()
+    chosen = _query_position(query_frame, d1)
+    offsets = frame_offsets(d1, d2, step)  # [D1, D2]
+    counts = frame_offset_counts(d1, d2, step)  # [2 D1 - 1]
+    r0, c0 = (wh - 1) // 2, (ww - 1) // 2  # the query token shown: the centre (upper left of it)
+    row = index[chosen * wh * ww + r0 * ww + c0].reshape(d2, wh, ww)  # [D2, Wh, Ww]
+    size = relative_table_size(q_shape)
+    rows_per = (2 * wh - 1) * (2 * ww - 1)
+
+    fig, ax = inch_canvas(9.0, 3.35)  # one axes, data units = inches, y pointing down
+    cell = min(0.3, 2.1 / d1)
+    gx, gy = 0.75, 0.95  # top-left corner of the frame grid
+    draw_number_grid(ax, offsets, cmap="RdBu_r", vmin=-d1 - 1, vmax=d1 + 1, fmt=_signed,
+                     fontsize=9, origin=(gx, gy), cell=cell)
+    outline_cells(ax, chosen, 0, 1, d2, color=_CHOSEN, origin=(gx, gy), cell=cell)
+    draw_labels(ax, [f"t={t}" for t in range(d1)] + [str(step * j) for j in range(d2)],
+                [(gx - 0.25, gy + (t + 0.5) * cell) for t in range(d1)]
+                + [(gx + (j + 0.5) * cell, gy - 0.12) for j in range(d2)],
+                fontsize=9, colors=[_QUERY_COLOUR] * d1 + [_KEY_COLOUR] * d2)
+    _label(ax, "key frame times", gx, gy - 0.28, va="bottom", fontsize=9, color=_KEY_COLOUR)
+    _label(ax, f"{d1} query frames, {d2} key frames at t = "
+           f"{', '.join(str(step * j) for j in range(d2))}", 0.08, 0.1, va="top", fontsize=10)
+    rstt = rstt_key_frames(d1, d2)
+    ok = rstt == [step * j for j in range(d2)]
+    verdict = "the same frames" if ok else (
+        f"{len(rstt)} frames!" if len(rstt) != d2 else f"t = {', '.join(map(str, rstt))}")
+    _label(ax, f"RSTT's arange(0, {d1}, {(d1 + 1) // d2}): {verdict}", 0.08, 0.36, va="top",
+           fontsize=9, color="0.35" if ok else _CHOSEN)
+    _label(ax, "Δt =\nt − key\ntime", gx + d2 * cell + 0.1, gy + d1 * cell / 2, fontsize=9,
+           color="0.35")
+    unused = [int(d) for d in np.flatnonzero(counts == 0) - (d1 - 1)]
+    if unused:
+        _label(ax, f"never used: Δt = {', '.join(map(_signed, unused))} "
+               f"({len(unused) * rows_per} of {size} rows)", 0.08, 3.3, va="bottom",
+               fontsize=9, color=_CHOSEN)
+
+    gap = 0.5  # in cells, between the blocks of two key frames
+    bx = 3.5
+    bcell = min(0.5, (8.9 - bx) / (d2 * ww + (d2 - 1) * gap))
+    by = 1.25
+    for j in range(d2):
+        draw_number_grid(ax, row[j], vmin=0, vmax=size - 1, fontsize=9,
+                         origin=(bx + j * (ww + gap) * bcell, by), cell=bcell)
+    draw_labels(ax, [f"t={step * j}\nΔt={_signed(int(offsets[chosen, j]))}" for j in range(d2)],
+                [(bx + (j * (ww + gap) + ww / 2) * bcell, by - 0.3) for j in range(d2)],
+                fontsize=9, colors=_KEY_COLOUR)
+    centre = bx + (d2 * ww + (d2 - 1) * gap) * bcell / 2
+    _label(ax, f"table rows read by query ({r0}, {c0}) of frame {chosen}", bx, 0.72, va="bottom",
+           fontsize=10, color=_CHOSEN)
+    _label(ax, f"I = (Δt + {d1 - 1})·{rows_per} + 2-D index   (table: {size} rows)", centre,
+           by + wh * bcell + 0.14, ha="center", va="top", fontsize=9)
+    return fig

@@ -1,0 +1,98 @@
+"""The book's explorer for relative position indices over frames (chapter 8)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from matplotlib.figure import Figure
+
+from .._checks import check_int
+from ..plotting.window_3d import frame_offset_figure
+from .explorer import Explorer, explorer
+
+__all__ = ["spread_key_step", "window_3d_explorer"]
+
+
+def spread_key_step(query_frames: int, key_frames: int) -> int:
+    """The largest whole step that keeps ``D_2`` key frames inside ``D_1`` query frames.
+
+    .. math::
+
+        s = \\left\\lfloor \\frac{D_1 - 1}{D_2 - 1} \\right\\rfloor \\quad (D_2 > 1),
+        \\qquad s = 1 \\quad (D_2 = 1)
+
+    Key frames then sit at query times ``0, s, …, (D_2 − 1)s``: ``0, 2, 4, 6`` for RSTT's
+    ``D_1 = 7``, ``D_2 = 4``; the same frames as the queries when ``D_1 = D_2`` (Video Swin).
+    When ``D_2 − 1`` does not divide ``D_1 − 1`` the last key frame falls short of the last
+    query frame.
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2 <= D_1``.
+
+    Returns:
+        ``s``, to pass as ``key_step[0]`` to :func:`posenc.window.relative_position_index`.
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = check_int("key_frames", key_frames)
+    if d2 > d1:
+        raise ValueError(f"key_frames ({d2}) must not exceed query_frames ({d1}): "
+                         "the key frames must fit inside the query frames' time span")
+    return (d1 - 1) // (d2 - 1) if d2 > 1 else 1
+
+
+def window_3d_explorer(
+    query_frames: Sequence[int] = (4, 6, 7),
+    key_frames: Sequence[int] = (2, 3, 4),
+    windows: Sequence[tuple[int, int]] = ((2, 2), (3, 3)),
+    query_frame: Sequence[str] = ("middle", "last"),
+    *,
+    defaults: Mapping[str, object] | None = None,
+) -> Explorer:
+    """Explore frame offsets and the index of a window of ``D_1`` query and ``D_2`` key frames.
+
+    The key frames are spread over the query frames' time span with the step
+    :func:`spread_key_step` (``0, 2, 4, 6`` for 7 and 4 frames, as in RSTT). Left: the frame
+    offset ``Δt = t − s·j`` of every query frame against every key frame, with the offsets
+    that no pair uses (their table rows are never read) and what RSTT's stride would have
+    given. Right: one query token's index row, one ``W_h × W_w`` block per key frame
+    (:func:`posenc.plotting.window_3d.frame_offset_figure`).
+
+    Args:
+        query_frames: values of the ``query_frames`` control (``D_1``).
+        key_frames: values of the ``key_frames`` control (``D_2``, each ``<= min(D_1)``).
+        windows: values of the ``window`` control (``(W_h, W_w)``).
+        query_frame: values of the ``query_frame`` control (``"first"``, ``"middle"``,
+            ``"last"``).
+        defaults: initial values by control name (default ``D_1 = 7``, ``D_2 = 4``, the first
+            window and query frame, when offered).
+
+    Returns:
+        an :class:`~posenc.widgets.explorer.Explorer` with controls ``query_frames``,
+        ``key_frames``, ``window`` and ``query_frame``; every combination is pre-rendered for
+        the static book (36 with the defaults).
+    """
+    for d1 in query_frames:
+        for d2 in key_frames:
+            spread_key_step(d1, d2)  # every combination must be drawable
+    sizes = {f"{wh}×{ww}": (wh, ww) for wh, ww in windows}
+    controls: dict[str, object] = {
+        "query_frames": list(query_frames),
+        "key_frames": list(key_frames),
+        "window": sizes,
+        "query_frame": list(query_frame),
+    }
+    chosen: dict[str, object] = {"query_frames": 7, "key_frames": 4}
+    start = {name: value for name, value in chosen.items() if value in controls[name]}  # type: ignore[operator]
+    start.update(defaults or {})
+
+    def render(query_frames: int, key_frames: int, window: tuple[int, int], query_frame: str) -> Figure:
+        step = spread_key_step(query_frames, key_frames)
+        return frame_offset_figure(query_frames, key_frames, step, window, query_frame=query_frame)
+
+    return explorer(
+        render,
+        controls,
+        defaults=start,
+        title="Frame offsets and the 3-D relative position index",
+    )

@@ -1,0 +1,69 @@
+"""The chapter 8 explorer: every control changes the picture; the static page holds each image."""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import pytest
+
+from posenc.widgets.window_3d import spread_key_step, window_3d_explorer
+
+
+def test_spread_key_step_golden_values():
+    assert spread_key_step(7, 4) == 2  # RSTT: frames 0, 2, 4, 6
+    assert spread_key_step(4, 4) == 1  # Video Swin: the same frames
+    assert spread_key_step(7, 3) == 3  # 0, 3, 6
+    assert spread_key_step(6, 3) == 2  # 0, 2, 4: falls short of frame 5
+    assert spread_key_step(7, 1) == 1
+    for d1 in range(1, 9):
+        for d2 in range(2, d1 + 1):
+            s = spread_key_step(d1, d2)
+            assert (d2 - 1) * s <= d1 - 1 < (d2 - 1) * (s + 1)  # the largest step that fits
+    with pytest.raises(ValueError, match=r"key_frames \(4\) must not exceed query_frames \(3\)"):
+        spread_key_step(3, 4)
+
+
+def test_controls_and_defaults():
+    ex = window_3d_explorer()
+    assert [c.name for c in ex.controls] == ["query_frames", "key_frames", "window", "query_frame"]
+    assert ex.controls[0].values == (4, 6, 7) and ex.controls[1].values == (2, 3, 4)
+    assert ex.controls[2].labels == ("2×2", "3×3") and ex.controls[2].values == ((2, 2), (3, 3))
+    assert [c.kind for c in ex.controls] == ["slider", "slider", "select", "select"]
+    assert ex.n_combinations == 36
+    (ax,) = ex.figure().axes
+    grid, *blocks = ax.images
+    assert np.asarray(grid.get_array()).shape == (7, 4)  # D1 = 7, D2 = 4 by default
+    assert np.asarray(grid.get_array())[0].tolist() == [0, -2, -4, -6]  # key_step 2
+    assert len(blocks) == 4 and np.asarray(blocks[0].get_array()).shape == (2, 2)
+    labels = [s for c in ax.collections if hasattr(c, "labels") for s in c.labels]
+    assert any("of frame 3" in s for s in labels)  # the middle query frame
+
+
+def test_every_control_changes_the_image():
+    ex = window_3d_explorer()
+    base = ex.png()
+    for change in ({"query_frames": 6}, {"key_frames": 3}, {"window": (3, 3)}, {"query_frame": "last"}):
+        assert ex.png(**change) != base, change
+
+
+def test_static_html_holds_every_distinct_image_and_stays_small():
+    small = window_3d_explorer((4, 7), (2, 4), ((2, 2),), ("middle",))
+    html = small.static_html()
+    distinct = {small.png(**small._values(key)) for key in small.all_indices()}
+    assert len(distinct) == small.n_combinations == 4
+    for data in distinct:
+        assert base64.b64encode(data).decode("ascii") in html
+    assert len(html) < 4 * 50_000  # each image well under 50 kB
+
+
+def test_live_widget_redraws_and_bad_arguments():
+    ex = window_3d_explorer(defaults={"key_frames": 2})
+    widget = ex.widget
+    before = widget.image.value
+    widget.inputs[1].value = 4
+    assert widget.image.value != before
+    with pytest.raises(ValueError, match="default 5 of control 'key_frames'"):
+        window_3d_explorer(defaults={"key_frames": 5})
+    with pytest.raises(ValueError, match=r"key_frames \(4\) must not exceed query_frames \(3\)"):
+        window_3d_explorer(query_frames=(3, 7))
