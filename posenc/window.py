@@ -160,6 +160,83 @@ def relative_position_index(
     return index
 
 
+def frame_offset_counts(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> Tensor:
+    """How many (query frame, key frame) pairs have each frame offset ``−(D_1−1) … D_1−1``.
+
+    A frame offset with count 0 is never looked up: its ``(2W_h−1)(2W_w−1)`` table rows get no
+    gradient.
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2`` (default ``D_1``).
+        key_step: ``s``, the time between two key frames in query frames.
+
+    Returns:
+        LongTensor ``[2 D_1 − 1]``; entry ``m`` counts the offset ``m − (D_1 − 1)``.
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = d1 if key_frames is None else check_int("key_frames", key_frames)
+    step = check_int("key_step", key_step)
+    offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0]  # [D1, D2]
+    return torch.bincount((offsets + d1 - 1).flatten(), minlength=2 * d1 - 1)  # [2 D1 - 1]
+
+
+def rstt_key_frames(query_frames: int, key_frames: int) -> list[int]:
+    """The key frame times RSTT computes: ``arange(0, D_1, (D_1 + 1) // D_2)``.
+
+    Right for ``D_1 = 2 D_2 − 1`` (7 output frames, 4 input frames: ``[0, 2, 4, 6]``) and for
+    ``D_1 = D_2``; for other pairs the count is often not ``D_2`` (``D_1 = 6, D_2 = 4`` gives six
+    frames).
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2``.
+
+    Returns:
+        the frame times, as RSTT's ``WindowAttention3D`` builds them.
+
+    Raises:
+        ValueError: ``D_2 > D_1 + 1``, where RSTT's step ``(D_1 + 1) // D_2`` is 0.
+
+    Matches: Geng et al. (2022) RSTT ``models/layers.py`` ``WindowAttention3D.__init__``.
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = check_int("key_frames", key_frames)
+    step = (d1 + 1) // d2
+    if step == 0:
+        raise ValueError(f"key_frames ({d2}) must be at most query_frames + 1 ({d1 + 1}): "
+                         "RSTT's step (D1 + 1) // D2 would be 0")
+    return list(range(0, d1, step))
+
+
+def spread_key_step(query_frames: int, key_frames: int) -> int:
+    """The largest whole step that keeps ``D_2`` key frames inside ``D_1`` query frames.
+
+    .. math::
+
+        s = \\left\\lfloor \\frac{D_1 - 1}{D_2 - 1} \\right\\rfloor \\quad (D_2 > 1),
+        \\qquad s = 1 \\quad (D_2 = 1)
+
+    Key frames then sit at query times ``0, s, …, (D_2 − 1)s``: ``0, 2, 4, 6`` for RSTT's
+    ``D_1 = 7``, ``D_2 = 4``; the same frames as the queries when ``D_1 = D_2`` (Video Swin).
+    When ``D_2 − 1`` does not divide ``D_1 − 1`` the last key frame falls short of the last
+    query frame.
+
+    Args:
+        query_frames: ``D_1``.
+        key_frames: ``D_2 <= D_1``.
+
+    Returns:
+        ``s``, to pass as ``key_step[0]`` to :func:`relative_position_index`.
+    """
+    d1 = check_int("query_frames", query_frames)
+    d2 = check_int("key_frames", key_frames)
+    if d2 > d1:
+        raise ValueError(f"key_frames ({d2}) must not exceed query_frames ({d1}): "
+                         "the key frames must fit inside the query frames' time span")
+    return (d1 - 1) // (d2 - 1) if d2 > 1 else 1
+
+
 class RelativePositionBias(nn.Module):
     """A learned bias per head for each coordinate difference in a window (Swin's B).
 

@@ -7,19 +7,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
-import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from posenc.plotting.window_3d import (
-    frame_offset_counts,
-    frame_offset_figure,
-    frame_offsets,
-    rstt_key_frames,
-    window_3d_index_figure,
-)
+from posenc.plotting.window_3d import frame_offset_figure, window_3d_index_figure
 
 
 def index_by_loops(query_shape, key_shape, key_step):
@@ -68,39 +61,6 @@ def texts_inside_figure(fig) -> None:
             extent = t.get_window_extent(renderer)
             assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, t.get_text()
             assert box.y0 - 1 <= extent.y0 and extent.y1 <= box.y1 + 1, t.get_text()
-
-
-@pytest.mark.parametrize("d1,d2,step", [(7, 4, 2), (3, 3, 1), (6, 3, 2), (5, 2, 4), (4, 1, 1)])
-def test_frame_offsets_and_counts_by_loops(d1, d2, step):
-    expected = np.array([[t - step * j for j in range(d2)] for t in range(d1)])
-    np.testing.assert_array_equal(frame_offsets(d1, d2, step), expected)
-    counts = Counter(expected.ravel().tolist())
-    np.testing.assert_array_equal(frame_offset_counts(d1, d2, step),
-                                  [counts.get(d, 0) for d in range(-(d1 - 1), d1)])
-
-
-def test_rstt_counts_and_parity():
-    """7 → 4 frames: every frame offset is used, unevenly; odd offsets only by odd query frames."""
-    assert frame_offset_counts(7, 4, 2).tolist() == [1, 1, 2, 2, 3, 3, 4, 3, 3, 2, 2, 1, 1]
-    assert frame_offset_counts(7).tolist() == [1, 2, 3, 4, 5, 6, 7, 6, 5, 4, 3, 2, 1]
-    offsets = frame_offsets(7, 4, 2)
-    assert np.all(offsets % 2 == np.arange(7)[:, None] % 2)
-    assert frame_offset_counts(6, 3, 2)[0] == 0  # Δt = −5 never occurs
-    with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6"):
-        frame_offsets(6, 4, 2)
-
-
-def test_rstt_key_frames_transcribes_the_official_stride():
-    for d1, d2 in itertools.product(range(1, 11), repeat=2):
-        if d2 > d1 + 1:
-            continue
-        official = torch.arange(0, d1, int((d1 + 1) // d2))  # llmpass/RSTT models/layers.py
-        assert rstt_key_frames(d1, d2) == official.tolist()
-    assert rstt_key_frames(7, 4) == [0, 2, 4, 6]
-    assert len(rstt_key_frames(6, 4)) == 6  # the pitfall: six key frames, not four
-    assert rstt_key_frames(3, 4) == [0, 1, 2]  # D2 = D1 + 1: step 1, still runs
-    with pytest.raises(ValueError, match=r"key_frames \(5\) must be at most query_frames \+ 1 \(4\)"):
-        rstt_key_frames(3, 5)
 
 
 @pytest.mark.parametrize(

@@ -7,21 +7,7 @@ import base64
 import numpy as np
 import pytest
 
-from posenc.widgets.window_3d import spread_key_step, window_3d_explorer
-
-
-def test_spread_key_step_golden_values():
-    assert spread_key_step(7, 4) == 2  # RSTT: frames 0, 2, 4, 6
-    assert spread_key_step(4, 4) == 1  # Video Swin: the same frames
-    assert spread_key_step(7, 3) == 3  # 0, 3, 6
-    assert spread_key_step(6, 3) == 2  # 0, 2, 4: falls short of frame 5
-    assert spread_key_step(7, 1) == 1
-    for d1 in range(1, 9):
-        for d2 in range(2, d1 + 1):
-            s = spread_key_step(d1, d2)
-            assert (d2 - 1) * s <= d1 - 1 < (d2 - 1) * (s + 1)  # the largest step that fits
-    with pytest.raises(ValueError, match=r"key_frames \(4\) must not exceed query_frames \(3\)"):
-        spread_key_step(3, 4)
+from posenc.widgets.window_3d import window_3d_explorer
 
 
 def test_controls_and_defaults():

@@ -2,7 +2,9 @@
 
 import itertools
 import math
+from collections import Counter
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given
@@ -12,9 +14,13 @@ from transformers.models.swin.modeling_swin import SwinRelativePositionBias
 from posenc.window import (
     RelativePositionBias,
     WindowAttention,
+    frame_offset_counts,
+    relative_offsets,
     relative_position_index,
     relative_table_size,
+    rstt_key_frames,
     shifted_window_mask,
+    spread_key_step,
     window_merge,
     window_partition,
 )
@@ -311,8 +317,6 @@ def test_window_shapes_are_checked_with_named_errors():
 # ---------------------------------------------------------------------------------------------
 # relative_offsets: the differences behind the index (added with chapter 8)
 
-from posenc.window import relative_offsets  # noqa: E402
-
 
 @pytest.mark.parametrize(
     "query_shape,key_shape,key_step",
@@ -354,3 +358,55 @@ def test_rstt_stride_pitfall_fails_only_when_the_bias_meets_the_logits():
     assert bias.shape == (3, n1, n2)
     with pytest.raises(RuntimeError, match=r"size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 1"):
         torch.zeros(1, heads, n1, n2) + bias.unsqueeze(0)
+
+
+def frame_offsets(d1, d2, step):
+    """The frame axis of relative_offsets: Δt = t − step·j for query frame t and key frame j."""
+    return relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()
+
+
+@pytest.mark.parametrize("d1,d2,step", [(7, 4, 2), (3, 3, 1), (6, 3, 2), (5, 2, 4), (4, 1, 1)])
+def test_frame_offsets_and_counts_by_loops(d1, d2, step):
+    expected = np.array([[t - step * j for j in range(d2)] for t in range(d1)])
+    np.testing.assert_array_equal(frame_offsets(d1, d2, step), expected)
+    counts = Counter(expected.ravel().tolist())
+    np.testing.assert_array_equal(frame_offset_counts(d1, d2, step).numpy(),
+                                  [counts.get(d, 0) for d in range(-(d1 - 1), d1)])
+
+
+def test_rstt_counts_and_parity():
+    """7 → 4 frames: every frame offset is used, unevenly; odd offsets only by odd query frames."""
+    assert frame_offset_counts(7, 4, 2).tolist() == [1, 1, 2, 2, 3, 3, 4, 3, 3, 2, 2, 1, 1]
+    assert frame_offset_counts(7).tolist() == [1, 2, 3, 4, 5, 6, 7, 6, 5, 4, 3, 2, 1]
+    offsets = frame_offsets(7, 4, 2)
+    assert np.all(offsets % 2 == np.arange(7)[:, None] % 2)
+    assert frame_offset_counts(6, 3, 2)[0] == 0  # Δt = −5 never occurs
+    with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6"):
+        frame_offsets(6, 4, 2)
+
+
+def test_rstt_key_frames_transcribes_the_official_stride():
+    for d1, d2 in itertools.product(range(1, 11), repeat=2):
+        if d2 > d1 + 1:
+            continue
+        official = torch.arange(0, d1, int((d1 + 1) // d2))  # llmpass/RSTT models/layers.py
+        assert rstt_key_frames(d1, d2) == official.tolist()
+    assert rstt_key_frames(7, 4) == [0, 2, 4, 6]
+    assert len(rstt_key_frames(6, 4)) == 6  # the pitfall: six key frames, not four
+    assert rstt_key_frames(3, 4) == [0, 1, 2]  # D2 = D1 + 1: step 1, still runs
+    with pytest.raises(ValueError, match=r"key_frames \(5\) must be at most query_frames \+ 1 \(4\)"):
+        rstt_key_frames(3, 5)
+
+
+def test_spread_key_step_golden_values():
+    assert spread_key_step(7, 4) == 2  # RSTT: frames 0, 2, 4, 6
+    assert spread_key_step(4, 4) == 1  # Video Swin: the same frames
+    assert spread_key_step(7, 3) == 3  # 0, 3, 6
+    assert spread_key_step(6, 3) == 2  # 0, 2, 4: falls short of frame 5
+    assert spread_key_step(7, 1) == 1
+    for d1 in range(1, 9):
+        for d2 in range(2, d1 + 1):
+            s = spread_key_step(d1, d2)
+            assert (d2 - 1) * s <= d1 - 1 < (d2 - 1) * (s + 1)  # the largest step that fits
+    with pytest.raises(ValueError, match=r"key_frames \(4\) must not exceed query_frames \(3\)"):
+        spread_key_step(3, 4)

@@ -9,6 +9,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from .._checks import check_int
+
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "viridis"
 
@@ -55,3 +57,29 @@ def heatmap(
     if colorbar:
         ax.figure.colorbar(image, ax=ax, shrink=0.85)
     return image
+
+
+NAMED_POSITIONS = {"first": 0.0, "middle": 0.5, "last": 1.0}
+"""Named places in a sequence, as fractions of its length, for the explorers' query controls."""
+
+
+def sequence_position(query: str | int, n: int) -> int:
+    """Resolve ``"first"``, ``"middle"``, ``"last"`` or a position to an index in ``0..n−1``.
+
+    ``"middle"`` is ``round((n − 1) / 2)``, so the same name picks a comparable query whatever
+    the length an explorer shows.
+    """
+    n = check_int("n", n)
+    if isinstance(query, str):
+        if query not in NAMED_POSITIONS:
+            raise ValueError(f"query must be one of {sorted(NAMED_POSITIONS)} or a position, got {query!r}")
+        return round(NAMED_POSITIONS[query] * (n - 1))
+    i = check_int("query", query, minimum=0)
+    if i >= n:
+        raise ValueError(f"query must be < n = {n}, got {i}")
+    return i
+
+
+def signed_label(v: float) -> str:
+    """``+2``, ``0``, ``−2``: an offset as a label, with a real minus sign."""
+    return f"+{v:.0f}" if v > 0 else f"−{-v:.0f}" if v < 0 else "0"

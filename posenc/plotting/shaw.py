@@ -22,7 +22,7 @@ from matplotlib.patches import Rectangle
 
 from .._checks import check_int
 from ..shaw import shaw_intermediate_bytes, shaw_relative_index
-from ._base import new_figure
+from ._base import new_figure, sequence_position
 
 __all__ = [
     "shaw_cost_figure",
@@ -31,7 +31,6 @@ __all__ = [
     "shaw_skew_figure",
 ]
 
-_QUERY = {"first": 0.0, "middle": 0.5, "last": 1.0}
 _TABLE_DISTANCE = 32  # the explorer's tables cover distances −32..32; k picks the centre rows
 # Seed of the explorer's random query and table: chosen so that q·w_0/√d (the single bias left
 # at k = 0) is clearly non-zero (−1.29) and the clipped edges differ visibly for k = 1, 2.
@@ -44,17 +43,6 @@ def _index_colormap(max_distance: int) -> Colormap:
     if size == 1:
         return ListedColormap(["#5b8fc9"])
     return ListedColormap(colormaps["viridis"](np.linspace(0.0, 1.0, size)))
-
-
-def _query_position(query: str | int, n: int) -> int:
-    if isinstance(query, str):
-        if query not in _QUERY:
-            raise ValueError(f"query must be one of {sorted(_QUERY)} or a position, got {query!r}")
-        return round(_QUERY[query] * (n - 1))
-    i = check_int("query", query, minimum=0)
-    if i >= n:
-        raise ValueError(f"query must be < n = {n}, got {i}")
-    return i
 
 
 def shaw_key_bias_row(
@@ -81,7 +69,7 @@ def shaw_key_bias_row(
     """
     n = check_int("n", n)
     k = check_int("max_distance", max_distance, minimum=0)
-    query = _query_position(query, n)
+    query = sequence_position(query, n)
     if k > _TABLE_DISTANCE:
         raise ValueError(f"max_distance must be <= {_TABLE_DISTANCE} here, got {k}")
     g = torch.Generator().manual_seed(seed)
@@ -114,7 +102,7 @@ def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = 
     """
     n = check_int("n", n)
     k = check_int("max_distance", max_distance, minimum=0)
-    i = _query_position(query, n)
+    i = sequence_position(query, n)
     idx = shaw_relative_index(n, n, k).numpy()  # [n, n]
     cmap = _index_colormap(k)
     fig = new_figure(7.2, 2.9, layout=None)

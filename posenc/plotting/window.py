@@ -38,7 +38,7 @@ from torch import Tensor
 
 from .._checks import check_int, check_tensor
 from ..window import RelativePositionBias, relative_position_index, shifted_window_mask
-from ._base import DIVERGING, new_figure, to_numpy
+from ._base import DIVERGING, new_figure, signed_label, to_numpy
 
 __all__ = [
     "IndexCheck",
@@ -484,11 +484,6 @@ def _offsets(wh: int, ww: int) -> tuple[np.ndarray, np.ndarray]:
     return rows[:, None] - rows[None, :], cols[:, None] - cols[None, :]
 
 
-def _signed(v: float) -> str:
-    """``+2``, ``0``, ``−2`` (a real minus sign)."""
-    return f"+{v:.0f}" if v > 0 else f"−{-v:.0f}" if v < 0 else "0"
-
-
 def relative_offsets_figure(window_size: Sequence[int] = (3, 3)) -> Figure:
     """The pairwise row and column offsets (query minus key) of a window, and the index.
 
@@ -520,7 +515,7 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 3)) -> Figure:
     for k, (m, cmap, lo, hi, title) in enumerate(panels):
         at = (0.42 + k * 2.22, 0.85)
         draw_number_grid(ax, m, cmap=cmap, vmin=lo, vmax=hi, fontsize=font, origin=at, cell=cell,
-                         fmt=_signed if k < 2 else "{:.0f}")
+                         fmt=signed_label if k < 2 else "{:.0f}")
         for b in range(ww, n, ww):  # separate the window's rows of tokens
             ax.plot([at[0], at[0] + n * cell], [at[1] + b * cell] * 2, color="0.15", lw=0.7)
             ax.plot([at[0] + b * cell] * 2, [at[1], at[1] + n * cell], color="0.15", lw=0.7)
@@ -583,10 +578,10 @@ def index_radix_figure(
         for c in range(cols + 1):
             ax.plot([at[0] + c * cell] * 2, [at[1], at[1] + rows * cell], color="white", lw=1.2)
         for c in range(cols):
-            ax.text(at[0] + (c + 0.5) * cell, at[1] - 0.04, _signed(c - ww + 1), ha="center",
+            ax.text(at[0] + (c + 0.5) * cell, at[1] - 0.04, signed_label(c - ww + 1), ha="center",
                     va="bottom", fontsize=7.5, color="0.3")
         for r in range(rows):
-            ax.text(at[0] - 0.06, at[1] + (r + 0.5) * cell, _signed(r - wh + 1), ha="right",
+            ax.text(at[0] - 0.06, at[1] + (r + 0.5) * cell, signed_label(r - wh + 1), ha="right",
                     va="center", fontsize=7.5, color="0.3")
         ax.text(at[0] - 0.06, at[1] - 0.04, "Δr \\ Δc", ha="right", va="bottom", fontsize=7.5,
                 color="0.3")
@@ -599,7 +594,7 @@ def index_radix_figure(
         if shared:
             lines = []
             for v in shared[:3]:
-                cells = [f"({_signed(r - wh + 1)}, {_signed(c - ww + 1)})"
+                cells = [f"({signed_label(r - wh + 1)}, {signed_label(c - ww + 1)})"
                          for r, c in zip(*np.nonzero(index == v))]
                 lines.append(" and ".join(cells) + f" → {v}")
             more = f"  (+{len(shared) - 3} more)" if len(shared) > 3 else ""

@@ -19,16 +19,18 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_int
-from ..window import relative_offsets, relative_position_index, relative_table_size
-from ._base import new_figure
-from .shaw import _query_position
-from .window import _signed, draw_labels, draw_number_grid, inch_canvas, outline_cells
+from ..window import (
+    frame_offset_counts,
+    relative_offsets,
+    relative_position_index,
+    relative_table_size,
+    rstt_key_frames,
+)
+from ._base import new_figure, sequence_position, signed_label
+from .window import draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [
-    "frame_offset_counts",
     "frame_offset_figure",
-    "frame_offsets",
-    "rstt_key_frames",
     "window_3d_index_figure",
 ]
 
@@ -37,42 +39,6 @@ _KEY_COLOUR = "#dd8452"
 _CHOSEN = "#d62728"
 
 
-def frame_offsets(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> np.ndarray:
-    """The frame offset ``Δt = t − s·j`` of every (query frame ``t``, key frame ``j``) pair.
-
-    .. math::
-
-        \\Delta t_{tj} = t - s\\,j, \\qquad t = 0 \\dots D_1 - 1, \\; j = 0 \\dots D_2 - 1
-
-    Args:
-        query_frames: ``D_1``.
-        key_frames: ``D_2`` (default ``D_1``).
-        key_step: ``s``, the time between two key frames in query frames.
-
-    Returns:
-        int array ``[D_1, D_2]`` (the frame axis of :func:`posenc.window.relative_offsets`).
-    """
-    d1 = check_int("query_frames", query_frames)
-    d2 = d1 if key_frames is None else check_int("key_frames", key_frames)
-    step = check_int("key_step", key_step)
-    return relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
-
-
-def frame_offset_counts(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> np.ndarray:
-    """How many (query frame, key frame) pairs have each frame offset ``−(D_1−1) … D_1−1``.
-
-    A frame offset with count 0 is never looked up: its ``(2W_h−1)(2W_w−1)`` table rows get no
-    gradient.
-
-    Args:
-        query_frames, key_frames, key_step: as in :func:`frame_offsets`.
-
-    Returns:
-        int array ``[2 D_1 − 1]``; entry ``m`` counts the offset ``m − (D_1 − 1)``.
-    """
-    offsets = frame_offsets(query_frames, key_frames, key_step)  # [D1, D2]
-    d1 = offsets.shape[0]
-    return np.bincount((offsets + d1 - 1).ravel(), minlength=2 * d1 - 1)
 
 
 def _times(step: int) -> str:
@@ -110,7 +76,7 @@ def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) ->
         ax.plot([step * j, step * j], [0.0, 1.0], color="0.6", lw=0.8, ls=":", zorder=1)
         ax.text(step * j, 0, str(j), ha="center", va="center", color="white", fontsize=7, zorder=4)
         if chosen is not None:
-            ax.text(step * j, -0.42, _signed(chosen - step * j), ha="center", va="top",
+            ax.text(step * j, -0.42, signed_label(chosen - step * j), ha="center", va="top",
                     fontsize=7, color=_CHOSEN)
     if chosen is not None:
         ax.scatter([chosen], [1], marker="s", s=330, facecolors="none", edgecolors=_CHOSEN,
@@ -162,9 +128,9 @@ def window_3d_index_figure(
     d1, d2 = q_shape[0], k_shape[0]
     per_q, per_k = math.prod(q_shape[1:]), math.prod(k_shape[1:])  # tokens per frame
     rows_per_offset = relative_table_size(q_shape[1:]) if len(q_shape) > 1 else 1
-    chosen = None if query_frame is None else _query_position(query_frame, d1)
-    offsets = frame_offsets(d1, d2, step)  # [D1, D2]
-    counts = frame_offset_counts(d1, d2, step)  # [2 D1 - 1]
+    chosen = None if query_frame is None else sequence_position(query_frame, d1)
+    offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
+    counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
 
     fig = new_figure(7.6, 4.0, layout=None)
     timeline = fig.add_axes((0.15, 0.69, 0.42, 0.17))
@@ -209,7 +175,7 @@ def window_3d_index_figure(
     for t in range(d1):
         for j in range(d2):
             ax.text(j * per_k + (per_k - 1) / 2, t * per_q + (per_q - 1) / 2,
-                    _signed(int(offsets[t, j])), ha="center", va="center",
+                    signed_label(int(offsets[t, j])), ha="center", va="center",
                     fontsize=6.5, color="black",
                     bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
         ax.text(-0.8, t * per_q + (per_q - 1) / 2, f"t={t}", ha="right", va="center", fontsize=7,
@@ -233,33 +199,6 @@ def window_3d_index_figure(
              ha="center", va="bottom" if top + 0.075 < 0.985 else "top", fontsize=9)
     return fig
 
-
-def rstt_key_frames(query_frames: int, key_frames: int) -> list[int]:
-    """The key frame times RSTT computes: ``arange(0, D_1, (D_1 + 1) // D_2)``.
-
-    Right for ``D_1 = 2 D_2 − 1`` (7 output frames, 4 input frames: ``[0, 2, 4, 6]``) and for
-    ``D_1 = D_2``; for other pairs the count is often not ``D_2`` (``D_1 = 6, D_2 = 4`` gives six
-    frames).
-
-    Args:
-        query_frames: ``D_1``.
-        key_frames: ``D_2``.
-
-    Returns:
-        the frame times, as RSTT's ``WindowAttention3D`` builds them.
-
-    Raises:
-        ValueError: ``D_2 > D_1 + 1``, where RSTT's step ``(D_1 + 1) // D_2`` is 0.
-
-    Matches: Geng et al. (2022) RSTT ``models/layers.py`` ``WindowAttention3D.__init__``.
-    """
-    d1 = check_int("query_frames", query_frames)
-    d2 = check_int("key_frames", key_frames)
-    step = (d1 + 1) // d2
-    if step == 0:
-        raise ValueError(f"key_frames ({d2}) must be at most query_frames + 1 ({d1 + 1}): "
-                         "RSTT's step (D1 + 1) // D2 would be 0")
-    return list(range(0, d1, step))
 
 
 def frame_offset_figure(
@@ -297,9 +236,9 @@ def frame_offset_figure(
     wh, ww = (check_int(f"window[{a}]", w) for a, w in enumerate(window))
     q_shape = (d1, wh, ww)
     index = relative_position_index(q_shape, (d2, wh, ww), key_step=(step, 1, 1)).numpy()
-    chosen = _query_position(query_frame, d1)
-    offsets = frame_offsets(d1, d2, step)  # [D1, D2]
-    counts = frame_offset_counts(d1, d2, step)  # [2 D1 - 1]
+    chosen = sequence_position(query_frame, d1)
+    offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
+    counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
     r0, c0 = (wh - 1) // 2, (ww - 1) // 2  # the query token shown: the centre (upper left of it)
     row = index[chosen * wh * ww + r0 * ww + c0].reshape(d2, wh, ww)  # [D2, Wh, Ww]
     size = relative_table_size(q_shape)
@@ -308,7 +247,7 @@ def frame_offset_figure(
     fig, ax = inch_canvas(9.0, 3.35)  # one axes, data units = inches, y pointing down
     cell = min(0.3, 2.1 / d1)
     gx, gy = 0.75, 0.95  # top-left corner of the frame grid
-    draw_number_grid(ax, offsets, cmap="RdBu_r", vmin=-d1 - 1, vmax=d1 + 1, fmt=_signed,
+    draw_number_grid(ax, offsets, cmap="RdBu_r", vmin=-d1 - 1, vmax=d1 + 1, fmt=signed_label,
                      fontsize=9, origin=(gx, gy), cell=cell)
     outline_cells(ax, chosen, 0, 1, d2, color=_CHOSEN, origin=(gx, gy), cell=cell)
     draw_labels(ax, [f"t={t}" for t in range(d1)] + [str(step * j) for j in range(d2)],
@@ -328,7 +267,7 @@ def frame_offset_figure(
            color="0.35")
     unused = [int(d) for d in np.flatnonzero(counts == 0) - (d1 - 1)]
     if unused:
-        _label(ax, f"never used: Δt = {', '.join(map(_signed, unused))} "
+        _label(ax, f"never used: Δt = {', '.join(map(signed_label, unused))} "
                f"({len(unused) * rows_per} of {size} rows)", 0.08, 3.3, va="bottom",
                fontsize=9, color=_CHOSEN)
 
@@ -339,7 +278,7 @@ def frame_offset_figure(
     for j in range(d2):
         draw_number_grid(ax, row[j], vmin=0, vmax=size - 1, fontsize=9,
                          origin=(bx + j * (ww + gap) * bcell, by), cell=bcell)
-    draw_labels(ax, [f"t={step * j}\nΔt={_signed(int(offsets[chosen, j]))}" for j in range(d2)],
+    draw_labels(ax, [f"t={step * j}\nΔt={signed_label(int(offsets[chosen, j]))}" for j in range(d2)],
                 [(bx + (j * (ww + gap) + ww / 2) * bcell, by - 0.3) for j in range(d2)],
                 fontsize=9, colors=_KEY_COLOUR)
     centre = bx + (d2 * ww + (d2 - 1) * gap) * bcell / 2

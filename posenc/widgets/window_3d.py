@@ -6,39 +6,12 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int
 from ..plotting.window_3d import frame_offset_figure
+from ..window import spread_key_step
 from .explorer import Explorer, explorer
 
-__all__ = ["spread_key_step", "window_3d_explorer"]
+__all__ = ["window_3d_explorer"]
 
-
-def spread_key_step(query_frames: int, key_frames: int) -> int:
-    """The largest whole step that keeps ``D_2`` key frames inside ``D_1`` query frames.
-
-    .. math::
-
-        s = \\left\\lfloor \\frac{D_1 - 1}{D_2 - 1} \\right\\rfloor \\quad (D_2 > 1),
-        \\qquad s = 1 \\quad (D_2 = 1)
-
-    Key frames then sit at query times ``0, s, …, (D_2 − 1)s``: ``0, 2, 4, 6`` for RSTT's
-    ``D_1 = 7``, ``D_2 = 4``; the same frames as the queries when ``D_1 = D_2`` (Video Swin).
-    When ``D_2 − 1`` does not divide ``D_1 − 1`` the last key frame falls short of the last
-    query frame.
-
-    Args:
-        query_frames: ``D_1``.
-        key_frames: ``D_2 <= D_1``.
-
-    Returns:
-        ``s``, to pass as ``key_step[0]`` to :func:`posenc.window.relative_position_index`.
-    """
-    d1 = check_int("query_frames", query_frames)
-    d2 = check_int("key_frames", key_frames)
-    if d2 > d1:
-        raise ValueError(f"key_frames ({d2}) must not exceed query_frames ({d1}): "
-                         "the key frames must fit inside the query frames' time span")
-    return (d1 - 1) // (d2 - 1) if d2 > 1 else 1
 
 
 def window_3d_explorer(
@@ -52,7 +25,7 @@ def window_3d_explorer(
     """Explore frame offsets and the index of a window of ``D_1`` query and ``D_2`` key frames.
 
     The key frames are spread over the query frames' time span with the step
-    :func:`spread_key_step` (``0, 2, 4, 6`` for 7 and 4 frames, as in RSTT). Left: the frame
+    :func:`posenc.window.spread_key_step` (``0, 2, 4, 6`` for 7 and 4 frames, as in RSTT). Left: the frame
     offset ``Δt = t − s·j`` of every query frame against every key frame, with the offsets
     that no pair uses (their table rows are never read) and what RSTT's stride would have
     given. Right: one query token's index row, one ``W_h × W_w`` block per key frame
