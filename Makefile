@@ -44,10 +44,10 @@ test: setup unit notebooks build-book browser
 unit:
 	$(PY) -m pytest -q tests
 	$(PY) -m pytest -q --doctest-modules posenc
-	$(PY) tools/nbtool.py check chapters/*.ipynb
+	$(PY) tools/nbtool.py check chapters/*.ipynb appendix/*.ipynb
 
 notebooks:
-	$(PY) -m pytest -q --nbval-lax --nbval-current-env chapters
+	$(PY) -m pytest -q --nbval-lax --nbval-current-env chapters appendix
 
 # The built site in Debian's chromium: offline loading, console, math, explorers, page sizes.
 # Screenshots and a per-page table go to _build/screenshots/.
@@ -60,7 +60,7 @@ lab: setup
 
 # Strip outputs from the chapters, keeping the cells marked NBVAL_CHECK_OUTPUT.
 strip: setup
-	$(PY) tools/nbtool.py strip chapters/*.ipynb
+	$(PY) tools/nbtool.py strip chapters/*.ipynb appendix/*.ipynb
 
 freeze:
 	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'

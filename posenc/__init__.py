@@ -8,7 +8,7 @@ Modules, one per family: :mod:`posenc.numeric` (naive encodings), :mod:`posenc.s
 representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.rotary`
 (RoPE), :mod:`posenc.alibi` (linear biases), :mod:`posenc.t5` (bucketed relative bias),
 :mod:`posenc.attention`
-(the plain attention they modify), :mod:`posenc.toy` (a tiny Transformer and synthetic tasks
+(the plain attention they modify), :mod:`posenc.catalogue` (every encoding compared), :mod:`posenc.toy` (a tiny Transformer and synthetic tasks
 for experiments); figures in :mod:`posenc.plotting`, explorers in
 :mod:`posenc.widgets`.
 """
@@ -27,6 +27,14 @@ from .attention import (
     causal_mask,
     dot_product_attention,
     query_key_positions,
+)
+from .catalogue import (
+    CatalogueSize,
+    Encoding,
+    get_encoding,
+    learned_parameter_count,
+    position_parameter_count,
+    runs_beyond,
 )
 from .learned import LearnedPositionalEmbedding, cosine_similarity_matrix
 from .numeric import (
@@ -74,6 +82,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ALiBiBias",
+    "CatalogueSize",
+    "Encoding",
     "LearnedPositionalEmbedding",
     "LearnedRowColEmbedding",
     "RelativePositionBias",
@@ -93,9 +103,12 @@ __all__ = [
     "cosine_similarity_matrix",
     "detr_sine_encoding",
     "dot_product_attention",
+    "get_encoding",
+    "learned_parameter_count",
     "numeric_encoding",
     "periodic_encoding",
     "periodic_shift_matrix",
+    "position_parameter_count",
     "query_key_positions",
     "relative_offsets",
     "relative_position_index",
@@ -106,6 +119,7 @@ __all__ = [
     "rotary_matrix",
     "rotary_permutation",
     "rotary_quarter_turn",
+    "runs_beyond",
     "shaw_attention",
     "shaw_attention_reference",
     "shaw_relative_index",

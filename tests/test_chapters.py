@@ -13,6 +13,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nbtool  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+APPENDIX = sorted((ROOT / "appendix").glob("*.ipynb"))
 
 
 def toc_files():
@@ -34,14 +35,14 @@ def toc_files():
 
 
 def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
-    listed = {f for f in toc_files() if f.startswith("chapters/")}
-    present = {f"chapters/{p.stem}" for p in CHAPTERS}
+    listed = {f for f in toc_files() if f.startswith(("chapters/", "appendix/"))}
+    present = {f"{p.parent.name}/{p.stem}" for p in CHAPTERS + APPENDIX}
     assert listed == present
     for entry in toc_files():
         assert any((ROOT / f"{entry}{ext}").exists() for ext in (".md", ".ipynb")), entry
 
 
-@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", CHAPTERS + APPENDIX, ids=lambda p: p.stem)
 def test_chapter_is_committed_stripped(path):
     assert nbtool.problems(nbformat.read(path, as_version=4)) == []
 
