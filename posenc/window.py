@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor, nn
@@ -158,6 +158,119 @@ def relative_position_index(
     for a, q in enumerate(q_shape):
         index = index * (2 * q - 1) + (diff[..., a] + q - 1)  # Horner: mixed-radix digits
     return index
+
+
+class IndexCheck(NamedTuple):
+    """What :func:`relative_index_check` found about a candidate relative position index.
+
+    Attributes:
+        offsets: how many distinct offsets (query minus key, per axis) the window's pairs have.
+        indices: how many distinct values the candidate uses.
+        table_rows: rows of the window's table, ``Π(2W_a − 1)``.
+        shared: ``(value, [offset, …])`` for every value that several offsets got: those
+            offsets would share one bias. Offsets sorted.
+        split: ``(offset, [value, …])`` for every offset that got several values: the bias
+            would not be a function of the offset.
+        out_of_range: the values outside ``0 … table_rows − 1``: a lookup fails, or reads
+            the wrong rows.
+        unused: the table rows in ``0 … table_rows − 1`` that no pair reads: rows that are
+            never trained.
+    """
+
+    offsets: int
+    indices: int
+    table_rows: int
+    shared: list[tuple[int, list[tuple[int, ...]]]]
+    split: list[tuple[tuple[int, ...], list[int]]]
+    out_of_range: list[int]
+    unused: list[int]
+
+    @property
+    def relative(self) -> bool:
+        """Equal offsets ⇔ equal indices."""
+        return not self.shared and not self.split
+
+    @property
+    def in_range(self) -> bool:
+        """Every value is a row of the table, and every row is read."""
+        return not self.out_of_range and not self.unused
+
+    @property
+    def ok(self) -> bool:
+        """Both properties hold: necessary for Swin's index, not sufficient."""
+        return self.relative and self.in_range
+
+
+def relative_index_check(index: Tensor, window_size: Sequence[int]) -> IndexCheck:
+    """Check the two properties every self-attention relative index has: relative, in range.
+
+    .. math::
+
+        p_i - p_j = p_{i'} - p_{j'} \\iff I_{ij} = I_{i'j'}, \\qquad
+        \\{I_{ij}\\} = \\{0, 1, \\dots, \\textstyle\\prod_a (2W_a - 1) - 1\\}
+
+    Token ``n`` of the window sits at the row-major coordinates ``p_n`` of ``n`` (the order of
+    :func:`window_partition`). *Relative*: pairs with equal offsets ``p_i − p_j`` get equal
+    values and different offsets different values. *In range*: every value is a row of the
+    table of ``Π(2W_a − 1)`` rows, and every row is read (in self-attention every offset
+    occurs). Neither needs a reference. Passing both does not prove that the index is
+    Swin's: any consistent relabelling of the rows passes (coordinates from
+    ``meshgrid(..., indexing="xy")`` in a square window swap row and column offsets and pass
+    both), and only a comparison with a known-correct index, such as
+    :func:`relative_position_index` (tested against the official code), catches it.
+
+    Written with plain Python loops, independent of :func:`relative_position_index`.
+
+    Args:
+        index: the candidate, an integer tensor.
+        window_size: the window's size per axis, e.g. ``(Wh, Ww)``.
+
+    Returns:
+        an :class:`IndexCheck`.
+
+    Shapes:
+        ``index``: ``[N, N]``, ``N = Π W_a`` tokens (query ``i`` down, key ``j`` across).
+
+    Raises:
+        TypeError: ``index`` is not an integer tensor.
+        ValueError: ``index`` is not ``[N, N]`` for the window.
+    """
+    shape = _shape("window_size", window_size)
+    check_tensor("index", index, ndim=2)
+    if index.is_floating_point() or index.is_complex() or index.dtype == torch.bool:
+        raise TypeError(f"index must hold integers, got dtype {index.dtype}")
+    n = math.prod(shape)
+    if tuple(index.shape) != (n, n):
+        raise ValueError(
+            f"index must be [{n}, {n}] for a {'x'.join(map(str, shape))} window, "
+            f"got {tuple(index.shape)}"
+        )
+    places = []
+    for t in range(n):  # row-major coordinates: the last axis moves fastest
+        coords = []
+        for size in reversed(shape):
+            t, coord = divmod(t, size)
+            coords.append(coord)
+        places.append(tuple(reversed(coords)))
+    values = index.tolist()
+    by_offset: dict[tuple[int, ...], list[int]] = {}
+    for i, p in enumerate(places):
+        for j, q in enumerate(places):
+            found = by_offset.setdefault(tuple(a - b for a, b in zip(p, q)), [])
+            if values[i][j] not in found:
+                found.append(values[i][j])
+    owners: dict[int, list[tuple[int, ...]]] = {}
+    for offset, found in sorted(by_offset.items()):
+        for value in found:
+            owners.setdefault(value, []).append(offset)
+    shared = [(value, offsets) for value, offsets in sorted(owners.items()) if len(offsets) > 1]
+    split = [(offset, sorted(found)) for offset, found in sorted(by_offset.items())
+             if len(found) > 1]
+    rows = math.prod(2 * s - 1 for s in shape)
+    used = set(owners)
+    out_of_range = sorted(v for v in used if not 0 <= v < rows)
+    unused = [r for r in range(rows) if r not in used]
+    return IndexCheck(len(by_offset), len(used), rows, shared, split, out_of_range, unused)
 
 
 def frame_offset_counts(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> Tensor:

@@ -14,12 +14,11 @@ import pytest
 import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from posenc.plotting.window import (
-    IndexCheck,
-    check_relative_index,
+    CONVENTIONS,
     draw_labels,
     draw_number_grid,
     draw_window_borders,
@@ -174,31 +173,6 @@ def test_example_bias_table_formula_and_layout():
         example_bias_table((2, 2), 5)
 
 
-def test_check_relative_index_accepts_swin_and_names_the_clashes():
-    good = check_relative_index(torch.from_numpy(loop_index(3, 4)), (3, 4))
-    assert good == IndexCheck(35, 35, [], []) and good.ok
-    small = check_relative_index(torch.from_numpy(loop_index(2, 3, radix=4)), (2, 3))
-    assert not small.ok and small.split == []
-    assert small.shared == [(4, [(-1, 2), (0, -2)]), (8, [(0, 2), (1, -2)])]
-    # the `+=` bug: the index depends on Δr + Δc only
-    wh = ww = 7
-    cells = [(n // ww, n % ww) for n in range(wh * ww)]
-    added = torch.tensor([[(ri - rj + 6) + 13 + (ci - cj + 6) for rj, cj in cells]
-                          for ri, ci in cells])
-    check = check_relative_index(added, (7, 7))
-    assert (check.offsets, check.indices) == (169, 25)
-    assert any({(-1, 0), (0, -1)} <= set(offsets) for _, offsets in check.shared)
-    # coordinates listed column by column ("xy"), tokens row by row: not a function of the offset
-    xy_cells = [(t % 2, t // 2) for t in range(6)]  # what "xy" coordinates say token t is
-    listed = torch.tensor([[(ri - rj + 1) * 5 + (ci - cj + 2) for rj, cj in xy_cells]
-                           for ri, ci in xy_cells])
-    check = check_relative_index(listed, (2, 3))
-    # true offset (0, 1): tokens 1-0 read xy offset (1, 0) -> 12, tokens 2-1 read (-1, 1) -> 3
-    assert not check.ok and ((0, 1), [3, 12]) in check.split
-    with pytest.raises(ValueError, match=r"index must be \[6, 6\] for a 2x3 window"):
-        check_relative_index(torch.zeros(4, 4, dtype=torch.long), (2, 3))
-
-
 # ---------------------------------------------------------------------------------------------
 # figures of the construction
 
@@ -212,10 +186,11 @@ def test_coordinates_figure_lists_every_token():
     for n in range(12):
         assert str(n) in labels and f"({n // 4}, {n % 4})" in labels
     assert any("token n = r·4 + c" in t for t in labels)
+    assert any("coords[:, n] = (r, c) of token n" in t for t in labels)
     assert_inside_figure(fig)
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (2, 3), (3, 2)])
+@pytest.mark.parametrize("shape", [(3, 4), (3, 3), (2, 3), (4, 3)])
 def test_offsets_figure_shows_query_minus_key_and_the_index(shape):
     wh, ww = shape
     fig = relative_offsets_figure(shape)
@@ -230,6 +205,20 @@ def test_offsets_figure_shows_query_minus_key_and_the_index(shape):
     assert_inside_figure(fig)
 
 
+def test_offsets_figure_labels_are_legible():
+    """The 3 x 4 window's 144 pairs: labels of 7 pt or more, each narrower than its cell."""
+    fig = relative_offsets_figure((3, 4))
+    grids = [c for c in label_collections(fig) if len(c.labels) == 144]
+    assert len(grids) == 3
+    (x0, _), (x1, _) = fig.axes[0].transData.transform([(0.0, 0.0), (0.2, 0.0)])
+    cell_points = (x1 - x0) / fig.dpi * 72  # a cell is 0.2 inch wide
+    for grid in grids:
+        sizes = {round(np.ptp(path.vertices[:, 1]), 3) for path in grid.get_paths()}
+        assert min(sizes) >= 0.6 * 7  # digit height is about 0.73 of the font size
+        for path in grid.get_paths():
+            assert np.ptp(path.vertices[:, 0]) < 0.8 * cell_points  # label widths in points
+
+
 def test_radix_figure_marks_exactly_the_colliding_cells():
     fig = index_radix_figure((2, 3))
     swin, small = images(fig)
@@ -237,7 +226,7 @@ def test_radix_figure_marks_exactly_the_colliding_cells():
     expected = np.zeros((3, 5))
     expected[0, 4] = expected[1, 0] = expected[1, 4] = expected[2, 0] = 1  # 4 = 4 and 8 = 8
     np.testing.assert_array_equal(small, expected)
-    numbers = [c.labels for c in label_collections(fig)]
+    numbers = [c.labels for c in label_collections(fig) if len(c.labels) == 15]
     assert numbers[0] == [str(v) for v in range(15)]
     assert numbers[1] == [str(a * 4 + b) for a in range(3) for b in range(5)]
     labels = all_labels(fig)
@@ -249,66 +238,134 @@ def test_radix_figure_marks_exactly_the_colliding_cells():
     assert not images(wide)[0].any() and any("gaps" in t for t in all_labels(wide))
 
 
-@pytest.mark.parametrize("shape", [(2, 3), (3, 3)])
+def test_radix_figure_headers_give_offsets_and_digits():
+    """Step 3 in the headers: the offset (grey) and the shifted digit (blue) of every row/column."""
+    fig = index_radix_figure((3, 4))
+    headers = [c for c in label_collections(fig) if len(c.labels) == 7 + 5]
+    offsets_, digits = headers[0], headers[1]  # first panel
+    assert offsets_.labels == ["−3", "−2", "−1", "0", "+1", "+2", "+3",  # Δc
+                               "−2", "−1", "0", "+1", "+2"]  # Δr
+    assert digits.labels == [str(v) for v in range(7)] + [str(v) for v in range(5)]
+    # each digit sits in line with its offset: same column (x) or same row (y)
+    for k in range(12):
+        axis = 0 if k < 7 else 1
+        assert offsets_.centres[k][axis] == digits.centres[k][axis]
+    labels = all_labels(fig)
+    assert any("Δr + 2, Δc + 3" in t for t in labels)
+    assert any("(−2, +3) and (−1, −3) → 6" in t for t in labels)
+    assert any("31 indices for 35 offsets" in t for t in labels)
+    assert_inside_figure(fig)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 4), (3, 3)])
 def test_meshgrid_figure_orders(shape):
     wh, ww = shape
-    ij, xy = images(meshgrid_order_figure(shape))
+    fig = meshgrid_order_figure(shape)
+    ij_other, xy_other = images(fig)
+    bold = [c for c in label_collections(fig) if c.labels and not c.labels[0].startswith("token")
+            and len(c.labels) == wh * ww]
+    ij, xy = (np.array([int(v) for v in c.labels]).reshape(wh, ww) for c in bold)
     for r, c in itertools.product(range(wh), range(ww)):
         assert ij[r, c] == r * ww + c  # row-major: the tokens' own order
         assert xy[r, c] == c * wh + r  # column by column
+    token = np.arange(wh * ww).reshape(wh, ww)
+    assert not ij_other.any()
+    np.testing.assert_array_equal(xy_other, xy != token)  # shaded: another token's cell
+    labels = all_labels(fig)
+    assert any("coords[:, n] is the cell of token n" in t for t in labels)
+    assert any(f"another token's cell\nin {int((xy != token).sum())} of {wh * ww} cells" in t
+               for t in labels)
+    assert_inside_figure(fig)
 
 
 # ---------------------------------------------------------------------------------------------
 # the explorer's figure
 
 
+def outlines(fig: Figure, colour: str) -> list[tuple[float, float, float, float]]:
+    """The boxes outlined in ``colour``, checked against what the collection really draws."""
+    (collection,) = [c for c in fig.axes[0].collections if hasattr(c, "boxes")]
+    n = len(collection.boxes)
+    segments = collection.get_segments()
+    drawn = [tuple(seg[0]) + (seg[2][0] - seg[0][0], seg[2][1] - seg[0][1]) for seg in segments]
+    colours = [tuple(c[:3]) for c in collection.get_colors()]
+    assert drawn[:n] == drawn[n:] and all(c == (1.0, 1.0, 1.0) for c in colours[:n])  # halos
+    rgb = to_rgb(colour)
+    return [box for box, c in zip(drawn[n:], colours[n:]) if c == rgb]
+
+
 @pytest.mark.parametrize(
-    "shape,heads,query",
-    [((4, 4), 3, "centre"), ((3, 4), 2, "top-left"), ((7, 7), 1, "bottom-right"),
-     ((2, 7), 4, (1, 2)), ((7, 3), 3, "top-right")],
+    "shape,heads,query,convention",
+    [((3, 4), 4, "centre", "swin"), ((3, 4), 4, "centre", "shaw"), ((4, 4), 3, "top-left", "swin"),
+     ((7, 7), 1, "bottom-right", "shaw"), ((2, 7), 4, (1, 2), "swin"),
+     ((7, 3), 2, "top-right", "shaw")],
 )
-def test_bias_figure_is_the_lookup_of_the_query_row(shape, heads, query):
+def test_bias_figure_is_the_lookup_of_the_query_row(shape, heads, query, convention):
     wh, ww = shape
-    fig = window_bias_figure(shape, heads, query)
+    fig = window_bias_figure(shape, query, convention, heads)
     i = window_query_token(query, shape)
     r, c = divmod(i, ww)
     index = loop_index(wh, ww)
+    read = index[i] if convention == "swin" else index[:, i]  # Shaw's sign: the transpose
     table = example_bias_table(shape, heads).float().numpy()
     imgs = images(fig)
     assert len(imgs) == 2 + 2 * heads
-    np.testing.assert_array_equal(imgs[0], index[i].reshape(wh, ww))
+    np.testing.assert_array_equal(imgs[0], read.reshape(wh, ww))
     rows, cols = 2 * wh - 1, 2 * ww - 1
     np.testing.assert_array_equal(imgs[1], np.arange(rows * cols).reshape(rows, cols))
     for k in range(heads):
         bias_map, table_map = imgs[2 + 2 * k], imgs[3 + 2 * k]
-        np.testing.assert_allclose(bias_map, table[index[i], k].reshape(wh, ww))
-        np.testing.assert_allclose(table_map, table[:, k].reshape(2 * wh - 1, 2 * ww - 1))
-        # the query reads the Wh x Ww block from cell (r, c), turned by 180 degrees
-        block = table_map[r : r + wh, c : c + ww]
-        np.testing.assert_allclose(bias_map, block[::-1, ::-1])
-    # red outlines: the query cell on top, the block of the table below
-    ax = fig.axes[0]
-    red = [p for p in ax.patches
-           if isinstance(p, Rectangle) and p.get_edgecolor()[:3] == (1.0, 0.0, 0.0)]
-    sizes = sorted({(round(p.get_width() / p.get_height(), 6)) for p in red})
-    assert len(red) == 2 + 2 * heads
-    assert sizes == sorted({1.0, round(ww / wh, 6)})
+        np.testing.assert_allclose(bias_map, table[read, k].reshape(wh, ww))
+        np.testing.assert_allclose(table_map, table[:, k].reshape(rows, cols))
+        if convention == "swin":  # the block from cell (r, c), turned by 180 degrees
+            block = table_map[r : r + wh, c : c + ww][::-1, ::-1]
+        else:  # the block from cell (Wh − 1 − r, Ww − 1 − c), not turned
+            block = table_map[wh - 1 - r : 2 * wh - 1 - r, ww - 1 - c : 2 * ww - 1 - c]
+        np.testing.assert_allclose(bias_map, block)
+    # black: the query (index row and every bias map) and offset (0, 0) (index table and every
+    # head table); green: the block read, in the index table and every head table
+    black, green = outlines(fig, "black"), outlines(fig, "#00a03c")
+    assert len(black) == 2 + 2 * heads and len(green) == 1 + heads
+    assert {round(w / h, 6) for _, _, w, h in green} == {round(ww / wh, 6)}
+    assert {round(w / h, 6) for _, _, w, h in black} == {1.0}
     labels = all_labels(fig)
     assert any(f"query ({r}, {c}) = token {i}" in t for t in labels)
-    assert any(f"block from cell ({r}, {c}), turned by 180°" in t for t in labels)
+    turned = "turned by 180°" if convention == "swin" else "not turned"
+    assert any(f"query ({r}, {c}) reads" in t and turned in t for t in labels)
     assert_inside_figure(fig)
 
 
-def test_bias_figure_follows_the_query():
-    """Head 0 peaks at the query, head 1 at the key to its left, wherever the query is."""
+def test_bias_figure_labels_every_index_cell():
+    fig = window_bias_figure((7, 7), "centre")
+    grids = [c for c in label_collections(fig) if len(c.labels) in (49, 169)]
+    assert sorted(len(c.labels) for c in grids) == [49, 169]
+    table_labels = next(c for c in grids if len(c.labels) == 169)
+    assert table_labels.labels == [str(v) for v in range(169)]
+    assert table_labels.get_facecolors()[:, :3].max() == 0  # black on light grey throughout
+
+
+def test_bias_figure_follows_the_query_and_the_sign_turns_it():
+    """Head 0 peaks at the query; head 1 at the key to its left, or its right with Shaw's sign;
+    head 3 at the key above, or below."""
     for query in ("top-left", "centre", "bottom-right", (2, 3)):
         i = window_query_token(query, (4, 5))
-        imgs = images(window_bias_figure((4, 5), 2, query))
-        near, left = imgs[2], imgs[4]
-        assert np.unravel_index(near.argmax(), near.shape) == divmod(i, 5)
         r, c = divmod(i, 5)
-        if c > 0:
-            assert np.unravel_index(left.argmax(), left.shape) == (r, c - 1)
+        for convention, step in (("swin", -1), ("shaw", +1)):
+            imgs = images(window_bias_figure((4, 5), query, convention))
+            near, side, above = imgs[2], imgs[4], imgs[8]
+            assert np.unravel_index(near.argmax(), near.shape) == (r, c)
+            if 0 <= c + step < 5:
+                assert np.unravel_index(side.argmax(), side.shape) == (r, c + step)
+            if 0 <= r + step < 4:
+                assert np.unravel_index(above.argmax(), above.shape) == (r + step, c)
+
+
+def test_bias_figure_errors():
+    with pytest.raises(ValueError, match="convention must be one of"):
+        window_bias_figure((3, 4), "centre", "t5")
+    with pytest.raises(ValueError, match=r"window_size must be at most \(7, 7\)"):
+        window_bias_figure((8, 4))
+    assert CONVENTIONS == ("swin", "shaw")
 
 
 # ---------------------------------------------------------------------------------------------

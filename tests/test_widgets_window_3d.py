@@ -12,7 +12,9 @@ from posenc.widgets.window_3d import window_3d_explorer
 
 def test_controls_and_defaults():
     ex = window_3d_explorer()
-    assert [c.name for c in ex.controls] == ["query_frames", "key_frames", "window", "query_frame"]
+    # the names are also the labels: say which number of frames is which, and which frame is shown
+    assert [c.name for c in ex.controls] == ["D1_query_frames", "D2_key_frames", "window",
+                                             "highlighted_query_frame"]
     assert ex.controls[0].values == (4, 6, 7) and ex.controls[1].values == (2, 3, 4)
     assert ex.controls[2].labels == ("2×2", "3×3") and ex.controls[2].values == ((2, 2), (3, 3))
     assert [c.kind for c in ex.controls] == ["slider", "slider", "select", "select"]
@@ -23,13 +25,14 @@ def test_controls_and_defaults():
     assert np.asarray(grid.get_array())[0].tolist() == [0, -2, -4, -6]  # key_step 2
     assert len(blocks) == 4 and np.asarray(blocks[0].get_array()).shape == (2, 2)
     labels = [s for c in ax.collections if hasattr(c, "labels") for s in c.labels]
-    assert any("of frame 3" in s for s in labels)  # the middle query frame
+    assert "table rows read by token (0, 0) of query frame 3" in labels  # the middle frame
 
 
 def test_every_control_changes_the_image():
     ex = window_3d_explorer()
     base = ex.png()
-    for change in ({"query_frames": 6}, {"key_frames": 3}, {"window": (3, 3)}, {"query_frame": "last"}):
+    for change in ({"D1_query_frames": 6}, {"D2_key_frames": 3}, {"window": (3, 3)},
+                   {"highlighted_query_frame": "last"}):
         assert ex.png(**change) != base, change
 
 
@@ -40,16 +43,17 @@ def test_static_html_holds_every_distinct_image_and_stays_small():
     assert len(distinct) == small.n_combinations == 4
     for data in distinct:
         assert base64.b64encode(data).decode("ascii") in html
-    assert len(html) < 4 * 50_000  # each image well under 50 kB
+    assert len(html) < 4 * 80_000  # each image well under 80 kB (the page must stay < 3 MB)
+    assert 'aria-label="D1_query_frames"' in html and 'aria-label="highlighted_query_frame"' in html
 
 
 def test_live_widget_redraws_and_bad_arguments():
-    ex = window_3d_explorer(defaults={"key_frames": 2})
+    ex = window_3d_explorer(defaults={"D2_key_frames": 2})
     widget = ex.widget
     before = widget.image.value
     widget.inputs[1].value = 4
     assert widget.image.value != before
-    with pytest.raises(ValueError, match="default 5 of control 'key_frames'"):
-        window_3d_explorer(defaults={"key_frames": 5})
+    with pytest.raises(ValueError, match="default 5 of control 'D2_key_frames'"):
+        window_3d_explorer(defaults={"D2_key_frames": 5})
     with pytest.raises(ValueError, match=r"key_frames \(4\) must not exceed query_frames \(3\)"):
         window_3d_explorer(query_frames=(3, 7))

@@ -1,16 +1,17 @@
 """Figures for Swin's 2-D relative position bias (chapter 7).
 
-How a window's relative position index is built (coordinates, pairwise offsets, the radix
-``2·Ww − 1``), how the bias of one query is looked up in the table, and the shifted-window
-mask. The index itself comes from :func:`posenc.window.relative_position_index`; the figures
-only lay it out.
+How a window's relative position index is built (coordinates, pairwise offsets, the shift to
+digits and the radix ``2·Ww − 1``), how the bias of one query is looked up in the table, and
+the shifted-window mask. The index itself comes from
+:func:`posenc.window.relative_position_index`; the figures only lay it out.
 
 General 2-D drawing helpers, meant to be shared by other window figures (their names and
 signatures stay): :func:`inch_canvas` (one axes in inches for many panels),
 :func:`draw_number_grid` (a matrix as labelled cells), :func:`draw_labels` (many labels at
 once, fast), :func:`outline_cells`, :func:`draw_window_borders` and
-:func:`window_query_token`. Data helpers: :func:`example_bias_table` (hand-made tables whose
-pattern is easy to see) and :func:`check_relative_index` (the property every index must have).
+:func:`window_query_token`. Data helper: :func:`example_bias_table` (hand-made tables whose
+pattern is easy to see). The reference-free checks of an index live in
+:func:`posenc.window.relative_index_check`.
 
 Every figure function returns a new ``Figure``; nothing touches pyplot.
 """
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
 from matplotlib import colormaps
 from matplotlib.axes import Axes
-from matplotlib.collections import PathCollection
+from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import Colormap, ListedColormap
 from matplotlib.font_manager import FontProperties
 from matplotlib.figure import Figure
@@ -36,13 +37,13 @@ from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 from torch import Tensor
 
-from .._checks import check_int, check_tensor
+from .._checks import check_int
 from ..window import RelativePositionBias, relative_position_index, shifted_window_mask
 from ._base import DIVERGING, new_figure, signed_label, to_numpy
 
 __all__ = [
-    "IndexCheck",
-    "check_relative_index",
+    "CONVENTIONS",
+    "QUERY_NAMES",
     "draw_labels",
     "draw_number_grid",
     "draw_window_borders",
@@ -59,11 +60,15 @@ __all__ = [
 ]
 
 QUERY_NAMES = ("top-left", "top-right", "centre", "bottom-left", "bottom-right")
-_HEAD_NAMES = ("nearby keys", "key to the left", "same row", "key above")
+CONVENTIONS = ("swin", "shaw")
+"""How :func:`window_bias_figure` reads the table: ``"swin"``, offset query − key (the index
+``I``), or ``"shaw"``, key − query (the transpose ``Iᵀ``)."""
+_HEAD_NAMES = ("nearby keys", "the key to the left", "the query's row", "the key above")
 _BIAS_LIMIT = 1.0  # |values| of example_bias_table never exceed this
 _INDEX_CMAP = "viridis"
+_LIGHT_INDEX = ListedColormap(colormaps["Greys"](np.linspace(0.02, 0.36, 256)))  # black text
+_READS = "#00a03c"  # green: the block of the table a query reads
 _LABEL_FONT = FontProperties(family="DejaVu Sans")
-
 
 def _window(name: str, window_size: object) -> tuple[int, int]:
     if isinstance(window_size, (str, bytes)) or not isinstance(window_size, Sequence):
@@ -349,78 +354,6 @@ def example_bias_table(window_size: Sequence[int], num_heads: int) -> Tensor:
     return torch.stack([t.reshape(-1) for t in heads[:h]], dim=1)  # [(2Wh-1)(2Ww-1), h]
 
 
-class IndexCheck(NamedTuple):
-    """What :func:`check_relative_index` found.
-
-    Attributes:
-        offsets: how many distinct offsets ``(Δr, Δc)`` the window's token pairs have.
-        indices: how many distinct indices the candidate uses.
-        shared: ``(index, [(Δr, Δc), …])`` for every index that several offsets got (they
-            would share one bias), offsets sorted.
-        split: ``((Δr, Δc), [indices])`` for offsets that got several indices (so the bias is
-            not a function of the offset: not relative).
-    """
-
-    offsets: int
-    indices: int
-    shared: list[tuple[int, list[tuple[int, int]]]]
-    split: list[tuple[tuple[int, int], list[int]]]
-
-    @property
-    def ok(self) -> bool:
-        """Equal offsets ⇔ equal indices."""
-        return not self.shared and not self.split
-
-
-def check_relative_index(index: Tensor, window_size: Sequence[int]) -> IndexCheck:
-    """Check the property a relative index must have: equal offsets ⇔ equal indices.
-
-    Token ``i`` of a ``Wh × Ww`` window sits at ``(i // Ww, i % Ww)`` (row-major, as
-    :func:`posenc.window.window_partition` orders tokens). For the pairs of every index value
-    and every offset ``p_i − p_j`` it records the offsets that share an index and the offsets
-    that received several. Written with plain Python loops, independent of
-    :func:`posenc.window.relative_position_index`.
-
-    .. math::
-
-        p_i - p_j = p_{i'} - p_{j'} \\iff I_{ij} = I_{i'j'}
-
-    Args:
-        index: integer candidate.
-        window_size: ``(Wh, Ww)``.
-
-    Returns:
-        an :class:`IndexCheck`.
-
-    Shapes:
-        ``index``: ``[N, N]``, ``N = Wh·Ww`` tokens (query ``i`` down, key ``j`` across).
-    """
-    wh, ww = _window("window_size", window_size)
-    check_tensor("index", index, ndim=2)
-    n = wh * ww
-    if tuple(index.shape) != (n, n):
-        raise ValueError(
-            f"index must be [{n}, {n}] for a {wh}x{ww} window, got {tuple(index.shape)}"
-        )
-    values = index.tolist()
-    by_offset: dict[tuple[int, int], list[int]] = {}
-    for i in range(n):
-        for j in range(n):
-            offset = (i // ww - j // ww, i % ww - j % ww)
-            found = by_offset.setdefault(offset, [])
-            if values[i][j] not in found:
-                found.append(values[i][j])
-    owners: dict[int, list[tuple[int, int]]] = {}
-    for offset, found in sorted(by_offset.items()):
-        for value in found:
-            owners.setdefault(value, []).append(offset)
-    shared = [(value, offsets) for value, offsets in sorted(owners.items()) if len(offsets) > 1]
-    split = [(offset, sorted(found)) for offset, found in sorted(by_offset.items())
-             if len(found) > 1]
-    distinct = len({v for row in values for v in row})
-    return IndexCheck(len(by_offset), distinct, shared, split)
-
-
 # ---------------------------------------------------------------------------------------------
 # figures of the construction
 
@@ -468,8 +401,8 @@ def window_coordinates_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
                 fontsize=7, color="0.35")
     ax.text(right[0] - 0.08, right[1] + 0.5 * small, "r", ha="right", va="center", fontsize=9)
     ax.text(right[0] - 0.08, right[1] + 1.5 * small, "c", ha="right", va="center", fontsize=9)
-    ax.text(right[0] + n * small / 2, right[1] - 0.3, "coords: [2, N], column n = token n",
-            ha="center", va="bottom", fontsize=9)
+    ax.text(right[0] + n * small / 2, right[1] - 0.3,
+            "coords [2, N]: coords[:, n] = (r, c) of token n", ha="center", va="bottom", fontsize=9)
     ax.annotate("", xy=(right[0] - 0.25, right[1] + small), xytext=(left[0] + ww * cell + 0.1,
                 right[1] + small), arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 1.2})
     ax.text((right[0] - 0.25 + left[0] + ww * cell + 0.1) / 2, right[1] + small + 0.1,
@@ -484,13 +417,13 @@ def _offsets(wh: int, ww: int) -> tuple[np.ndarray, np.ndarray]:
     return rows[:, None] - rows[None, :], cols[:, None] - cols[None, :]
 
 
-def relative_offsets_figure(window_size: Sequence[int] = (3, 3)) -> Figure:
+def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     """The pairwise row and column offsets (query minus key) of a window, and the index.
 
     Three ``N × N`` panels, rows = query ``i``, columns = key ``j`` (token numbers): ``Δr =
     r_i − r_j``, ``Δc = c_i − c_j``, and the index ``I`` of
-    :func:`posenc.window.relative_position_index`. Every cell is labelled (keep ``N`` small).
-    Thin lines separate the window's rows of tokens.
+    :func:`posenc.window.relative_position_index`. Every cell is labelled (keep ``N`` at most
+    about 12). Thin lines separate the window's rows of tokens.
 
     Args:
         window_size: ``(Wh, Ww)``.
@@ -502,8 +435,9 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 3)) -> Figure:
     n = wh * ww
     dr, dc = _offsets(wh, ww)
     index = relative_position_index((wh, ww))  # [N, N]
-    fig, ax = inch_canvas(6.8, 2.95)
-    cell = min(0.21, 1.9 / n)
+    cell = min(0.3, 2.4 / n)
+    panel, gap = n * cell, 0.45
+    fig, ax = inch_canvas(3 * (panel + gap) + 0.1, panel + 1.0)
     limit = max(wh, ww) - 1 or 1
     panels = (
         (dr, DIVERGING, -limit, limit, f"Δr = r_i − r_j  (−{wh - 1} … +{wh - 1})"),
@@ -511,37 +445,41 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 3)) -> Figure:
         (index, _INDEX_CMAP, 0, (2 * wh - 1) * (2 * ww - 1) - 1,
          f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})"),
     )
-    font = 7 if n <= 9 else 5.5 if n <= 12 else 4.5
+    font = min(9.0, 0.5 * cell * 72)
+    tick = min(8.0, 0.5 * cell * 72)
     for k, (m, cmap, lo, hi, title) in enumerate(panels):
-        at = (0.42 + k * 2.22, 0.85)
+        at = (gap + k * (panel + gap), 0.85)
         draw_number_grid(ax, m, cmap=cmap, vmin=lo, vmax=hi, fontsize=font, origin=at, cell=cell,
                          fmt=signed_label if k < 2 else "{:.0f}")
         for b in range(ww, n, ww):  # separate the window's rows of tokens
-            ax.plot([at[0], at[0] + n * cell], [at[1] + b * cell] * 2, color="0.15", lw=0.7)
-            ax.plot([at[0] + b * cell] * 2, [at[1], at[1] + n * cell], color="0.15", lw=0.7)
-        for t in range(n):
-            ax.text(at[0] + (t + 0.5) * cell, at[1] - 0.03, str(t), ha="center", va="bottom",
-                    fontsize=6, color="0.35")
-            ax.text(at[0] - 0.04, at[1] + (t + 0.5) * cell, str(t), ha="right", va="center",
-                    fontsize=6, color="0.35")
-        ax.text(at[0] + n * cell / 2, at[1] - 0.19, "key j", ha="center", va="bottom", fontsize=7.5)
-        ax.text(at[0] - 0.17, at[1] + n * cell / 2, "query i", ha="right", va="center",
-                fontsize=7.5, rotation=90)
-        ax.text(at[0] + n * cell / 2, at[1] - 0.4, title, ha="center", va="bottom", fontsize=8.5)
+            ax.plot([at[0], at[0] + panel], [at[1] + b * cell] * 2, color="0.15", lw=0.8)
+            ax.plot([at[0] + b * cell] * 2, [at[1], at[1] + panel], color="0.15", lw=0.8)
+        draw_labels(ax, [str(t) for t in range(n)] * 2,
+                    [(at[0] + (t + 0.5) * cell, at[1] - 0.09) for t in range(n)]
+                    + [(at[0] - 0.11, at[1] + (t + 0.5) * cell) for t in range(n)],
+                    fontsize=tick, colors="0.3")
+        ax.text(at[0] + panel / 2, at[1] - 0.2, "key j", ha="center", va="bottom", fontsize=8.5)
+        ax.text(at[0] - 0.24, at[1] + panel / 2, "query i", ha="right", va="center",
+                fontsize=8.5, rotation=90)
+        ax.text(at[0] + panel / 2, at[1] - 0.42, title, ha="center", va="bottom", fontsize=9.5)
     return fig
 
 
+_DIGIT_COLOUR = "#1f5fa8"
+
+
 def index_radix_figure(
-    window_size: Sequence[int] = (2, 3), radices: Sequence[int] | None = None
+    window_size: Sequence[int] = (3, 4), radices: Sequence[int] | None = None
 ) -> Figure:
     """Every offset of a window laid out as the table's grid, and its index for a few radices.
 
     One panel per radix ``R``: the ``(2Wh − 1) × (2Ww − 1)`` grid of offsets (row
-    ``Δr + Wh − 1``, column ``Δc + Ww − 1``; headers give ``Δr`` and ``Δc``), each cell
-    labelled with its index ``(Δr + Wh − 1)·R + (Δc + Ww − 1)``. Cells whose index another
-    offset also gets are red, and the colliding offsets are listed below. ``R = 2Ww − 1``
-    (Swin) numbers the cells ``0, 1, 2, …`` row by row; ``R = 2Ww − 2`` makes the last cell
-    of each row collide with the first cell of the next.
+    ``Δr + Wh − 1``, column ``Δc + Ww − 1``). The headers give each offset (grey) and its
+    shifted digit ``Δr + Wh − 1`` or ``Δc + Ww − 1`` (blue); each cell is labelled with its
+    index ``(Δr + Wh − 1)·R + (Δc + Ww − 1)``. Cells whose index another offset also gets are
+    red, and the colliding offsets are listed below. ``R = 2Ww − 1`` (Swin) numbers the cells
+    ``0, 1, 2, …`` row by row; ``R = 2Ww − 2`` makes the last cell of each row collide with
+    the first cell of the next.
 
     Args:
         window_size: ``(Wh, Ww)`` (keep it small: every cell is labelled).
@@ -558,38 +496,44 @@ def index_radix_figure(
     radices = tuple(check_int("radices", r) for r in radices)
     a = np.arange(rows)[:, None]  # [rows, 1], shifted row offset
     b = np.arange(cols)[None, :]  # [1, cols], shifted column offset
-    cell = min(0.52, 2.7 / cols)
-    panel_w = 3.4
-    fig, ax = inch_canvas(panel_w * len(radices), rows * cell + 1.75)
+    cell = min(0.5, 2.75 / cols)
+    panel_w = cols * cell + 0.75
+    top = 1.5
+    fig, ax = inch_canvas(max(panel_w * len(radices) + 0.1, 5.2), top + rows * cell + 0.75)
+    ax.text(0.1, 0.08, f"Headers: offsets Δr, Δc (grey) and their digits Δr + {wh - 1}, "
+            f"Δc + {ww - 1} (blue, step 3).\nCells: index = row digit · radix + column digit "
+            "(step 4).", ha="left", va="top", fontsize=8.5)
     colours = ListedColormap(["#dfe9f5", "#f4a3a3"])
     for k, radix in enumerate(radices):
         index = a * radix + b  # [rows, cols]
         values, counts = np.unique(index, return_counts=True)
         clash = np.isin(index, values[counts > 1])  # [rows, cols]
-        at = (k * panel_w + 0.45, 0.95)
+        at = (k * panel_w + 0.65, top)
         draw_number_grid(ax, clash.astype(float), cmap=colours, vmin=0, vmax=1, origin=at,
                          cell=cell, show_numbers=False)
         draw_labels(ax, [str(v) for v in index.reshape(-1)],
                     [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.5) * cell)
                      for r, c in np.ndindex(rows, cols)],
-                    fontsize=9.5, colors=np.where(clash.reshape(-1), "#a00000", "black").tolist())
+                    fontsize=min(10.0, 0.5 * cell * 72),
+                    colors=np.where(clash.reshape(-1), "#a00000", "black").tolist())
         for r in range(rows + 1):
             ax.plot([at[0], at[0] + cols * cell], [at[1] + r * cell] * 2, color="white", lw=1.2)
         for c in range(cols + 1):
             ax.plot([at[0] + c * cell] * 2, [at[1], at[1] + rows * cell], color="white", lw=1.2)
-        for c in range(cols):
-            ax.text(at[0] + (c + 0.5) * cell, at[1] - 0.04, signed_label(c - ww + 1), ha="center",
-                    va="bottom", fontsize=7.5, color="0.3")
-        for r in range(rows):
-            ax.text(at[0] - 0.06, at[1] + (r + 0.5) * cell, signed_label(r - wh + 1), ha="right",
-                    va="center", fontsize=7.5, color="0.3")
-        ax.text(at[0] - 0.06, at[1] - 0.04, "Δr \\ Δc", ha="right", va="bottom", fontsize=7.5,
-                color="0.3")
+        xs = [at[0] + (c + 0.5) * cell for c in range(cols)]
+        ys = [at[1] + (r + 0.5) * cell for r in range(rows)]
+        draw_labels(ax, [signed_label(c - ww + 1) for c in range(cols)]
+                    + [signed_label(r - wh + 1) for r in range(rows)],
+                    [(x, at[1] - 0.28) for x in xs] + [(at[0] - 0.42, y) for y in ys],
+                    fontsize=8, colors="0.4")
+        draw_labels(ax, [str(c) for c in range(cols)] + [str(r) for r in range(rows)],
+                    [(x, at[1] - 0.11) for x in xs] + [(at[0] - 0.16, y) for y in ys],
+                    fontsize=8, colors=_DIGIT_COLOUR)
         name = "Swin" if radix == cols else "too small" if radix < cols else "gaps"
         verdict = f"{len(values)} indices for {rows * cols} offsets"
-        ax.text(at[0] + cols * cell / 2, at[1] - 0.22,
+        ax.text(at[0] + cols * cell / 2, at[1] - 0.42,
                 f"radix {radix} = 2·Ww − {2 * ww - radix} ({name})\n{verdict}",
-                ha="center", va="bottom", fontsize=8.5)
+                ha="center", va="bottom", fontsize=9)
         shared = [v for v in values[counts > 1]]
         if shared:
             lines = []
@@ -598,50 +542,70 @@ def index_radix_figure(
                          for r, c in zip(*np.nonzero(index == v))]
                 lines.append(" and ".join(cells) + f" → {v}")
             more = f"  (+{len(shared) - 3} more)" if len(shared) > 3 else ""
-            ax.text(at[0] + cols * cell / 2, at[1] + rows * cell + 0.1, "\n".join(lines) + more,
-                    ha="center", va="top", fontsize=8, color="#a00000")
+            ax.text(at[0] + cols * cell / 2, at[1] + rows * cell + 0.08, "\n".join(lines) + more,
+                    ha="center", va="top", fontsize=8.5, color="#a00000")
     return fig
 
 
-def meshgrid_order_figure(window_size: Sequence[int] = (2, 3)) -> Figure:
-    """Which token each coordinate column describes: ``meshgrid`` with ``"ij"`` and with ``"xy"``.
+def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
+    """Which cell each coordinate column describes: ``meshgrid`` with ``"ij"`` and with ``"xy"``.
 
-    Both panels show the ``Wh × Ww`` window. Each cell is labelled, in bold, with the column
-    ``t`` of ``stack(meshgrid(arange(Wh), arange(Ww), indexing=…)).flatten(1)`` that holds its
-    ``(r, c)``, and, small, with the token that really sits there, ``r·Ww + c`` (the order in
-    which :func:`posenc.window.window_partition` delivers the tokens). A red line follows
-    ``t = 0, 1, 2, …``. With ``"ij"`` the two numbers agree; with ``"xy"`` the coordinates
-    come column by column, ``t = c·Wh + r``, so column ``t`` describes some other token.
+    Both panels show the ``Wh × Ww`` window. Each cell is labelled, in bold, with the number
+    ``n`` of the column ``coords[:, n]`` of ``coords = stack(meshgrid(arange(Wh), arange(Ww),
+    indexing=…)).flatten(1)`` that holds this cell's ``(r, c)``, and, small, with the token that
+    really sits there, ``r·Ww + c`` (the order in which
+    :func:`posenc.window.window_partition` delivers the tokens). A red line follows ``n = 0, 1,
+    2, …``. With ``"ij"`` the two numbers agree; with ``"xy"`` the coordinates come column by
+    column, ``n = c·Wh + r``, and the cells where ``coords[:, n]`` is not token ``n``'s cell
+    are shaded orange.
 
     Args:
         window_size: ``(Wh, Ww)``.
 
     Returns:
-        a Figure with one axes (a canvas in inches); its two images hold ``t`` for ``"ij"``
-        and for ``"xy"``.
+        a Figure with one axes (a canvas in inches); its two images are 1 where the column
+        number differs from the token (``"ij"``, then ``"xy"``); the bold labels hold ``n``.
     """
     wh, ww = _window("window_size", window_size)
-    cell = min(0.55, 2.4 / ww, 2.0 / wh)
-    fig, ax = inch_canvas(6.4, wh * cell + 0.7)
+    cell = min(0.7, 2.9 / ww, 2.0 / wh)
+    panel_w = 3.4
+    fig, ax = inch_canvas(2 * panel_w, wh * cell + 1.25)
+    ax.text(panel_w, 0.08, "bold n: coords[:, n] holds this cell's (r, c).   small: the token "
+            "that sits in this cell.   red line: n = 0, 1, 2, …", ha="center", va="top",
+            fontsize=8.5)
+    shade = ListedColormap(["#ffffff", "#fdd9b5"])
     for k, indexing in enumerate(("ij", "xy")):
         r_grid, c_grid = torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing=indexing)
         order = np.zeros((wh, ww), dtype=int)
         for t, (r, c) in enumerate(zip(r_grid.flatten().tolist(), c_grid.flatten().tolist())):
             order[r, c] = t
-        at = (0.1 + 3.2 * k + (3.0 - ww * cell) / 2, 0.5)
-        draw_number_grid(ax, order, cmap="Blues", vmin=-wh * ww * 0.5, vmax=wh * ww * 1.6,
-                         fontsize=12, origin=at, cell=cell, fmt=lambda v: f"{v:.0f}\n")
-        draw_labels(ax, [f"token {r * ww + c}" for r, c in np.ndindex(wh, ww)],
+        token = np.arange(wh * ww).reshape(wh, ww)
+        other = order != token  # [Wh, Ww]
+        at = (k * panel_w + (panel_w - ww * cell) / 2, 0.95)
+        draw_number_grid(ax, other.astype(float), cmap=shade, vmin=0, vmax=1, origin=at,
+                         cell=cell, show_numbers=False)
+        for rr in range(wh + 1):
+            ax.plot([at[0], at[0] + ww * cell], [at[1] + rr * cell] * 2, color="0.55", lw=0.8)
+        for cc in range(ww + 1):
+            ax.plot([at[0] + cc * cell] * 2, [at[1], at[1] + wh * cell], color="0.55", lw=0.8)
+        bold = draw_labels(ax, [str(v) for v in order.reshape(-1)],
+                           [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.36) * cell)
+                            for r, c in np.ndindex(wh, ww)], fontsize=13)
+        bold.set_linewidth(0.6)  # a stroke in the label colour: bold glyphs
+        bold.set_edgecolor("black")
+        draw_labels(ax, [f"token {t}" for t in token.reshape(-1)],
                     [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.78) * cell)
                      for r, c in np.ndindex(wh, ww)],
-                    fontsize=6.5, colors="0.25")
+                    fontsize=7.5, colors="0.3")
         path = np.argsort(order.reshape(-1))
         ys, xs = np.divmod(path, ww)
-        ax.plot(at[0] + (xs + 0.5) * cell, at[1] + (ys + 0.5) * cell, color="#c0392b", lw=1.0,
-                alpha=0.5, marker="o", ms=2.5)
-        ok = "column t = token t" if indexing == "ij" else "column t ≠ token t"
-        ax.text(at[0] + ww * cell / 2, at[1] - 0.08, f'indexing="{indexing}": {ok}', ha="center",
-                va="bottom", fontsize=9)
+        ax.plot(at[0] + (xs + 0.5) * cell, at[1] + (ys + 0.6) * cell, color="#c0392b", lw=1.0,
+                alpha=0.55, marker="o", ms=2.5)
+        verdict = ("coords[:, n] is the cell of token n\nin every cell" if not other.any()
+                   else f"coords[:, n] is another token's cell\nin {int(other.sum())} of "
+                   f"{wh * ww} cells (orange)")
+        ax.text(at[0] + ww * cell / 2, at[1] - 0.08, f'indexing="{indexing}":\n{verdict}',
+                ha="center", va="bottom", fontsize=9)
     return fig
 
 
@@ -649,37 +613,89 @@ def meshgrid_order_figure(window_size: Sequence[int] = (2, 3)) -> Figure:
 # the lookup (the explorer's figure)
 
 
+class _Highlights:
+    """Outlines of blocks of cells, each over a white halo, drawn at the end as one collection.
+
+    The halo keeps an outline visible on dark and light cells alike. One collection draws much
+    faster than two patches per outline, which matters for an explorer's redraws.
+    """
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float, str, float]] = []
+
+    def add(
+        self, row: int, col: int, height: int = 1, width: int = 1, *,
+        origin: tuple[float, float], cell: float, color: str = "black", lw: float = 2.2,
+    ) -> None:
+        """Outline the block with top-left cell ``(row, col)`` of a grid placed at ``origin``."""
+        self.boxes.append((origin[0] + col * cell, origin[1] + row * cell, width * cell,
+                           height * cell, color, lw))
+
+    def draw(self, ax: Axes) -> LineCollection:
+        """Draw every halo, then every outline; the collection carries ``.boxes``, one
+        ``(x, y, width, height, colour)`` per outline, in the axes' data units."""
+        rings = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]
+                 for x, y, w, h, _, _ in self.boxes]
+        colours = ["white"] * len(rings) + [b[4] for b in self.boxes]
+        widths = [b[5] + 2.4 for b in self.boxes] + [b[5] for b in self.boxes]
+        collection = LineCollection(rings * 2, colors=colours, linewidths=widths, zorder=4,
+                                    capstyle="projecting", joinstyle="miter")
+        collection.boxes = [b[:5] for b in self.boxes]
+        ax.add_collection(collection, autolim=False)
+        return collection
+
+
+def _number_font(cell: float, digits: int) -> float:
+    """The label size in points that fits ``digits`` digits into a cell ``cell`` inches wide."""
+    return min(10.0, 0.8 * cell * 72 / (0.64 * max(digits, 1)))
+
+
 def window_bias_figure(
-    window_size: Sequence[int] = (4, 4),
-    num_heads: int = 2,
+    window_size: Sequence[int] = (3, 4),
     query: str | int | Sequence[int] = "centre",
+    convention: str = "swin",
+    num_heads: int = 4,
 ) -> Figure:
     """One query's index row and bias, as ``Wh × Ww`` maps, and the table cells they come from.
 
-    Top row: the index row ``I[i, :]`` of the query ``i`` (each key's table row, labelled), then
-    for every head the bias ``B[h, i, :] = T[I[i, :], h]`` that query ``i`` adds to its logits,
-    drawn on the window (red box: the query). Bottom row: the table laid out as its
-    ``(2Wh − 1) × (2Ww − 1)`` grid of offsets ``(Δr, Δc) = query − key`` (table row ``0`` top
-    left, offset ``(0, 0)`` marked with a dot), the index of each cell (labelled up to 7 × 7
-    cells) and, for every head, its values. The red box marks the ``Wh × Ww`` cells that query
-    ``(r, c)`` reads: the block whose top-left cell is ``(r, c)``, which moves with the query
-    and is read rotated by 180° (key ``(r', c')`` reads cell ``(r − r' + Wh − 1,
-    c − c' + Ww − 1)``). The table is :func:`example_bias_table`, looked up through
-    :class:`posenc.window.RelativePositionBias`.
+    Top row: the index row of the query ``i`` (each key's table row, labelled), then for every
+    head the bias that query ``i`` adds to its logits, drawn on the window (black square: the
+    query). Bottom row: the table laid out as its ``(2Wh − 1) × (2Ww − 1)`` grid of offsets
+    ``(Δr, Δc) = query − key`` (table row ``0`` top left; black square: offset ``(0, 0)``, the
+    query's own cell), the row number of each cell and, for every head, its values. The green
+    block marks the ``Wh × Ww`` cells that query ``(r, c)`` reads.
+
+    The tables are :func:`example_bias_table` (made for Swin's sign), looked up through
+    :class:`posenc.window.RelativePositionBias`. ``convention`` says how they are read:
+
+    * ``"swin"`` (query − key): ``B[k, i, j] = T[I[i, j], k]``. Key ``(r', c')`` reads cell
+      ``(r − r' + Wh − 1, c − c' + Ww − 1)``: the block from cell ``(r, c)``, turned by
+      180°.
+    * ``"shaw"`` (key − query, a table read with the other sign): ``B[k, i, j] = T[I[j, i],
+      k]``. Key ``(r', c')`` reads cell ``(r' − r + Wh − 1, c' − c + Ww − 1)``: the block
+      from cell ``(Wh − 1 − r, Ww − 1 − c)``, not turned, so every bias is the Swin one
+      reflected through the query.
 
     All panels are drawn on one axes spanning the figure, in inches (``y`` down), without a
-    layout engine: an explorer redraw stays well under 100 ms.
+    layout engine: an explorer redraw stays well under 100 ms. Every index cell is labelled
+    (tables up to 13 × 13, Swin's 7 × 7 window).
 
     Args:
-        window_size: ``(Wh, Ww)``.
-        num_heads: ``h``, 1 to 4.
+        window_size: ``(Wh, Ww)``, each at most 7.
         query: the query token (see :func:`window_query_token`).
+        convention: ``"swin"`` or ``"shaw"`` (see :data:`CONVENTIONS`).
+        num_heads: ``h``, 1 to 4.
 
     Returns:
-        a Figure with one axes; its images are, in order, the index row, the table's index
-        layout, then for every head its bias map and its table.
+        a Figure with one axes; its images are, in order, the index row, the table's row
+        numbers, then for every head its bias map and its table.
     """
     wh, ww = _window("window_size", window_size)
+    if wh > 7 or ww > 7:
+        raise ValueError(f"window_size must be at most (7, 7) to keep every cell legible, "
+                         f"got ({wh}, {ww})")
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
     h = check_int("num_heads", num_heads)
     i = window_query_token(query, (wh, ww))
     r, c = divmod(i, ww)
@@ -687,69 +703,86 @@ def window_bias_figure(
     module = RelativePositionBias((wh, ww), h)
     module.load_state_dict({"relative_position_bias_table": table.float()})
     with torch.no_grad():
-        bias = module()[:, i].reshape(h, wh, ww)  # [h, Wh, Ww]
-    index_row = module.relative_position_index[i].reshape(wh, ww)  # [Wh, Ww]
+        full = module()  # [h, N, N]: Swin's reading, B[k, i, j] = T[I[i, j], k]
+    index = module.relative_position_index  # [N, N]
+    if convention == "swin":
+        bias, index_row, block = full[:, i], index[i], (r, c)
+        row_name = f"I[{i}, :]"
+    else:  # the other sign reads the transpose: B[k, i, j] = T[I[j, i], k]
+        bias, index_row, block = full[:, :, i], index[:, i], (wh - 1 - r, ww - 1 - c)
+        row_name = f"Iᵀ[{i}, :] = I[:, {i}]"
+    bias = bias.reshape(h, wh, ww)  # [h, Wh, Ww]
+    index_row = index_row.reshape(wh, ww)  # [Wh, Ww]
     rows, cols = 2 * wh - 1, 2 * ww - 1
     size = rows * cols
+    digits = len(str(size - 1))
 
-    fig_w, fig_h = 9.0, 4.7
-    fig, ax = inch_canvas(fig_w, fig_h)
-    slots = max(4, 1 + h)
-    slot_w = fig_w / slots
-    top_band, bottom_band = (0.5, 1.5), (2.9, 1.65)  # (top y, height) of each row of panels
-    top_cell = min(0.86 * slot_w / ww, top_band[1] / wh, 0.5)
-    bottom_cell = min(0.86 * slot_w / cols, bottom_band[1] / rows, 0.4)
+    fig_w, left_w = 12.4, 4.0
+    head_x0 = left_w + 0.2
+    head_w = (fig_w - head_x0 - 0.1) / max(h, 1)
+    cell_i = min(0.42, (left_w - 0.3) / ww, 2.0 / wh)  # index row
+    cell_t = min(0.42, (left_w - 0.3) / cols)  # index table
+    cell_b = min(cell_i, (head_w - 0.25) / ww)  # bias maps
+    cell_h = min(cell_t, (head_w - 0.25) / cols)  # head tables
+    top_y = 0.55
+    bottom_y = top_y + wh * cell_i + 0.75
+    legend_y = bottom_y + rows * cell_t + 0.2
+    fig, ax = inch_canvas(fig_w, legend_y + 0.42)
 
-    def corner(slot: int, band: tuple[float, float], width_cells: int, height_cells: int,
-               cell: float) -> tuple[float, float]:
-        x0 = slot * slot_w + (slot_w - width_cells * cell) / 2
-        y0 = band[0] + (band[1] - height_cells * cell) / 2
-        return x0, y0
-
+    marks = _Highlights()
     titles: list[str] = []
     title_centres: list[tuple[float, float]] = []
 
-    def title(at: tuple[float, float], width: float, text: str) -> None:
+    def title(x_mid: float, y_top: float, text: str, lift: float = 0.06) -> None:
         lines = text.count("\n") + 1
         titles.append(text)  # drawn at the end, all in one collection
-        title_centres.append((at[0] + width / 2, at[1] - 0.06 - lines * 1.25 * 8.5 / 72 / 2))
+        title_centres.append((x_mid, y_top - lift - lines * 1.25 * 9 / 72 / 2))
 
-    def mark_centre(at: tuple[float, float]) -> None:  # the cell of offset (0, 0)
-        outline_cells(ax, wh - 1, ww - 1, origin=at, cell=bottom_cell, color="black", lw=1.2)
-
-    font = 8 if ww <= 4 else 6.5
-    at = corner(0, top_band, ww, wh, top_cell)
-    draw_number_grid(ax, index_row, vmin=0, vmax=size - 1, fontsize=font, origin=at, cell=top_cell)
-    outline_cells(ax, r, c, origin=at, cell=top_cell)
-    title(at, ww * top_cell, f"query ({r}, {c}) = token {i}:\ntable row of each key, I[{i}, :]")
-    label_cells = size <= 49
-    at = corner(0, bottom_band, cols, rows, bottom_cell)
-    draw_number_grid(ax, torch.arange(size).reshape(rows, cols), vmin=0, vmax=size - 1,
-                     fontsize=6.5 if cols > 5 else 8, show_numbers=label_cells, origin=at,
-                     cell=bottom_cell)
-    mark_centre(at)
-    outline_cells(ax, r, c, wh, ww, origin=at, cell=bottom_cell)
-    title(at, cols * bottom_cell, "table rows by offset\n(Δr down, Δc across)")
+    # the index: the query's row (top) and the table's row numbers by offset (bottom)
+    x_mid = 0.1 + left_w / 2
+    at = (x_mid - ww * cell_i / 2, top_y)
+    draw_number_grid(ax, index_row, cmap=_LIGHT_INDEX, vmin=0, vmax=size - 1,
+                     fontsize=_number_font(cell_i, digits), origin=at, cell=cell_i)
+    marks.add(r, c, origin=at, cell=cell_i)
+    title(x_mid, at[1], f"query ({r}, {c}) = token {i}: table row\nof each key, {row_name}")
+    x_mid = 0.25 + left_w / 2
+    at = (x_mid - cols * cell_t / 2, bottom_y)
+    draw_number_grid(ax, torch.arange(size).reshape(rows, cols), cmap=_LIGHT_INDEX, vmin=0,
+                     vmax=size - 1, fontsize=_number_font(cell_t, digits), origin=at, cell=cell_t)
+    tick = min(8.0, 0.6 * cell_t * 72)
+    draw_labels(ax, [signed_label(v - ww + 1) for v in range(cols)]
+                + [signed_label(v - wh + 1) for v in range(rows)],
+                [(at[0] + (v + 0.5) * cell_t, at[1] - 0.09) for v in range(cols)]
+                + [(at[0] - 0.14, at[1] + (v + 0.5) * cell_t) for v in range(rows)],
+                fontsize=tick, colors="0.4")
+    marks.add(*block, wh, ww, origin=at, cell=cell_t, color=_READS, lw=2.4)
+    marks.add(wh - 1, ww - 1, origin=at, cell=cell_t)
+    title(x_mid, at[1], "table row of each offset, query − key\n(Δr down, Δc across)", lift=0.2)
+    # the heads: bias on the window (top) and the table by offset (bottom)
     for k in range(h):
-        at = corner(1 + k, top_band, ww, wh, top_cell)
+        x_mid = head_x0 + (k + 0.5) * head_w
+        at = (x_mid - ww * cell_b / 2, top_y + (wh * cell_i - wh * cell_b) / 2)
         draw_number_grid(ax, bias[k], cmap=DIVERGING, vmin=-_BIAS_LIMIT, vmax=_BIAS_LIMIT,
-                         show_numbers=False, origin=at, cell=top_cell)
-        outline_cells(ax, r, c, origin=at, cell=top_cell)
-        title(at, ww * top_cell, f"head {k}: bias B[{k}, {i}, :]\n({_HEAD_NAMES[k]})")
-        at = corner(1 + k, bottom_band, cols, rows, bottom_cell)
+                         show_numbers=False, origin=at, cell=cell_b)
+        marks.add(r, c, origin=at, cell=cell_b)
+        title(x_mid, top_y, f"head {k}: bias B[{k}, {i}, :]\n(made for {_HEAD_NAMES[k]})")
+        at = (x_mid - cols * cell_h / 2, bottom_y)
         draw_number_grid(ax, table[:, k].reshape(rows, cols), cmap=DIVERGING, vmin=-_BIAS_LIMIT,
-                         vmax=_BIAS_LIMIT, show_numbers=False, origin=at, cell=bottom_cell)
-        mark_centre(at)
-        outline_cells(ax, r, c, wh, ww, origin=at, cell=bottom_cell)
-        title(at, cols * bottom_cell, f"head {k}: table T[:, {k}]")
-    titles.append(f"red: what query ({r}, {c}) reads; in a table, the {wh}×{ww} block from "
-                  f"cell ({r}, {c}), turned by 180°.   Black square: offset (0, 0).")
-    title_centres.append((fig_w / 2, 2.36))
-    titles.append("colours: bias from −1 (blue) through 0 (white) to +1 (red); "
-                  f"table row from 0 (dark) to {size - 1} (yellow)")
-    title_centres.append((fig_w / 2, 4.6))
-    draw_labels(ax, titles, title_centres, fontsize=8.5,
-                colors=["black"] * (len(titles) - 2) + ["#b00000", "0.35"])
+                         vmax=_BIAS_LIMIT, show_numbers=False, origin=at, cell=cell_h)
+        marks.add(*block, wh, ww, origin=at, cell=cell_h, color=_READS, lw=2.4)
+        marks.add(wh - 1, ww - 1, origin=at, cell=cell_h, lw=1.6)
+        title(x_mid, bottom_y, f"head {k}: table T[:, {k}]", lift=0.2)
+    turned = ("query − key: turned by 180°" if convention == "swin"
+              else "key − query: not turned")
+    titles.append(f"Black: the query (top) and offset (0, 0), the query's own cell (bottom).   "
+                  f"Green: the {wh}×{ww} block of each table that query ({r}, {c}) reads "
+                  f"({turned}).")
+    titles.append("Colours: bias from −1 (blue) through 0 (white) to +1 (red); "
+                  f"grey: table row 0 (light) to {size - 1}.")
+    title_centres += [(fig_w / 2, legend_y + 0.08), (fig_w / 2, legend_y + 0.27)]
+    marks.draw(ax)
+    draw_labels(ax, titles, title_centres, fontsize=9,
+                colors=["black"] * (len(titles) - 2) + ["#006b28", "0.35"])
     return fig
 
 
@@ -768,9 +801,10 @@ def shifted_window_figure(
     Left: the ``height × width`` map with the shifted partition (window borders moved by
     ``shift``, partial windows at the edges), tokens coloured by the window they belong to.
     Middle: the map rolled by ``−shift`` and cut into regular windows, as Swin computes it; a
-    border window now holds tokens of several colours. Right: :func:`posenc.window.shifted_window_mask` for the
-    bottom-right window (outlined in red): which of its tokens may attend to which; the
-    stripes give each token's colour. Only tokens of one colour see each other.
+    border window now holds tokens of several colours. Right:
+    :func:`posenc.window.shifted_window_mask` for the bottom-right window (outlined in bold
+    black): which of its tokens may attend to which; the stripes give each token's colour.
+    Only tokens of one colour see each other.
 
     Args:
         height, width: the feature map (multiples of the window).
@@ -797,9 +831,9 @@ def shifted_window_figure(
     else:  # tab20, repeated beyond 20 windows
         colours = colormaps["tab20"](np.arange(n_windows) % 20)
     palette = ListedColormap(colours)  # one colour per window label
-    fig, ax = inch_canvas(6.9, 2.6)
-    cell = min(1.95 / height, 1.95 / width)
-    places = [(0.1, 0.5), (2.45, 0.5)]
+    fig, ax = inch_canvas(7.6, 3.25)
+    cell = min(2.1 / height, 2.1 / width)
+    places = [(0.1, 0.75), (2.5, 0.75)]
     for at, m in zip(places, (label, rolled)):
         draw_number_grid(ax, m, cmap=palette, vmin=-0.5, vmax=n_windows - 0.5, show_numbers=False,
                          origin=at, cell=cell)
@@ -809,17 +843,19 @@ def shifted_window_figure(
             ax.plot([at[0] + k * cell] * 2, [at[1], at[1] + height * cell], color="white", lw=0.5)
     draw_window_borders(ax, height, width, (wh, ww), offset=(sh, sw), origin=places[0], cell=cell)
     draw_window_borders(ax, height, width, (wh, ww), origin=places[1], cell=cell)
-    outline_cells(ax, height - wh, width - ww, wh, ww, origin=places[1], cell=cell, color="red",
-                  lw=3.0, zorder=5)
-    ax.text(places[0][0] + width * cell / 2, 0.44,
+    outline_cells(ax, height - wh, width - ww, wh, ww, origin=places[1], cell=cell, color="white",
+                  lw=7.0, zorder=5)
+    outline_cells(ax, height - wh, width - ww, wh, ww, origin=places[1], cell=cell, color="black",
+                  lw=4.0, zorder=6)
+    ax.text(places[0][0] + width * cell / 2, places[0][1] - 0.08,
             f"shifted partition:\nborders moved by ({sh}, {sw})", ha="center", va="bottom",
-            fontsize=8)
-    ax.text(places[1][0] + width * cell / 2, 0.44,
-            f"rolled by (−{sh}, −{sw}),\ncut into regular windows", ha="center", va="bottom",
-            fontsize=8)
+            fontsize=9)
+    ax.text(places[1][0] + width * cell / 2, places[1][1] - 0.08,
+            f"rolled by (−{sh}, −{sw}), cut into\nregular windows", ha="center", va="bottom",
+            fontsize=9)
     n = wh * ww
-    small = 1.85 / (n + 1)
-    at = (4.85 + small, 0.5 + small)
+    small = 2.45 / (n + 1)
+    at = (4.95 + small, 0.75)
     draw_number_grid(ax, mask[-1].to(torch.float64), cmap=ListedColormap(["#3b3b3b", "#f5f5f5"]),
                      vmin=0, vmax=1, show_numbers=False, origin=at, cell=small)
     for k in range(1, n):  # one cell per token pair
@@ -831,8 +867,9 @@ def shifted_window_figure(
                                color=colours[t]))
         ax.add_patch(Rectangle((at[0] - 0.9 * small, at[1] + t * small), 0.8 * small, small,
                                color=colours[t]))
-    ax.text(at[0] + n * small / 2, 0.44, "mask of the red window\n(light: may attend)",
-            ha="center", va="bottom", fontsize=8)
+    ax.text(at[0] + n * small / 2, at[1] - small - 0.05,
+            "mask of the window in the bold\nblack frame (light: may attend)",
+            ha="center", va="bottom", fontsize=9)
     return fig
 
 

@@ -1,9 +1,13 @@
 """Figures for relative position indices over frames: Video Swin and RSTT (chapter 8).
 
-The frames of a video window on a time axis (query frames above, key frames below them at
-their times), how many frame pairs share each frame offset, the index matrix cut into one
+The frames of a video window on a time axis (query frames above, key frames ``m`` below them
+at their times), how many frame pairs share each frame offset, the index matrix cut into one
 block per (query frame, key frame) pair, and the explorer's figure: query frames against key
-frames, and the index row of one query, key frame by key frame.
+frames, and the index row of one query token, key frame by key frame.
+
+Colours: query frames blue, key frames orange, the highlighted query frame black, frame
+offsets on a purple-orange diverging scale; red only for warnings (RSTT's stride giving the
+wrong number of key frames, offsets that no pair uses).
 
 Every function returns a new ``Figure``; nothing touches pyplot.
 """
@@ -36,14 +40,14 @@ __all__ = [
 
 _QUERY_COLOUR = "#4c72b0"
 _KEY_COLOUR = "#dd8452"
-_CHOSEN = "#d62728"
-
-
+_HIGHLIGHT = "black"  # the highlighted query frame
+_WARNING = "#d62728"  # red is kept for warnings: a wrong frame count, offsets never used
+_OFFSET_CMAP = "PuOr"  # frame offsets Δt: diverging, and free of red
 
 
 def _times(step: int) -> str:
-    """``j``, ``2j``, …: the time of key frame ``j``."""
-    return "j" if step == 1 else f"{step}j"
+    """``m``, ``2m``, …: the time of key frame ``m``."""
+    return "m" if step == 1 else f"{step}m"
 
 
 def _label(ax: Axes, text: str, x: float, y: float, *, ha: str = "left", va: str = "center",
@@ -64,29 +68,29 @@ def _label(ax: Axes, text: str, x: float, y: float, *, ha: str = "left", va: str
 def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) -> None:
     """Query frames at ``y = 1``, key frames at ``y = 0`` under the query frame of their time.
 
-    With ``chosen`` set, that query frame is outlined and every key frame is labelled with its
-    offset ``Δt`` from it.
+    With ``chosen`` set, that query frame is outlined and every key frame is labelled, below
+    its box, with its offset ``Δt`` from it.
     """
     times = np.arange(d1)
     ax.scatter(times, np.ones(d1), marker="s", s=190, c=_QUERY_COLOUR, zorder=3)
     ax.scatter(step * np.arange(d2), np.zeros(d2), marker="s", s=190, c=_KEY_COLOUR, zorder=3)
     for t in times:
         ax.text(t, 1, str(t), ha="center", va="center", color="white", fontsize=7, zorder=4)
-    for j in range(d2):
-        ax.plot([step * j, step * j], [0.0, 1.0], color="0.6", lw=0.8, ls=":", zorder=1)
-        ax.text(step * j, 0, str(j), ha="center", va="center", color="white", fontsize=7, zorder=4)
+    for m in range(d2):
+        ax.plot([step * m, step * m], [0.0, 1.0], color="0.6", lw=0.8, ls=":", zorder=1)
+        ax.text(step * m, 0, str(m), ha="center", va="center", color="white", fontsize=7, zorder=4)
         if chosen is not None:
-            ax.text(step * j, -0.42, signed_label(chosen - step * j), ha="center", va="top",
-                    fontsize=7, color=_CHOSEN)
+            ax.text(step * m, -0.7, signed_label(chosen - step * m), ha="center", va="top",
+                    fontsize=7, color=_HIGHLIGHT)
     if chosen is not None:
-        ax.scatter([chosen], [1], marker="s", s=330, facecolors="none", edgecolors=_CHOSEN,
+        ax.scatter([chosen], [1], marker="s", s=330, facecolors="none", edgecolors=_HIGHLIGHT,
                    linewidths=1.8, zorder=5)
-        ax.text(-0.75, -0.42, f"Δt from {chosen}:", ha="right", va="top", fontsize=7,
-                color=_CHOSEN)
+        ax.text(-0.75, -0.7, f"Δt from {chosen}:", ha="right", va="top", fontsize=7,
+                color=_HIGHLIGHT)
     ax.text(-0.75, 1, "query frames t", ha="right", va="center", fontsize=8, color=_QUERY_COLOUR)
-    ax.text(-0.75, 0, "key frames j", ha="right", va="center", fontsize=8, color=_KEY_COLOUR)
+    ax.text(-0.75, 0, "key frames m", ha="right", va="center", fontsize=8, color=_KEY_COLOUR)
     ax.set_xlim(-0.6, max(d1 - 1, 1) + 0.6)
-    ax.set_ylim(-1.0, 1.45)
+    ax.set_ylim(-1.25, 1.45)
     ax.set_yticks([])
     ax.set_xticks(times)
     ax.tick_params(axis="x", labelsize=7, length=2, pad=1)
@@ -99,27 +103,35 @@ def window_3d_index_figure(
     key_shape: Sequence[int] | None = (4, 2, 2),
     *,
     key_step: Sequence[int] | None = (2, 1, 1),
-    query_frame: str | int | None = "middle",
+    highlight: str | int | None = "middle",
 ) -> Figure:
     """Frames on a time axis, frame offsets, and the index matrix cut into frame blocks.
 
-    Axis 0 of the window is time (frames). Top left: the query frames, and the key frames
-    under the query frame of the same time (``key_step[0]`` apart). Bottom left: how many
-    (query frame, key frame) pairs have each frame offset ``Δt``; the offsets the chosen query
-    frame uses are red, offsets nobody uses are marked. Right: the index
-    :func:`posenc.window.relative_position_index`, rows grouped by query frame and columns by
-    key frame; every block is one frame offset, labelled with ``Δt``, and holds the spatial
-    (Swin) index shifted by ``(Δt + D_1 − 1)`` times the rows per frame offset.
+    Axis 0 of the window is time (frames). Top left: the query frames ``t``, and the key frames
+    ``m`` under the query frame of the same time ``s·m`` (``s = key_step[0]``). Bottom left:
+    how many (query frame, key frame) pairs have each frame offset ``Δt = t − s·m``; the
+    offsets the highlighted query frame sees are black, offsets nobody uses are marked ×.
+    Right: the index :func:`posenc.window.relative_position_index`, rows grouped by query frame
+    and columns by key frame: one block per (query frame, key frame) pair, labelled with its
+    ``Δt``. Each block holds the spatial (Swin) index shifted by ``(Δt + D_1 − 1)`` times the
+    table rows per frame offset.
+
+    .. math::
+
+        I = (t - s\\,m + D_1 - 1)\\,(2W_h - 1)(2W_w - 1) + I_{2\\text{-D}}
 
     Args:
         query_shape: ``(D_1, W_h, W_w)`` (any rank ``>= 1``; axis 0 is time).
         key_shape: ``(D_2, …)`` (default ``query_shape``).
         key_step: key coordinate spacing per axis (default all 1).
-        query_frame: the query frame highlighted: ``"first"``, ``"middle"``, ``"last"``, a
+        highlight: the query frame highlighted: ``"first"``, ``"middle"``, ``"last"``, a
             frame number, or ``None`` for none.
 
     Returns:
         a Figure with four axes: timeline, offset counts, index matrix, colour bar.
+
+    Shapes:
+        the matrix is ``[N_q, N_k]`` with ``N_q = D_1·W_h·W_w`` and ``N_k = D_2·W_h·W_w``.
     """
     q_shape = tuple(query_shape)
     index = relative_position_index(q_shape, key_shape, key_step=key_step).numpy()  # [N_q, N_k]
@@ -128,7 +140,7 @@ def window_3d_index_figure(
     d1, d2 = q_shape[0], k_shape[0]
     per_q, per_k = math.prod(q_shape[1:]), math.prod(k_shape[1:])  # tokens per frame
     rows_per_offset = relative_table_size(q_shape[1:]) if len(q_shape) > 1 else 1
-    chosen = None if query_frame is None else sequence_position(query_frame, d1)
+    chosen = None if highlight is None else sequence_position(highlight, d1)
     offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
     counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
 
@@ -137,15 +149,16 @@ def window_3d_index_figure(
     bars = fig.add_axes((0.15, 0.12, 0.42, 0.36))
     _draw_timeline(timeline, d1, d2, step, chosen)
     timeline.set_xlabel("time (query frames)", fontsize=8, labelpad=1)
-    timeline.set_title(f"{d1} query frames, {d2} key frames at t = {_times(step)}", fontsize=9, pad=3)
+    timeline.set_title(f"{d1} query frames, {d2} key frames at t = {_times(step)}", fontsize=9,
+                       pad=3)
 
     deltas = np.arange(-(d1 - 1), d1)
     used_by_chosen = set() if chosen is None else set(offsets[chosen].tolist())
-    colours = [_CHOSEN if d in used_by_chosen else _QUERY_COLOUR for d in deltas]
+    colours = [_HIGHLIGHT if d in used_by_chosen else _QUERY_COLOUR for d in deltas]
     bars.bar(deltas, counts, color=colours, width=0.8)
     for d, c in zip(deltas, counts):
         if c == 0:
-            bars.text(d, 0.05, "×", ha="center", va="bottom", fontsize=9, color="0.4")
+            bars.text(d, 0.05, "×", ha="center", va="bottom", fontsize=9, color=_WARNING)
     bars.set_xticks(deltas)
     bars.tick_params(labelsize=7, length=2, pad=1)
     bars.set_xlim(deltas[0] - 0.6, deltas[-1] + 0.6)
@@ -155,7 +168,7 @@ def window_3d_index_figure(
     bars.set_ylabel("frame pairs", fontsize=8)
     title = f"frame pairs per Δt (each Δt owns {rows_per_offset} table rows)"
     if chosen is not None:
-        title += f"\nred: the offsets query frame {chosen} sees"
+        title += f"\nblack: the offsets query frame {chosen} sees"
     if (counts == 0).any():
         title += "; ×: never used"
     bars.set_title(title, fontsize=8, pad=3)
@@ -163,9 +176,10 @@ def window_3d_index_figure(
         bars.spines[side].set_visible(False)
 
     n_q, n_k = index.shape
-    cell = min(0.24 * 7.6 / n_k, 0.8 * 4.0 / n_q)  # inches: fit 24 % of the width, 80 % of the height
+    cell = min(0.24 * 7.6 / n_k, 0.76 * 4.0 / n_q)  # inches: 24 % of the width, 76 % of the height
     width, height = cell * n_k / 7.6, cell * n_q / 4.0
-    ax = fig.add_axes((0.67, 0.08 + (0.8 - height) / 2, width, height))
+    bottom = 0.07 + (0.76 - height) / 2
+    ax = fig.add_axes((0.67, bottom, width, height))
     image = ax.imshow(index, cmap="viridis", vmin=0, vmax=relative_table_size(q_shape) - 1,
                       interpolation="nearest", aspect="equal")
     for b in range(1, d1):
@@ -173,32 +187,44 @@ def window_3d_index_figure(
     for b in range(1, d2):
         ax.axvline(b * per_k - 0.5, color="white", lw=0.8)
     for t in range(d1):
-        for j in range(d2):
-            ax.text(j * per_k + (per_k - 1) / 2, t * per_q + (per_q - 1) / 2,
-                    signed_label(int(offsets[t, j])), ha="center", va="center",
+        for m in range(d2):
+            ax.text(m * per_k + (per_k - 1) / 2, t * per_q + (per_q - 1) / 2,
+                    signed_label(int(offsets[t, m])), ha="center", va="center",
                     fontsize=6.5, color="black",
                     bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
         ax.text(-0.8, t * per_q + (per_q - 1) / 2, f"t={t}", ha="right", va="center", fontsize=7,
                 color=_QUERY_COLOUR)
-    for j in range(d2):
-        ax.text(j * per_k + (per_k - 1) / 2, -0.8, f"t={step * j}", ha="center", va="bottom",
+    for m in range(d2):
+        ax.text(m * per_k + (per_k - 1) / 2, -0.8, f"t={step * m}", ha="center", va="bottom",
                 fontsize=7, color=_KEY_COLOUR, rotation=90 if per_k < 3 else 0)
     if chosen is not None:
-        ax.add_patch(Rectangle((-0.5, chosen * per_q - 0.5), n_k, per_q, fill=False, ec=_CHOSEN,
-                               lw=2, zorder=5))
+        ax.add_patch(Rectangle((-0.5, chosen * per_q - 0.5), n_k, per_q, fill=False,
+                               ec=_HIGHLIGHT, lw=2, zorder=5))
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_xlabel(f"keys: {d2} frames × {per_k} tokens", fontsize=8, labelpad=2)
     ax.set_ylabel(f"queries: {d1} frames × {per_q} tokens", fontsize=8, labelpad=24)
-    cax = fig.add_axes((0.67 + width + 0.015, 0.08 + (0.8 - height) / 2, 0.015, height))
+    cax = fig.add_axes((0.67 + width + 0.015, bottom, 0.015, height))
     fig.colorbar(image, cax=cax)
     cax.tick_params(labelsize=7)
     cax.set_ylabel("index I (table row)", fontsize=8)
-    top = 0.08 + (0.8 + height) / 2
-    fig.text(0.67 + width / 2, min(top + 0.075, 0.985), f"index I: {n_q} × {n_k}, one block per Δt",
-             ha="center", va="bottom" if top + 0.075 < 0.985 else "top", fontsize=9)
+    title_y = bottom + height + 0.075  # above the key frames' labels
+    fig.text(0.67 + width / 2, min(title_y, 0.985),
+             f"index I: {n_q} × {n_k}, one block per\n(query frame, key frame) pair, labelled Δt",
+             ha="center", va="bottom" if title_y + 0.1 < 0.985 else "top", fontsize=9)
     return fig
 
+
+def _rstt_verdict(d1: int, d2: int, step: int) -> tuple[str, str]:
+    """The explorer's line on RSTT's stride, and its colour (red only for a wrong count)."""
+    rstt = rstt_key_frames(d1, d2)
+    text = f"RSTT's arange(0, {d1}, {(d1 + 1) // d2}): "
+    if rstt == [step * m for m in range(d2)]:
+        return text + "the same frames", "0.35"
+    if len(rstt) != d2:
+        return text + f"{len(rstt)} key frames, not {d2}: the forward pass fails", _WARNING
+    return (text + f"t = {', '.join(map(str, rstt))}: right count, but short of t = {d1 - 1}",
+            "0.35")
 
 
 def frame_offset_figure(
@@ -207,28 +233,36 @@ def frame_offset_figure(
     key_step: int = 2,
     window: Sequence[int] = (2, 2),
     *,
-    query_frame: str | int = "middle",
+    highlight: str | int = "middle",
 ) -> Figure:
-    """The explorer's figure: query frames against key frames, and one query's index row.
+    """The explorer's figure: query frames against key frames, and one query token's index row.
 
-    Left: ``Δt = t − s·j`` for every query frame ``t`` (rows) and key frame ``j`` (columns,
-    headed by their time ``s·j``), the chosen query frame's row outlined; below it, the
-    offsets no pair uses (their table rows are never read). Right: the index row of one token
-    of the chosen query frame, one ``W_h × W_w`` block per key frame, each cell the table row
-    that key reads: the 2-D (Swin) index of the token plus
-    ``(Δt + D_1 − 1)·(2W_h − 1)(2W_w − 1)``. Drawn on one axes with the labels as glyph
-    outlines (:func:`posenc.plotting.window.draw_labels`), so that an explorer redraw is fast.
+    Left: ``Δt = t − s·m`` for every query frame ``t`` (rows) and key frame ``m`` (columns,
+    headed by their time ``s·m``), the highlighted query frame's row outlined; above it, the
+    key frame times RSTT's stride would give (red only when their number is wrong); below it,
+    the offsets no pair uses (their table rows are never read). Right: the index row of one
+    token of the highlighted query frame, the centre token ``((W_h − 1) // 2, (W_w − 1) // 2)``
+    (``(0, 0)`` for 2×2, ``(1, 1)`` for 3×3), one ``W_h × W_w`` block per key frame, each
+    cell the table row that key reads:
+
+    .. math::
+
+        I = (\\Delta t + D_1 - 1)\\,(2W_h - 1)(2W_w - 1) + I_{2\\text{-D}}
+
+    Drawn on one axes with the labels as glyph outlines
+    (:func:`posenc.plotting.window.draw_labels`), so that an explorer redraw is fast.
 
     Args:
         query_frames: ``D_1``.
         key_frames: ``D_2``.
         key_step: ``s``: key frames sit at query times ``0, s, 2s, …`` (``(D_2 − 1)·s < D_1``).
         window: ``(W_h, W_w)``, the spatial window.
-        query_frame: the query frame shown: ``"first"``, ``"middle"``, ``"last"`` or a frame.
+        highlight: the query frame shown: ``"first"``, ``"middle"``, ``"last"`` or a frame.
 
     Returns:
         a Figure with one axes (data units: inches, :func:`posenc.plotting.window.inch_canvas`):
-        ``images[0]`` is the frame grid, ``images[1:]`` the index blocks, one per key frame.
+        ``images[0]`` is the frame grid ``[D_1, D_2]``, ``images[1:]`` the index blocks
+        ``[W_h, W_w]``, one per key frame.
     """
     d1 = check_int("query_frames", query_frames)
     d2 = check_int("key_frames", key_frames)
@@ -236,54 +270,52 @@ def frame_offset_figure(
     wh, ww = (check_int(f"window[{a}]", w) for a, w in enumerate(window))
     q_shape = (d1, wh, ww)
     index = relative_position_index(q_shape, (d2, wh, ww), key_step=(step, 1, 1)).numpy()
-    chosen = sequence_position(query_frame, d1)
+    chosen = sequence_position(highlight, d1)
     offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
     counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
     r0, c0 = (wh - 1) // 2, (ww - 1) // 2  # the query token shown: the centre (upper left of it)
     row = index[chosen * wh * ww + r0 * ww + c0].reshape(d2, wh, ww)  # [D2, Wh, Ww]
     size = relative_table_size(q_shape)
     rows_per = (2 * wh - 1) * (2 * ww - 1)
+    big, small = 13.0, 12.0  # points = pixels at the explorer's 72 dpi
 
-    fig, ax = inch_canvas(9.0, 3.35)  # one axes, data units = inches, y pointing down
-    cell = min(0.3, 2.1 / d1)
-    gx, gy = 0.75, 0.95  # top-left corner of the frame grid
-    draw_number_grid(ax, offsets, cmap="RdBu_r", vmin=-d1 - 1, vmax=d1 + 1, fmt=signed_label,
-                     fontsize=9, origin=(gx, gy), cell=cell)
-    outline_cells(ax, chosen, 0, 1, d2, color=_CHOSEN, origin=(gx, gy), cell=cell)
-    draw_labels(ax, [f"t={t}" for t in range(d1)] + [str(step * j) for j in range(d2)],
-                [(gx - 0.25, gy + (t + 0.5) * cell) for t in range(d1)]
-                + [(gx + (j + 0.5) * cell, gy - 0.12) for j in range(d2)],
-                fontsize=9, colors=[_QUERY_COLOUR] * d1 + [_KEY_COLOUR] * d2)
-    _label(ax, "key frame times", gx, gy - 0.28, va="bottom", fontsize=9, color=_KEY_COLOUR)
+    fig, ax = inch_canvas(10.0, 4.15)  # one axes, data units = inches, y pointing down
+    cell = min(0.36, 2.45 / d1)
+    gx, gy = 0.8, 1.35  # top-left corner of the frame grid
+    draw_number_grid(ax, offsets, cmap=_OFFSET_CMAP, vmin=-d1 - 1, vmax=d1 + 1,
+                     fmt=signed_label, fontsize=small, origin=(gx, gy), cell=cell)
+    outline_cells(ax, chosen, 0, 1, d2, color=_HIGHLIGHT, lw=2.5, origin=(gx, gy), cell=cell)
+    draw_labels(ax, [f"t={t}" for t in range(d1)] + [str(step * m) for m in range(d2)],
+                [(gx - 0.33, gy + (t + 0.5) * cell) for t in range(d1)]
+                + [(gx + (m + 0.5) * cell, gy - 0.15) for m in range(d2)],
+                fontsize=small, colors=[_QUERY_COLOUR] * d1 + [_KEY_COLOUR] * d2)
+    _label(ax, "key frame times", gx, gy - 0.36, va="bottom", fontsize=small, color=_KEY_COLOUR)
     _label(ax, f"{d1} query frames, {d2} key frames at t = "
-           f"{', '.join(str(step * j) for j in range(d2))}", 0.08, 0.1, va="top", fontsize=10)
-    rstt = rstt_key_frames(d1, d2)
-    ok = rstt == [step * j for j in range(d2)]
-    verdict = "the same frames" if ok else (
-        f"{len(rstt)} frames!" if len(rstt) != d2 else f"t = {', '.join(map(str, rstt))}")
-    _label(ax, f"RSTT's arange(0, {d1}, {(d1 + 1) // d2}): {verdict}", 0.08, 0.36, va="top",
-           fontsize=9, color="0.35" if ok else _CHOSEN)
-    _label(ax, "Δt =\nt − key\ntime", gx + d2 * cell + 0.1, gy + d1 * cell / 2, fontsize=9,
-           color="0.35")
+           f"{', '.join(str(step * m) for m in range(d2))}", 0.1, 0.1, va="top", fontsize=big)
+    verdict, colour = _rstt_verdict(d1, d2, step)
+    _label(ax, verdict, 0.1, 0.4, va="top", fontsize=small, color=colour)
+    _label(ax, "Δt =\nt − key\ntime", gx + d2 * cell + 0.45, gy + d1 * cell / 2, ha="center",
+           fontsize=small, color="0.35")
     unused = [int(d) for d in np.flatnonzero(counts == 0) - (d1 - 1)]
     if unused:
         _label(ax, f"never used: Δt = {', '.join(map(signed_label, unused))} "
-               f"({len(unused) * rows_per} of {size} rows)", 0.08, 3.3, va="bottom",
-               fontsize=9, color=_CHOSEN)
+               f"({len(unused) * rows_per} of {size} rows)", 0.1, 4.08, va="bottom",
+               fontsize=small, color=_WARNING)
 
     gap = 0.5  # in cells, between the blocks of two key frames
-    bx = 3.5
-    bcell = min(0.5, (8.9 - bx) / (d2 * ww + (d2 - 1) * gap))
-    by = 1.25
-    for j in range(d2):
-        draw_number_grid(ax, row[j], vmin=0, vmax=size - 1, fontsize=9,
-                         origin=(bx + j * (ww + gap) * bcell, by), cell=bcell)
-    draw_labels(ax, [f"t={step * j}\nΔt={signed_label(int(offsets[chosen, j]))}" for j in range(d2)],
-                [(bx + (j * (ww + gap) + ww / 2) * bcell, by - 0.3) for j in range(d2)],
-                fontsize=9, colors=_KEY_COLOUR)
+    bx = 3.75
+    bcell = min(0.55, (9.9 - bx) / (d2 * ww + (d2 - 1) * gap))
+    by = 1.85
+    for m in range(d2):
+        draw_number_grid(ax, row[m], vmin=0, vmax=size - 1, fontsize=small,
+                         origin=(bx + m * (ww + gap) * bcell, by), cell=bcell)
+    headers = [f"t={step * m}\nΔt={signed_label(int(offsets[chosen, m]))}" for m in range(d2)]
+    draw_labels(ax, headers,
+                [(bx + (m * (ww + gap) + ww / 2) * bcell, by - 0.32) for m in range(d2)],
+                fontsize=small, colors=_KEY_COLOUR)
     centre = bx + (d2 * ww + (d2 - 1) * gap) * bcell / 2
-    _label(ax, f"table rows read by query ({r0}, {c0}) of frame {chosen}", bx, 0.72, va="bottom",
-           fontsize=10, color=_CHOSEN)
+    _label(ax, f"table rows read by token ({r0}, {c0}) of query frame {chosen}", bx, 1.2,
+           va="bottom", fontsize=big)
     _label(ax, f"I = (Δt + {d1 - 1})·{rows_per} + 2-D index   (table: {size} rows)", centre,
-           by + wh * bcell + 0.14, ha="center", va="top", fontsize=9)
+           by + wh * bcell + 0.16, ha="center", va="top", fontsize=small)
     return fig

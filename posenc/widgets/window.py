@@ -6,61 +6,68 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from ..plotting.window import QUERY_NAMES, window_bias_figure
+from ..plotting.window import CONVENTIONS, QUERY_NAMES, window_bias_figure
 from .explorer import Explorer, explorer
 
 __all__ = ["window_bias_explorer"]
 
+_SIGN_LABELS = {"swin": "query − key (Swin)", "shaw": "key − query (Shaw)"}
+
 
 def window_bias_explorer(
-    heights: Sequence[int] = (3, 7),
-    widths: Sequence[int] = (4, 7),
-    heads: Sequence[int] = (1, 2, 3),
+    windows: Sequence[tuple[int, int]] = ((2, 3), (3, 4), (4, 3), (7, 7)),
     queries: Sequence[str] = ("top-left", "centre", "bottom-right"),
+    conventions: Sequence[str] = CONVENTIONS,
     *,
     defaults: Mapping[str, object] | None = None,
 ) -> Explorer:
-    """Explore the lookup ``B[h, i, j] = T[I_ij, h]`` for one query of a ``Wh × Ww`` window.
+    """Explore the lookup ``B[k, i, j] = T[I_ij, k]`` for one query of a ``Wh × Ww`` window.
 
-    Top row: the query's index row ``I[i, :]`` and, for every head, its bias ``B[h, i, :]``,
-    both drawn on the window; bottom row: the table laid out by offset, with the block the
-    query reads (:func:`posenc.plotting.window.window_bias_figure`, hand-made example tables).
-    Moving the query moves the bias pattern with it and slides the block over the table.
+    Top row: the query's index row and, for each of four heads, its bias, both drawn on the
+    window; bottom row: the table laid out by offset, with the block the query reads
+    (:func:`posenc.plotting.window.window_bias_figure`, hand-made tables made for Swin's sign:
+    nearby keys, the key to the left, the query's row, the key above). Moving the query moves
+    every bias pattern with it and slides the block over the tables; the sign control reads
+    the same tables with key − query, which turns every pattern by 180° about the query.
 
     Args:
-        heights: values of the ``Wh`` control (window height).
-        widths: values of the ``Ww`` control (window width).
-        heads: values of the ``heads`` control (1 to 4).
+        windows: values of the ``window`` control, ``(Wh, Ww)`` pairs (each at most 7).
         queries: values of the ``query`` control, among ``"top-left"``, ``"top-right"``,
             ``"centre"``, ``"bottom-left"``, ``"bottom-right"``.
-        defaults: initial values by control name (default ``Wh=3, Ww=4, heads=3,
-            query="centre"`` when offered).
+        conventions: values of the ``sign`` control, among ``"swin"`` (query − key) and
+            ``"shaw"`` (key − query).
+        defaults: initial values by control name (default ``window=(3, 4)``,
+            ``query="centre"``, ``sign="swin"`` when offered).
 
     Returns:
-        an :class:`~posenc.widgets.explorer.Explorer` with controls ``Wh``, ``Ww``, ``heads``
-        and ``query``; with the defaults ``2·2·3·3 = 36`` figures are pre-rendered for the
-        static book (about 1.4 MB of HTML).
+        an :class:`~posenc.widgets.explorer.Explorer` with the drop-down controls ``window``,
+        ``query`` and ``sign``; with the defaults ``4·3·2 = 24`` figures are pre-rendered for
+        the static book (about 2.3 MB of HTML).
     """
     unknown = [q for q in queries if q not in QUERY_NAMES]
     if unknown:
         raise ValueError(f"queries must be among {QUERY_NAMES}, got {unknown}")
-    controls: dict[str, list[object]] = {
-        "Wh": [int(h) for h in heights],
-        "Ww": [int(w) for w in widths],
-        "heads": [int(h) for h in heads],
+    unknown = [c for c in conventions if c not in CONVENTIONS]
+    if unknown:
+        raise ValueError(f"conventions must be among {CONVENTIONS}, got {unknown}")
+    sizes = [(int(wh), int(ww)) for wh, ww in windows]
+    controls: dict[str, object] = {
+        "window": {f"{wh}×{ww}": (wh, ww) for wh, ww in sizes},
         "query": list(queries),
+        "sign": {_SIGN_LABELS[c]: c for c in conventions},
     }
-    chosen = {"Wh": 3, "Ww": 4, "heads": 3, "query": "centre"}
-    start = {name: value for name, value in chosen.items() if value in controls[name]}
+    chosen = {"window": (3, 4), "query": "centre", "sign": "swin"}
+    offered = {"window": sizes, "query": list(queries), "sign": list(conventions)}
+    start = {name: value for name, value in chosen.items() if value in offered[name]}
     start.update(defaults or {})
 
-    def render(Wh: int, Ww: int, heads: int, query: str) -> Figure:  # noqa: N803 (paper's names)
-        return window_bias_figure((Wh, Ww), heads, query)
+    def render(window: tuple[int, int], query: str, sign: str) -> Figure:
+        return window_bias_figure(window, query, sign)
 
     return explorer(
         render,
         controls,
         defaults=start,
         title="Swin relative position bias: one query's index row, its bias per head, "
-        "and the table",
+        "and the tables",
     )

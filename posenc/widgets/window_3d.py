@@ -13,36 +13,38 @@ from .explorer import Explorer, explorer
 __all__ = ["window_3d_explorer"]
 
 
-
 def window_3d_explorer(
     query_frames: Sequence[int] = (4, 6, 7),
     key_frames: Sequence[int] = (2, 3, 4),
     windows: Sequence[tuple[int, int]] = ((2, 2), (3, 3)),
-    query_frame: Sequence[str] = ("middle", "last"),
+    highlighted: Sequence[str] = ("middle", "last"),
     *,
     defaults: Mapping[str, object] | None = None,
 ) -> Explorer:
     """Explore frame offsets and the index of a window of ``D_1`` query and ``D_2`` key frames.
 
     The key frames are spread over the query frames' time span with the step
-    :func:`posenc.window.spread_key_step` (``0, 2, 4, 6`` for 7 and 4 frames, as in RSTT). Left: the frame
-    offset ``Δt = t − s·j`` of every query frame against every key frame, with the offsets
-    that no pair uses (their table rows are never read) and what RSTT's stride would have
-    given. Right: one query token's index row, one ``W_h × W_w`` block per key frame
+    :func:`posenc.window.spread_key_step`, ``s = ⌊(D_1 − 1)/(D_2 − 1)⌋`` (``0, 2, 4, 6`` for
+    7 and 4 frames, as in RSTT). Left: the frame offset ``Δt = t − s·m`` of every query frame
+    ``t`` against every key frame ``m``, the offsets that no pair uses (their table rows are
+    never read) and what RSTT's stride would have given. Right: the index row of one token of
+    the highlighted query frame, one ``W_h × W_w`` block per key frame
     (:func:`posenc.plotting.window_3d.frame_offset_figure`).
 
+    The controls are named for what they set, since their names are also their labels:
+    ``D1_query_frames``, ``D2_key_frames``, ``window`` and ``highlighted_query_frame``.
+
     Args:
-        query_frames: values of the ``query_frames`` control (``D_1``).
-        key_frames: values of the ``key_frames`` control (``D_2``, each ``<= min(D_1)``).
+        query_frames: values of the ``D1_query_frames`` control (``D_1``).
+        key_frames: values of the ``D2_key_frames`` control (``D_2``, each ``<= min(D_1)``).
         windows: values of the ``window`` control (``(W_h, W_w)``).
-        query_frame: values of the ``query_frame`` control (``"first"``, ``"middle"``,
-            ``"last"``).
+        highlighted: values of the ``highlighted_query_frame`` control (``"first"``,
+            ``"middle"``, ``"last"``).
         defaults: initial values by control name (default ``D_1 = 7``, ``D_2 = 4``, the first
-            window and query frame, when offered).
+            window and highlighted frame, when offered).
 
     Returns:
-        an :class:`~posenc.widgets.explorer.Explorer` with controls ``query_frames``,
-        ``key_frames``, ``window`` and ``query_frame``; every combination is pre-rendered for
+        an :class:`~posenc.widgets.explorer.Explorer`; every combination is pre-rendered for
         the static book (36 with the defaults).
     """
     for d1 in query_frames:
@@ -50,18 +52,20 @@ def window_3d_explorer(
             spread_key_step(d1, d2)  # every combination must be drawable
     sizes = {f"{wh}×{ww}": (wh, ww) for wh, ww in windows}
     controls: dict[str, object] = {
-        "query_frames": list(query_frames),
-        "key_frames": list(key_frames),
+        "D1_query_frames": list(query_frames),
+        "D2_key_frames": list(key_frames),
         "window": sizes,
-        "query_frame": list(query_frame),
+        "highlighted_query_frame": list(highlighted),
     }
-    chosen: dict[str, object] = {"query_frames": 7, "key_frames": 4}
+    chosen: dict[str, object] = {"D1_query_frames": 7, "D2_key_frames": 4}
     start = {name: value for name, value in chosen.items() if value in controls[name]}  # type: ignore[operator]
     start.update(defaults or {})
 
-    def render(query_frames: int, key_frames: int, window: tuple[int, int], query_frame: str) -> Figure:
-        step = spread_key_step(query_frames, key_frames)
-        return frame_offset_figure(query_frames, key_frames, step, window, query_frame=query_frame)
+    def render(D1_query_frames: int, D2_key_frames: int, window: tuple[int, int],  # noqa: N803
+               highlighted_query_frame: str) -> Figure:
+        step = spread_key_step(D1_query_frames, D2_key_frames)
+        return frame_offset_figure(D1_query_frames, D2_key_frames, step, window,
+                                   highlight=highlighted_query_frame)
 
     return explorer(
         render,
