@@ -21,6 +21,8 @@ and :class:`posenc.rotary.RotaryEmbedding` use the same alignment.
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 from torch import Tensor, nn
 
@@ -151,6 +153,48 @@ def alibi_bias(
     slopes = alibi_slopes(num_heads)  # [h]
     dist = alibi_distances(n_q, n_k, causal=causal, query_offset=query_offset)  # [n_q, n_k]
     return (slopes[:, None, None] * (-dist).to(torch.float64)).to(dtype)  # [h, n_q, n_k], +0.0 where D = 0
+
+
+def alibi_span(num_heads: int, n: int, *, mass: float = 0.9) -> Tensor:
+    """Return how many of the nearest keys hold ``mass`` of each head's attention, by the bias alone.
+
+    Take the last query of a causal sequence of ``n`` tokens whose content logits
+    ``q·k/√d`` are all equal, so that only ALiBi's bias tells the keys apart. The key at
+    distance ``r`` then gets the weight ``e^{−m_h r} / Σ_{r'<n} e^{−m_h r'}``, and the span is
+    the smallest number ``c`` of nearest keys (distances ``0..c−1``) whose weights add up to
+    at least ``mass``:
+
+    .. math::
+
+        c_h = \\min\\Big\\{c : \\frac{1 - e^{-m_h c}}{1 - e^{-m_h n}} \\ge \\text{mass}\\Big\\}
+        \\approx \\frac{-\\ln(1 - \\text{mass})}{m_h} \\quad (n \\to \\infty)
+
+    A head's span is a property of its slope alone (about ``2.3/m_h`` keys for 90 %), which
+    is the sense in which ALiBi's heads look at windows of different widths. Real queries and
+    keys move the weights around; the bias is what they start from.
+
+    Args:
+        num_heads: ``h``.
+        n: the number of keys the query sees (itself included).
+        mass: the share of the attention to cover, in ``(0, 1)``.
+
+    Returns:
+        LongTensor ``[h]``, values in ``1..n``.
+
+    Shapes:
+        ``h``: heads.
+    """
+    n = check_int("n", n)
+    if isinstance(mass, bool) or not isinstance(mass, numbers.Real):
+        raise TypeError(f"mass must be a real number, got {type(mass).__name__} {mass!r}")
+    if not 0.0 < mass < 1.0:
+        raise ValueError(f"mass must be in (0, 1) (a share of the attention), got {mass!r}")
+    slopes = alibi_slopes(num_heads)  # [h]
+    dist = torch.arange(n, dtype=torch.float64)  # [n]: distance back from the query
+    weights = torch.softmax(-slopes[:, None] * dist, dim=-1)  # [h, n]
+    covered = weights.cumsum(-1)  # [h, n]
+    count = (covered < mass).sum(-1) + 1  # [h]: keys before the first that reaches mass, plus it
+    return count.clamp(max=n)
 
 
 class ALiBiBias(nn.Module):

@@ -160,6 +160,48 @@ def t5_bucket_index(
     )
 
 
+def t5_bucket_starts(*, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> Tensor:
+    """Return the smallest distance that falls into each bucket of one direction.
+
+    For ``b = 0..B−1`` (``B`` buckets per direction, as in :func:`t5_relative_bucket`),
+    the smallest ``r >= 0`` such that a key ``r`` positions *before* the query lands in
+    bucket ``b``; ``−1`` for a bucket that no distance reaches (possible when
+    ``max_distance`` is barely larger than the exact range). Bucket ``b`` then covers the
+    distances from its start up to the next start minus one, and the last bucket everything
+    from its start on. When bidirectional, keys after the query use buckets ``B + b`` with the
+    same starts (except that offset 0 belongs to bucket 0, so bucket ``B`` starts at 1 and is
+    never used).
+
+    .. math::
+
+        \\operatorname{start}(b) = \\min\\{ r \\ge 0 : \\operatorname{bucket}(-r) = b \\}
+
+    With T5's defaults (32 buckets, bidirectional, ``max_distance = 128``) the starts are
+    ``0, 1, …, 7`` (exact) and ``8, 12, 16, 23, 32, 46, 64, 91``: the last bucket begins at
+    91, where the logarithmic formula passes ``B − 1``; ``max_distance`` is where it would
+    reach ``B``.
+
+    Args:
+        bidirectional, num_buckets, max_distance: as in :func:`t5_relative_bucket`.
+
+    Returns:
+        LongTensor ``[B]``, non-decreasing apart from the ``−1`` entries.
+
+    Shapes:
+        ``B``: buckets per direction.
+    """
+    num_buckets, max_distance = _check_bucket_args(bidirectional, num_buckets, max_distance)
+    per_side = num_buckets // 2 if bidirectional else num_buckets
+    dist = torch.arange(max_distance + 1)  # [max_distance + 1]: every bucket is reached by here
+    buckets = t5_relative_bucket(
+        -dist, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )  # [max_distance + 1]
+    big = max_distance + 1
+    starts = torch.full((per_side,), big, dtype=torch.long)  # [B]
+    starts = starts.scatter_reduce(0, buckets, dist, reduce="amin")  # [B]
+    return torch.where(starts == big, -1, starts)
+
+
 class T5RelativePositionBias(nn.Module):
     """T5's learned relative position bias: one number per head and bucket.
 

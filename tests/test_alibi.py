@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from transformers.models.bloom.modeling_bloom import _get_alibi_slopes, build_alibi_tensor
 from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
 
-from posenc.alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes
+from posenc.alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes, alibi_span
 from posenc.attention import causal_mask
 from posenc.attention import attention_weights
 from posenc.toy import TinyTransformer
@@ -176,6 +176,40 @@ def test_module_plugs_into_the_tiny_transformer_and_symmetric_alibi_cannot_tell_
     torch.manual_seed(0)
     one_sided = TinyTransformer(10, 16, 4, 1, attention_bias=ALiBiBias(4, causal=True))
     assert not torch.allclose(one_sided(tokens.flip(1)).flip(1), one_sided(tokens), atol=1e-3)
+
+
+# -- the span of each head --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("heads", "n", "mass"), [(8, 1024, 0.9), (12, 300, 0.5), (16, 64, 0.99), (3, 1, 0.9)])
+def test_span_matches_the_geometric_series(heads, n, mass):
+    got = alibi_span(heads, n, mass=mass)
+    assert got.dtype == torch.long and got.shape == (heads,)
+    for c, m in zip(got.tolist(), official_get_slopes(heads)):
+        covered = lambda c: (1 - math.exp(-m * c)) / (1 - math.exp(-m * n))  # noqa: E731
+        assert 1 <= c <= n and covered(c) >= mass - 1e-12
+        assert c == 1 or covered(c - 1) < mass
+
+
+def test_span_is_the_attention_of_a_query_with_equal_content_logits():
+    heads, n = 8, 200
+    zeros = torch.zeros(heads, n, 4, dtype=F64)  # q·k = 0 for every pair: only the bias speaks
+    weights = attention_weights(zeros, zeros, bias=alibi_bias(n, n, heads, dtype=F64), mask=causal_mask(n, n))
+    last = weights[:, -1].flip(-1)  # [h, n]: the last query's weights, nearest key first
+    for h, c in enumerate(alibi_span(heads, n).tolist()):
+        assert last[h, :c].sum() >= 0.9 > last[h, : c - 1].sum()
+    # the 90 % span is about ln(10)/m for long sequences: 5 keys for m = 1/2, 551 for m = 1/256
+    assert alibi_span(8, 4096).tolist() == [5, 10, 19, 37, 74, 148, 295, 590]
+    assert [math.ceil(math.log(10) * 2**k) for k in range(1, 9)] == [5, 10, 19, 37, 74, 148, 295, 590]
+
+
+def test_span_errors():
+    with pytest.raises(ValueError, match=r"mass must be in \(0, 1\)"):
+        alibi_span(8, 10, mass=1.0)
+    with pytest.raises(TypeError, match="mass must be a real number"):
+        alibi_span(8, 10, mass="0.9")
+    with pytest.raises(ValueError, match="n must be positive"):
+        alibi_span(8, 0)
 
 
 # -- errors -----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """posenc.rotary against RoFormer's formula, rotary-embedding-torch, transformers' Llama and properties."""
 
+import cmath
 import math
 from types import SimpleNamespace
 
@@ -19,11 +20,14 @@ from transformers.models.llama.modeling_llama import (
 from transformers.models.llama.modeling_llama import rotate_half as llama_rotate_half
 
 from posenc.rotary import (
+    _broadcast_shape,
     RotaryEmbedding,
     apply_rotary,
     rotary_angles,
     rotary_cos_sin,
+    rotary_decay_bound,
     rotary_matrix,
+    rotary_offset_logits,
     rotary_permutation,
     rotary_quarter_turn,
 )
@@ -253,6 +257,82 @@ def test_swapping_layouts_without_the_permutation_gives_other_logits():
     off_diagonal = ~torch.eye(n, dtype=torch.bool)  # at offset 0 there is no rotation to get wrong
     assert (wrong - right)[off_diagonal].abs().max() > 1.0
     torch.testing.assert_close(wrong.diagonal(), right.diagonal(), rtol=0, atol=1e-12)
+
+
+@given(a=st.lists(st.integers(1, 3), max_size=4), b=st.lists(st.integers(1, 3), max_size=4))
+def test_broadcast_shape_follows_torch(a, b):
+    try:
+        expected = tuple(torch.broadcast_shapes(tuple(a), tuple(b)))
+    except RuntimeError:
+        expected = None
+    assert _broadcast_shape(tuple(a), tuple(b)) == expected
+
+
+# -- analysis: the logit against the offset ---------------------------------------------------
+
+
+@pytest.mark.parametrize("interleaved", [True, False])
+def test_offset_logits_match_roformer_loop_at_any_query_position(interleaved):
+    d, base = 12, 500.0
+    q, k = randn(d, seed=20), randn(d, seed=21)
+    offsets = [0, 1, 2, 5, 17, 300, -4, 2.5]
+    got = rotary_offset_logits(q, k, torch.tensor(offsets, dtype=F64), base=base, interleaved=interleaved)
+    assert got.shape == (len(offsets),) and got.dtype == F64
+    for m in (0.0, 7.0, 1234.0):  # query at m, key at m + r, rotated one pair at a time
+        rq = roformer_loop(q[None].numpy(), [m], base, interleaved)[0]
+        rk = roformer_loop(np.tile(k.numpy(), (len(offsets), 1)), [m + r for r in offsets], base, interleaved)
+        np.testing.assert_allclose(got.numpy(), rk @ rq, rtol=0, atol=1e-11)
+
+
+def test_offset_logits_of_equal_all_ones_vectors_are_twice_the_cosine_sum():
+    # q = k = (1, …, 1): every pair contributes (1, 1)·R(φ)(1, 1) = 2 cos φ, in either layout
+    d = 32
+    r = np.arange(200)
+    expected = 2 * np.cos(r[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)[None, :]).sum(1)
+    ones = torch.ones(d, dtype=F64)
+    for inter in (True, False):
+        np.testing.assert_allclose(rotary_offset_logits(ones, ones, 200, interleaved=inter).numpy(),
+                                   expected, rtol=0, atol=1e-11)
+
+
+def test_offset_logits_broadcast_and_errors():
+    q, k = randn(3, 1, 8, seed=22), randn(5, 8, seed=23)
+    got = rotary_offset_logits(q, k, 4)  # [3, 5, 4]
+    assert got.shape == (3, 5, 4)
+    torch.testing.assert_close(got[2, 4], rotary_offset_logits(q[2, 0], k[4], 4), rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="q and k must be \\[..., d\\] with the same d"):
+        rotary_offset_logits(randn(8), randn(6), 3)
+    with pytest.raises(ValueError, match="q and k must broadcast in their leading dimensions"):
+        rotary_offset_logits(randn(3, 8), randn(5, 8), 2)
+    with pytest.raises(TypeError, match="q and k must be floating-point"):
+        rotary_offset_logits(torch.ones(4, dtype=torch.long), randn(4), 3)
+    with pytest.raises(ValueError, match="offsets must have 1 dimensions"):
+        rotary_offset_logits(randn(4), randn(4), torch.zeros(2, 2))
+    with pytest.raises(ValueError, match="offsets must be positive"):
+        rotary_offset_logits(randn(4), randn(4), 0)
+
+
+@pytest.mark.parametrize(("dim", "base"), [(2, 10000.0), (16, 10000.0), (64, 100.0)])
+def test_decay_bound_matches_the_papers_sum(dim, base):
+    offsets = [0, 1, 3, 10, 99, 1000, 2.5]
+    got = rotary_decay_bound(torch.tensor(offsets, dtype=F64), dim, base=base)
+    thetas = [base ** (-2 * i / dim) for i in range(dim // 2)]
+    for value, r in zip(got.tolist(), offsets):
+        partial = [sum(cmath.exp(1j * r * t) for t in thetas[:j]) for j in range(1, dim // 2 + 1)]
+        assert value == pytest.approx(sum(abs(s) for s in partial) / (dim // 2), abs=1e-10)
+    assert got[0].item() == pytest.approx((dim // 2 + 1) / 2)  # |S_j(0)| = j
+
+
+@small
+@given(r=st.floats(-500, 500, allow_nan=False), dim=dims, seed=st.integers(0, 99))
+def test_decay_bound_bounds_the_logit(r, dim, seed):
+    # |q·R_r k| <= max_i |h_{i+1} − h_i| · Σ_j |S_j(r)| with h_i = q_(i) conj(k_(i)), h_{d/2} = 0
+    q, k = randn(dim, seed=seed), randn(dim, seed=seed + 1)
+    h = torch.complex(q[0::2], q[1::2]) * torch.complex(k[0::2], -k[1::2])  # [d/2]
+    jumps = (torch.cat((h, h.new_zeros(1)))[1:] - h).abs().max().item()
+    bound = jumps * rotary_decay_bound(torch.tensor([r], dtype=F64), dim)[0].item() * (dim // 2)
+    logit = rotary_offset_logits(q, k, torch.tensor([r], dtype=F64))[0].item()
+    assert abs(logit) <= bound + 1e-9
 
 
 # -- the module -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from transformers import T5Config
 from transformers.models.t5.modeling_t5 import T5Attention
 
-from posenc.t5 import T5RelativePositionBias, t5_bucket_index, t5_relative_bucket
+from posenc.t5 import T5RelativePositionBias, t5_bucket_index, t5_bucket_starts, t5_relative_bucket
 from posenc.toy import TinyTransformer
 
 hf_bucket = T5Attention._relative_position_bucket
@@ -123,6 +123,33 @@ def test_default_buckets_all_used():
     used = set(t5_relative_bucket(torch.arange(-200, 201)).tolist())
     assert used == set(range(32)) - {16}
     assert set(t5_relative_bucket(torch.arange(-200, 1), bidirectional=False).tolist()) == set(range(32))
+
+
+@pytest.mark.parametrize(
+    ("bidirectional", "num_buckets", "max_distance"),
+    [(True, 32, 128), (False, 32, 128), (True, 64, 20), (False, 8, 300), (True, 16, 64)],
+)
+def test_bucket_starts_by_brute_force_on_transformers(bidirectional, num_buckets, max_distance):
+    dist = torch.arange(0, 4 * max_distance)
+    past = hf_bucket(-dist, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    per_side = num_buckets // 2 if bidirectional else num_buckets
+    expected = [int(dist[past == b].min()) if (past == b).any() else -1 for b in range(per_side)]
+    got = t5_bucket_starts(bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    assert got.tolist() == expected
+    if bidirectional:  # the keys after the query use buckets B + b from the same distances on (b >= 1)
+        future = hf_bucket(dist, bidirectional=True, num_buckets=num_buckets, max_distance=max_distance)
+        for b in range(1, per_side):
+            hit = future == per_side + b
+            assert (int(dist[hit].min()) if hit.any() else -1) == expected[b]
+
+
+def test_bucket_starts_golden():
+    assert t5_bucket_starts().tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 23, 32, 46, 64, 91]
+    # 64 buckets with max_distance 20: 16 exact buckets, then 16 log buckets for 5 distances
+    starts = t5_bucket_starts(num_buckets=64, max_distance=20).tolist()
+    assert starts[:17] == list(range(17)) and starts.count(-1) == 11
+    with pytest.raises(ValueError, match="max_distance must be greater than the 8 exact buckets"):
+        t5_bucket_starts(max_distance=8)
 
 
 # -- the bias ---------------------------------------------------------------------------------

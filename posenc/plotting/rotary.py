@@ -1,0 +1,460 @@
+"""Figures for rotary position embeddings (chapter 9).
+
+The rotation picture (two positions, one pair of channels: the angle between query and key
+depends on their offset only), what swapping the channel pairing does to a trained head and
+how the permutation repairs it, and the score of a key against its offset ("long-term
+decay"), with the explorer's figure.
+
+Every function returns a new ``Figure``; nothing touches pyplot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Arc
+from matplotlib.ticker import NullLocator
+from torch import Tensor
+
+from .._checks import check_even, check_int, check_tensor
+from ..attention import attention_weights, causal_mask
+from ..rotary import (
+    apply_rotary,
+    rotary_angles,
+    rotary_decay_bound,
+    rotary_offset_logits,
+    rotary_permutation,
+)
+from ..sinusoidal import sinusoidal_frequencies
+from ._base import heatmap, new_figure, to_numpy
+
+__all__ = [
+    "rotary_convention_figure",
+    "rotary_decay_curves",
+    "rotary_decay_figure",
+    "rotary_explorer_figure",
+    "rotary_rotation_figure",
+]
+
+
+def _log_offsets(max_offset: int, count: int = 96) -> Tensor:
+    """About ``count`` distinct integer offsets from 1 to ``max_offset``, evenly spaced on a log axis."""
+    grid = torch.logspace(0, math.log10(max_offset), count, dtype=torch.float64)  # [count]
+    return torch.unique(torch.round(grid))  # [<= count]
+
+
+def _log_bins(x: np.ndarray, y: np.ndarray, bins: int = 150) -> tuple[np.ndarray, ...]:
+    """Summarise ``y(x)`` over log-spaced bins of ``x``: centre, min, mean and max per bin.
+
+    A score sampled at every integer offset oscillates faster than a log axis can show at
+    large offsets; drawn as a line it becomes a solid block that is slow to draw and heavy
+    to store. The range it sweeps in each bin (and its mean) carries the same information.
+    ``x`` must be increasing and ``>= 1``. Empty bins (narrower than one offset, near
+    ``x = 1``) are dropped.
+    """
+    edges = np.logspace(0, np.log10(x[-1] + 1), bins + 1)
+    which = np.digitize(x, edges)  # [R]: bin of each offset, non-decreasing
+    starts = np.flatnonzero(np.diff(which, prepend=which[0] - 1))  # first offset of each bin
+    counts = np.diff(np.append(starts, x.size))
+    centre = np.add.reduceat(x, starts) / counts
+    mean = np.add.reduceat(y, starts) / counts
+    return centre, np.minimum.reduceat(y, starts), mean, np.maximum.reduceat(y, starts)
+
+
+def _draw_swept(ax: Axes, x: np.ndarray, y: np.ndarray, colour: str, *, lw: float = 1.2,
+                label: str | None = None, bins: int = 150) -> None:
+    """Draw ``y(x)`` on a log-x axis as its per-bin mean (line) and swept range (shaded)."""
+    centre, lo, mean, hi = _log_bins(x, y, bins)
+    ax.fill_between(centre, lo, hi, color=colour, alpha=0.3, lw=0)
+    ax.plot(centre, mean, color=colour, lw=lw, label=label)
+
+
+def rotary_decay_curves(
+    offsets: Tensor, dim: int, *, base: float = 10000.0, bound: bool = True, draws: int = 0,
+    seed: int = 0,
+) -> dict[str, np.ndarray]:
+    """The normalised RoPE scores behind :func:`rotary_decay_figure`, for given offsets.
+
+    .. math::
+
+        \\text{matched}(r) = \\frac{\\langle q, R_r q\\rangle}{\\lVert q\\rVert^2}
+        \\Big|_{q = \\mathbf 1} = \\frac{1}{d/2}\\sum_i \\cos r\\theta_i,
+        \\qquad
+        \\text{bound}(r) = \\frac{\\tfrac{1}{d/2}\\sum_j |S_j(r)|}{(d/2 + 1)/2}
+
+    and, with ``draws > 0``, the spread of ``⟨q, R_r k⟩ / d`` over independent standard
+    normal ``q``, ``k`` (``draws`` pairs): its mean and standard deviation at each offset.
+    The matched score is ``⟨1, R_r 1⟩/d`` (:func:`posenc.rotary.rotary_offset_logits` with
+    ``q = k = 1``), evaluated by its closed form, which is much faster for long ranges. It is
+    also the average of ``⟨q, R_r q⟩/d`` over random ``q``. The bound is 1 at ``r = 0``, the
+    matched score exactly 1.
+
+    Args:
+        offsets: 1-D tensor of offsets.
+        dim: ``d`` (even).
+        base: as in :func:`posenc.rotary.rotary_angles`.
+        bound: also return RoFormer's bound.
+        draws: number of random independent pairs ``(q, k)``; 0 for none.
+        seed: their random seed.
+
+    Returns:
+        a dict of float64 arrays ``[R]``: ``"matched"``, ``"bound"`` (when asked for) and,
+        with draws, ``"unrelated_mean"`` and ``"unrelated_std"``.
+    """
+    check_tensor("offsets", offsets, ndim=1)
+    dim = check_even("dim", dim)
+    r = offsets.to(torch.float64)  # [R]
+    # ⟨1, R_r 1⟩ = Σ_i 2 cos rθ_i (each pair: (1, 1)·R(φ)(1, 1) = 2 cos φ), divided by d
+    out = {"matched": to_numpy(torch.cos(rotary_angles(r, dim, base=base)).mean(-1))}
+    if bound:
+        out["bound"] = to_numpy(rotary_decay_bound(r, dim, base=base) / ((dim // 2 + 1) / 2))
+    draws = check_int("draws", draws, minimum=0)
+    if draws:
+        g = torch.Generator().manual_seed(seed)
+        q = torch.randn(draws, dim, generator=g, dtype=torch.float64)  # [draws, d]
+        k = torch.randn(draws, dim, generator=g, dtype=torch.float64)  # [draws, d]
+        scores = rotary_offset_logits(q, k, r, base=base) / dim  # [draws, R]
+        out["unrelated_mean"] = to_numpy(scores.mean(0))
+        out["unrelated_std"] = to_numpy(scores.std(0))
+    return out
+
+
+# -- the rotation picture ----------------------------------------------------------------------
+
+
+def _vector_arrow(ax: Axes, vec: np.ndarray, colour: str, *, faint: bool = False, label: str = "") -> None:
+    ax.annotate("", xy=(vec[0], vec[1]), xytext=(0.0, 0.0),
+                arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.0 if faint else 2.0,
+                            "alpha": 0.35 if faint else 1.0, "shrinkA": 0, "shrinkB": 0})
+    if label:
+        ax.text(1.14 * vec[0], 1.14 * vec[1], label, color=colour, ha="center", va="center",
+                fontsize=9, alpha=0.5 if faint else 1.0)
+
+
+_SUBSCRIPTS = str.maketrans("-0123456789", "₋₀₁₂₃₄₅₆₇₈₉")
+
+
+def _turn(v: np.ndarray, angle: float) -> np.ndarray:
+    c, sn = math.cos(angle), math.sin(angle)
+    return np.array([c * v[0] - sn * v[1], sn * v[0] + c * v[1]])
+
+
+def _pair_panel(ax: Axes, q2: np.ndarray, k2: np.ndarray, m: int, n: int, theta: float) -> None:
+    """One channel pair: q and k before (faint) and after (bold) the rotations by mθ and nθ."""
+    circle = np.linspace(0, 2 * math.pi, 200)
+    ax.plot(np.cos(circle), np.sin(circle), color="0.85", lw=0.8)
+    qm, kn = _turn(q2, m * theta), _turn(k2, n * theta)
+    _vector_arrow(ax, q2, "C0", faint=True, label="q")
+    _vector_arrow(ax, k2, "C3", faint=True, label="k")
+    # plain-text subscripts: no mathtext parser to load for the book's first figure
+    _vector_arrow(ax, qm, "C0", label=f"R{str(m).translate(_SUBSCRIPTS)}q")
+    _vector_arrow(ax, kn, "C3", label=f"R{str(n).translate(_SUBSCRIPTS)}k")
+    a_q, a_k = math.degrees(math.atan2(qm[1], qm[0])), math.degrees(math.atan2(kn[1], kn[0]))
+    gap = (a_k - a_q + 180.0) % 360.0 - 180.0  # signed, in (−180, 180]
+    start, stop = (a_q, a_q + gap) if gap >= 0 else (a_q + gap, a_q)
+    ax.add_patch(Arc((0, 0), 0.6, 0.6, theta1=start, theta2=stop, color="0.2", lw=1.4))
+    ax.set_title(f"query at m = {m}, key at n = {n}\nangle from query to key: {gap:.0f}°",
+                 fontsize=10)
+    ax.set_xlim(-1.35, 1.35)
+    ax.set_ylim(-1.35, 1.35)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def rotary_rotation_figure(
+    positions: Sequence[tuple[int, int]] = ((1, 4), (6, 9)),
+    *,
+    dim: int = 64,
+    pair: int = 4,
+    n: int = 32,
+    base: float = 10000.0,
+    seed: int = 0,
+) -> Figure:
+    """RoPE in one picture: rotations by absolute positions, a logit that sees only the offset.
+
+    The first panels show one channel pair (pair ``pair`` of ``d = dim``, turning by
+    ``θ = base^{−2·pair/d}`` per position) of a query and a key (unit vectors at 10° and
+    60°), before (faint) and after (bold) rotating them by their positions: each ``(m, n)`` in ``positions`` with the same
+    ``n − m`` leaves the same angle between them, so their dot product is the same. The last
+    panel shows the logits ``⟨R_m q, R_n k⟩`` of one random query and key of width ``dim``
+    placed at every position ``m, n < n``: constant along every diagonal.
+
+    Args:
+        positions: ``(m, n)`` pairs, one panel each.
+        dim: ``d`` of the random query and key of the last panel.
+        pair: the channel pair drawn in the first panels.
+        n: positions in the last panel.
+        base: as in :func:`posenc.rotary.rotary_angles`.
+        seed: seed of the random query and key of the last panel.
+
+    Returns:
+        a Figure with ``len(positions) + 1`` axes (the logit image last, with a colourbar).
+    """
+    dim = check_even("dim", dim)
+    n = check_int("n", n)
+    pair = check_int("pair", pair, minimum=0)
+    if pair >= dim // 2:
+        raise ValueError(f"pair must be < dim/2 = {dim // 2}, got {pair}")
+    theta = float(sinusoidal_frequencies(dim, base=base)[pair])
+    g = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, dim, generator=g, dtype=torch.float64)  # [d] each
+    # the pair's picture: unit vectors at 10° (query) and 60° (key), as easy to read as any
+    q2, k2 = _turn(np.array([1.0, 0.0]), math.radians(10)), _turn(np.array([1.0, 0.0]), math.radians(60))
+
+    fig = new_figure(3.0 * len(positions) + 3.6, 3.3)
+    axes = fig.subplots(1, len(positions) + 1, width_ratios=[1.0] * len(positions) + [1.35])
+    for ax, (m, nn) in zip(axes[:-1], positions):
+        _pair_panel(ax, q2, k2, m, nn, theta)
+    qs = apply_rotary(q.expand(n, dim))  # [n, d]: R_m q at every m
+    ks = apply_rotary(k.expand(n, dim))  # [n, d]: R_n k at every n
+    heatmap(axes[-1], qs @ ks.T)
+    axes[-1].set_title(f"⟨R_m q, R_n k⟩, d = {dim}:\nconstant along each diagonal", fontsize=10)
+    axes[-1].set_xlabel("key position n")
+    axes[-1].set_ylabel("query position m")
+    fig.suptitle(f"pair {pair} turns by θ = {theta:.3f} rad per position", fontsize=9, x=0.3)
+    return fig
+
+
+# -- the two pairings ---------------------------------------------------------------------------
+
+
+def rotary_convention_figure(
+    queries: Tensor, keys: Tensor, *, base: float = 10000.0, offset: int | None = None
+) -> Figure:
+    """What a head trained with interleaved pairs does under rotate-half, and the repair.
+
+    Three causal attention maps of the same queries and keys (``[n, d]``, made for the
+    interleaved layout): with the layout they were made for; rotated with rotate-half
+    instead (Hugging Face's ``rotate_half`` on weights that were not converted); and with
+    rotate-half after permuting their channels by
+    :func:`posenc.rotary.rotary_permutation`, as the Llama conversion permutes the rows of
+    ``W_q`` and ``W_k``. The first and the last are the same matrix.
+
+    Args:
+        queries: ``[n, d]``.
+        keys: ``[n, d]``.
+        base: as in :func:`posenc.rotary.rotary_angles`.
+        offset: if given, the offset ``j − i`` the head was made to attend to, marked on every
+            panel by a dashed red line along that diagonal.
+
+    Returns:
+        a Figure with three image axes (and one colourbar axis), attention weights in the
+        images.
+    """
+    check_tensor("queries", queries, ndim=2)
+    check_tensor("keys", keys, ndim=2)
+    n, d = queries.shape
+    if keys.shape != queries.shape:
+        raise ValueError(f"queries and keys must have the same shape, got {tuple(queries.shape)} "
+                         f"and {tuple(keys.shape)}")
+    perm = rotary_permutation(d)
+    mask = causal_mask(n, n)
+
+    def weights(q: Tensor, k: Tensor, interleaved: bool) -> Tensor:
+        return attention_weights(apply_rotary(q, base=base, interleaved=interleaved),
+                                 apply_rotary(k, base=base, interleaved=interleaved), mask=mask)
+
+    maps = (
+        ("trained layout: interleaved", weights(queries, keys, True)),
+        ("loaded into rotate-half\n(no permutation)", weights(queries, keys, False)),
+        ("rotate-half, channels\npermuted by π", weights(queries[:, perm], keys[:, perm], False)),
+    )
+    fig = new_figure(9.6, 3.5)
+    axes = fig.subplots(1, 3)
+    for ax, (title, w) in zip(axes, maps):
+        image = heatmap(ax, w, symmetric=False, colorbar=False, vmin=0.0, vmax=1.0, cmap="Greys")
+        if offset is not None:
+            rows = np.arange(max(0, -offset), min(n, n - offset))  # queries whose target exists
+            ax.plot(rows + offset, rows, ls=(0, (2, 3)), color="C3", lw=0.9)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("key position")
+    axes[0].set_ylabel("query position")
+    fig.colorbar(image, ax=axes, shrink=0.85, label="attention weight")
+    return fig
+
+
+# -- long-term decay ----------------------------------------------------------------------------
+
+
+def _decay_axes(ax: Axes, max_offset: int) -> None:
+    ax.set_xscale("log")
+    ax.xaxis.set_minor_locator(NullLocator())  # decades only: minor log ticks are slow to draw
+    ax.set_xlim(1, max_offset)
+    ax.axhline(0.0, color="0.6", lw=0.6)
+    ax.set_xlabel("offset r = n − m (log scale)")
+
+
+def rotary_decay_figure(
+    *,
+    dim: int = 128,
+    base: float = 10000.0,
+    bases: Sequence[float] = (100.0, 10000.0, 500000.0),
+    dims: Sequence[int] = (16, 64, 512),
+    max_offset: int = 4096,
+    draws: int = 300,
+    seed: int = 0,
+) -> Figure:
+    """The score of a key against its offset: matched keys fade, unrelated ones do not.
+
+    Left (``dim``, ``base``): the normalised score of a key equal to the query, ``(1/(d/2))
+    Σ_i cos rθ_i``; RoFormer's upper bound, normalised to 1 at ``r = 0``; and the mean ± one
+    standard deviation of ``⟨q, R_r k⟩/d`` for independent random ``q``, ``k``, which stays
+    centred on 0 with the same spread at every offset. Middle: the matched score for each
+    base in ``bases`` (width ``dim``). Right: for each width in ``dims`` (base ``base``),
+    smallest first: the trend hardly moves, a small ``d`` only makes it bumpier.
+
+    Args:
+        dim: ``d`` of the left and middle panels.
+        base: base of the left and right panels.
+        bases: the bases compared in the middle panel.
+        dims: the widths compared in the right panel.
+        max_offset: the largest offset drawn (offsets from 1, log-spaced).
+        draws: random pairs behind the band of the left panel.
+        seed: their seed.
+
+    Returns:
+        a Figure with three axes; the left one's first line is the matched score.
+    """
+    max_offset = check_int("max_offset", max_offset, minimum=2)
+    r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
+    x = r.numpy()
+    fig = new_figure(10.5, 3.4)
+    left, middle, right = fig.subplots(1, 3, sharey=True)
+    curves = rotary_decay_curves(r, dim, base=base)
+    sparse = _log_offsets(max_offset)  # [~96]: the random band changes slowly
+    band = rotary_decay_curves(sparse, dim, base=base, bound=False, draws=draws, seed=seed)
+    lo = band["unrelated_mean"] - band["unrelated_std"]
+    hi = band["unrelated_mean"] + band["unrelated_std"]
+    left.fill_between(sparse.numpy(), lo, hi, color="C0", alpha=0.25, lw=0,
+                      label=f"unrelated q, k: mean ± std ({draws} pairs)")
+    _draw_swept(left, x, curves["matched"], "black", label="key = query")
+    _draw_swept(left, x, curves["bound"], "C1", lw=1.0, label="RoFormer's bound")
+    left.set_title(f"d = {dim}, base = {base:g}", fontsize=10)
+    left.set_ylabel("score / score at r = 0")
+    left.legend(fontsize=7.5, loc="lower left")
+    _decay_axes(left, max_offset)
+    for j, b in enumerate(bases):
+        _draw_swept(middle, x, rotary_decay_curves(r, dim, base=b, bound=False)["matched"],
+                    f"C{j + 2}", label=f"base = {b:g}")
+    middle.set_title(f"key = query: base sets the pace (d = {dim})", fontsize=10)
+    middle.legend(fontsize=7.5, loc="lower left")
+    _decay_axes(middle, max_offset)
+    for j, dd in enumerate(sorted(dims)):  # small d (the bumpiest curve) first, underneath
+        _draw_swept(right, x, rotary_decay_curves(r, dd, base=base, bound=False)["matched"],
+                    ("0.55", "C9", "C4", "C6", "C8")[j % 5], label=f"d = {dd}")
+    right.set_title(f"key = query: d sets the detail (base {base:g})", fontsize=10)
+    right.legend(fontsize=7.5, loc="lower left")
+    _decay_axes(right, max_offset)
+    left.set_ylim(-0.45, 1.08)
+    return fig
+
+
+# -- the explorer's figure ----------------------------------------------------------------------
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(exponent: int) -> str:
+    """``10⁻⁴`` as plain text (mathtext would cost a parse per label on every redraw)."""
+    return "1" if exponent == 0 else "10" + str(exponent).translate(_SUPERSCRIPTS)
+
+
+_SHOWN_PAIRS = (("fastest", "C3", 1.0), ("middle", "C1", 0.68), ("slowest", "C0", 0.36))
+
+
+def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int = 4096) -> Figure:
+    """The explorer's panel: three pairs' rotations, every pair's pace, the score against offset.
+
+    Left: three channel pairs, the fastest (pair 0, outer circle, red), the middle one
+    (pair ``d/4``, orange) and the slowest (pair ``d/2 − 1``, inner circle, blue): the point
+    ``(cos mθ_i, sin mθ_i)`` at positions ``m = 0..15`` (dots) and the arc it sweeps over
+    ``context`` positions. Middle: how many full turns each pair makes over ``context``
+    positions (log scale; pairs below the dashed line never complete one turn there), the
+    three pairs in their colours. Right: the normalised score of a key equal to the query
+    against the offset (black) and each of the three pairs' own term ``cos rθ_i``, at every
+    integer offset, summarised per log bin (mean line, swept range shaded).
+
+    Drawn with fixed axes, fixed ticks and no layout engine so that a redraw stays fast.
+
+    Args:
+        dim: ``d`` (even, at least 4).
+        base: as in :func:`posenc.rotary.rotary_angles`.
+        context: the context length of the three panels.
+
+    Returns:
+        a Figure with three axes (circles, turns per pair, score).
+    """
+    dim = check_even("dim", dim, minimum=4)
+    context = check_int("context", context, minimum=2)
+    half = dim // 2
+    shown = {"fastest": 0, "middle": half // 2, "slowest": half - 1}
+    theta = sinusoidal_frequencies(dim, base=base).numpy()  # [d/2]
+    turns = context * theta / (2 * math.pi)  # [d/2]
+    fig = new_figure(9.6, 2.9, layout=None)
+    circ = fig.add_axes((0.01, 0.02, 0.2, 0.7))
+    turns_ax = fig.add_axes((0.29, 0.17, 0.28, 0.63))
+    score_ax = fig.add_axes((0.65, 0.17, 0.33, 0.63))
+    # titles as figure text at fixed places: no title layout pass on every redraw
+    fig.text(0.11, 0.78, f"pairs {shown['fastest']}, {shown['middle']}, {shown['slowest']}"
+             f" (out to in)\ndots: m = 0–15; arcs: m < {context}", ha="center", va="bottom",
+             fontsize=8)
+    fig.text(0.43, 0.83, f"turns over {context} positions, d = {dim}, base = {base:g}",
+             ha="center", va="bottom", fontsize=8.5)
+    fig.text(0.815, 0.83, "normalised score, key = query (black), and 3 pairs", ha="center",
+             va="bottom", fontsize=8.5)
+
+    # left: the three pairs at positions 0..15, and the arcs they sweep over the context
+    ring = np.linspace(0, 2 * math.pi, 120)
+    angles = to_numpy(rotary_angles(16, dim, base=base))  # [16, d/2]
+    for name, colour, radius in _SHOWN_PAIRS:
+        i = shown[name]
+        arc = np.linspace(0, min(theta[i] * (context - 1), 2 * math.pi), 120)
+        circ.plot(radius * np.cos(ring), radius * np.sin(ring), color="0.88", lw=0.8)
+        circ.plot(radius * np.cos(arc), radius * np.sin(arc), color=colour, lw=2.5, alpha=0.45)
+        circ.scatter(radius * np.cos(angles[:, i]), radius * np.sin(angles[:, i]), color=colour,
+                     s=14, zorder=3, edgecolors="white", linewidths=0.4)
+    circ.set_xlim(-1.15, 1.15)
+    circ.set_ylim(-1.15, 1.15)
+    circ.set_aspect("equal")
+    circ.set_axis_off()
+
+    # middle: turns over the context, per pair, on a log axis drawn by hand (fast to redraw)
+    colours = ["0.65"] * half
+    for name, colour, _ in _SHOWN_PAIRS:
+        colours[shown[name]] = colour
+    # one collection of thick lines instead of d/2 bar patches: a fraction of the drawing time
+    turns_ax.vlines(np.arange(half), -4, np.log10(turns), colors=colours, lw=max(1.0, 150 / half))
+    turns_ax.axhline(0.0, color="black", ls="--", lw=0.8)
+    turns_ax.set_ylim(-4, 4)
+    turns_ax.set_yticks([-4, 0, 4], [_power_of_ten(e) for e in (-4, 0, 4)])
+    turns_ax.set_xlim(-1, half)
+    turns_ax.set_xticks([0, half - 1])
+    turns_ax.set_xlabel("pair i", labelpad=-8)
+
+    # right: the score against the offset, every integer offset, summarised per log bin
+    r = torch.arange(1, context, dtype=torch.float64)  # [context - 1]
+    x = r.numpy()
+    for name, colour, _ in _SHOWN_PAIRS:
+        centre, lo, mean, hi = _log_bins(x, np.cos(x * theta[shown[name]]), 100)
+        score_ax.fill_between(centre, lo, hi, color=colour, alpha=0.12, lw=0)
+        score_ax.plot(centre, mean, color=colour, lw=0.7)
+    matched = rotary_decay_curves(r, dim, base=base, bound=False)["matched"]  # [context - 1]
+    _draw_swept(score_ax, x, matched, "black", bins=100)
+    score_ax.axhline(0.0, color="0.6", lw=0.6)
+    score_ax.set_xscale("log")
+    score_ax.xaxis.set_minor_locator(NullLocator())
+    top = int(math.log10(context))
+    score_ax.set_xlim(1, context)
+    # fixed plain-text labels: the default log formatter parses mathtext on every redraw
+    score_ax.set_xticks([10.0**e for e in range(top + 1)], [_power_of_ten(e) for e in range(top + 1)])
+    score_ax.set_ylim(-1.05, 1.05)
+    score_ax.set_yticks([-1, 0, 1])
+    score_ax.set_xlabel("offset r", labelpad=1)
+    return fig

@@ -1,0 +1,58 @@
+"""The book's explorer for rotary position embeddings (chapter 9)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from matplotlib.figure import Figure
+
+from ..plotting.rotary import rotary_explorer_figure
+from .explorer import Explorer, explorer
+
+__all__ = ["rotary_explorer"]
+
+
+def rotary_explorer(
+    dims: Sequence[int] = (16, 128),
+    bases: Sequence[float] = (100.0, 10000.0, 500000.0),
+    *,
+    context: int = 4096,
+    defaults: Mapping[str, object] | None = None,
+) -> Explorer:
+    """Explore RoPE's rotation speeds and the score of a matching key against its offset.
+
+    Left: where the fastest, a middle and the slowest channel pair turn the unit vector at
+    positions 0–15 and over the whole context; middle: the full turns of every pair over
+    ``context`` positions; right: the normalised score of a key equal to the query against
+    the offset, with the three pairs' own cosines
+    (:func:`posenc.plotting.rotary.rotary_explorer_figure`). ``base`` moves every pair's
+    speed and so the pace at which the score falls; ``dim`` adds pairs between the same
+    fastest and slowest speeds.
+
+    Args:
+        dims: values of the ``dim`` control (even, at least 4).
+        bases: values of the ``base`` control.
+        context: the context length of the figure.
+        defaults: initial values by control name (default ``dim=128, base=10000`` when
+            offered).
+
+    Returns:
+        an :class:`~posenc.widgets.explorer.Explorer` with controls ``dim`` and ``base``;
+        ``len(dims)·len(bases)`` figures are pre-rendered for the static book (6 with the
+        defaults).
+    """
+    base_labels = {f"{b:g}": float(b) for b in bases}
+    offered = {"dim": tuple(dims), "base": tuple(base_labels.values())}
+    chosen = {"dim": 128, "base": 10000.0}
+    start = {k: v for k, v in chosen.items() if v in offered[k]}
+    start.update(defaults or {})
+
+    def render(dim: int, base: float) -> Figure:
+        return rotary_explorer_figure(dim, base, context=context)
+
+    return explorer(
+        render,
+        {"dim": list(dims), "base": base_labels},
+        defaults=start,
+        title="RoPE: how fast the channel pairs turn, and the score of a matching key",
+    )

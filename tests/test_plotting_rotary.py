@@ -1,0 +1,153 @@
+"""Chapter 9 RoPE figures carry the data they claim: rotations, conventions, decay, explorer."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from posenc.plotting.rotary import (
+    _log_bins,
+    rotary_convention_figure,
+    rotary_decay_curves,
+    rotary_decay_figure,
+    rotary_explorer_figure,
+    rotary_rotation_figure,
+)
+from posenc.rotary import apply_rotary, rotary_offset_logits
+
+F64 = torch.float64
+
+
+def rotate_pairs(x: np.ndarray, m: float, base: float = 10000.0) -> np.ndarray:
+    """RoFormer's rotation of one vector, pair (2i, 2i+1) by m·base^(−2i/d), written out."""
+    d = x.size
+    out = np.empty_like(x)
+    for i in range(d // 2):
+        phi = m * base ** (-2 * i / d)
+        out[2 * i] = x[2 * i] * math.cos(phi) - x[2 * i + 1] * math.sin(phi)
+        out[2 * i + 1] = x[2 * i] * math.sin(phi) + x[2 * i + 1] * math.cos(phi)
+    return out
+
+
+def test_rotation_figure_logits_are_rotated_dot_products_and_toeplitz():
+    fig = rotary_rotation_figure(((1, 4), (6, 9), (0, 3)), dim=16, n=10, seed=3)
+    assert isinstance(fig, Figure)
+    panels = fig.axes[:3]
+    image = np.asarray(fig.axes[3].images[0].get_array())
+    g = torch.Generator().manual_seed(3)
+    q, k = (v.numpy() for v in torch.randn(2, 16, generator=g, dtype=F64))
+    expected = np.array([[rotate_pairs(q, m) @ rotate_pairs(k, n) for n in range(10)] for m in range(10)])
+    np.testing.assert_allclose(image, expected, atol=1e-10)
+    for offset in range(-9, 10):  # constant along every diagonal
+        diagonal = np.diagonal(image, offset)
+        np.testing.assert_allclose(diagonal, diagonal[0], atol=1e-10)
+    # the same offset n − m = 3 gives the same angle in every pair panel
+    angles = {ax.get_title().split(": ")[-1] for ax in panels}
+    assert len(angles) == 1
+    with pytest.raises(ValueError, match="pair must be < dim/2 = 8"):
+        rotary_rotation_figure(dim=16, pair=8)
+
+
+def test_convention_figure_breaks_and_repairs_the_head():
+    torch.manual_seed(0)
+    n, d = 12, 16
+    u = torch.randn(d, dtype=F64)
+    keys = u + 0.1 * torch.randn(n, d, dtype=F64)
+    queries = 4 * apply_rotary(u.expand(n, d), torch.full((n,), -3.0, dtype=F64))  # aims 3 back
+    fig = rotary_convention_figure(queries, keys, offset=-3)
+    trained, wrong, repaired = (np.asarray(ax.images[0].get_array()) for ax in fig.axes[:3])
+    np.testing.assert_allclose(repaired, trained, atol=1e-12)
+    for w in (trained, wrong):
+        np.testing.assert_allclose(w.sum(1), 1.0, atol=1e-12)
+        assert np.all(np.triu(w, 1) == 0.0)  # causal
+    assert (trained.argmax(1)[3:] == np.arange(n)[3:] - 3).all()
+    assert np.abs(wrong - trained).max() > 0.3
+    for ax in fig.axes[:3]:  # the intended diagonal is marked
+        line = ax.lines[0]
+        np.testing.assert_array_equal(line.get_xdata() - line.get_ydata(), -3)
+    with pytest.raises(ValueError, match="queries and keys must have the same shape"):
+        rotary_convention_figure(queries, keys[:5])
+
+
+def test_decay_curves_are_the_rope_scores():
+    r = torch.tensor([0.0, 1.0, 7.0, 100.0, 2000.0], dtype=F64)
+    curves = rotary_decay_curves(r, 32, base=500.0, draws=3, seed=1)
+    ones = torch.ones(32, dtype=F64)
+    np.testing.assert_allclose(curves["matched"], (rotary_offset_logits(ones, ones, r, base=500.0) / 32).numpy(),
+                               atol=1e-12)
+    # averaging ⟨q, R_r q⟩ over random q gives the same curve (each pair contributes |q_(i)|² cos rθ_i)
+    qs = torch.randn(4000, 32, generator=torch.Generator().manual_seed(0), dtype=F64)
+    average = (rotary_offset_logits(qs, qs, r, base=500.0) / 32).mean(0).numpy()
+    np.testing.assert_allclose(average, curves["matched"], atol=0.05)
+    assert curves["matched"][0] == pytest.approx(1.0) and curves["bound"][0] == pytest.approx(1.0)
+    assert set(curves) == {"matched", "bound", "unrelated_mean", "unrelated_std"}
+    assert "bound" not in rotary_decay_curves(r, 32, bound=False)
+
+
+def test_unrelated_scores_keep_their_spread_at_every_offset():
+    # ⟨q, R_r k⟩ with q, k ~ N(0, I): R_r k is again N(0, I), so the score has variance d at every r
+    d = 64
+    r = torch.tensor([0.0, 3.0, 50.0, 1000.0], dtype=F64)
+    curves = rotary_decay_curves(r, d, draws=3000, seed=2)
+    np.testing.assert_allclose(curves["unrelated_std"], 1 / math.sqrt(d), rtol=0.06)
+    assert np.abs(curves["unrelated_mean"]).max() < 4 / math.sqrt(d * 3000)
+
+
+def test_decay_figure_shows_the_lesson():
+    fig = rotary_decay_figure(dim=64, max_offset=1024, draws=50)
+    left, middle, right = fig.axes[:3]
+    by_label = {line.get_label(): line for line in left.lines}
+    matched = by_label["key = query"].get_ydata()
+    assert matched[0] > 0.95 and matched[-1] < 0.3  # fades with distance
+    ends = {line.get_label(): line.get_ydata()[-1] for line in middle.lines if "base" in line.get_label()}
+    assert ends["base = 500000"] > ends["base = 10000"] > ends["base = 100"]
+    assert [line.get_label() for line in right.lines if line.get_label().startswith("d =")] == \
+        ["d = 16", "d = 64", "d = 512"]
+    assert left.get_xscale() == "log"
+
+
+def test_log_bins_summarise_exactly():
+    x = np.arange(1, 1001, dtype=float)
+    y = np.cos(x)
+    centre, lo, mean, hi = _log_bins(x, y, bins=40)
+    assert np.all(lo <= mean) and np.all(mean <= hi) and np.all(np.diff(centre) > 0)
+    assert centre[0] == 1.0 and lo[0] == hi[0] == pytest.approx(math.cos(1.0))  # a bin of one offset
+    assert lo.min() == pytest.approx(y.min()) and hi.max() == pytest.approx(y.max())
+
+
+@pytest.mark.parametrize(("dim", "base"), [(64, 10000.0), (16, 100.0)])
+def test_explorer_figure_shows_the_fastest_middle_and_slowest_pairs(dim, base):
+    context = 1024
+    fig = rotary_explorer_figure(dim, base, context=context)
+    circ, turns_ax, score_ax = fig.axes
+    half = dim // 2
+    pairs = (0, half // 2, half - 1)
+    theta = [base ** (-2 * i / dim) for i in range(half)]
+    # the turns panel: one bar per pair, at log10(turns over the context); three in colour
+    segments = turns_ax.collections[0].get_segments()
+    assert len(segments) == half
+    for i, segment in enumerate(segments):
+        assert segment[1][1] == pytest.approx(math.log10(context * theta[i] / (2 * math.pi)))
+    colours = turns_ax.collections[0].get_colors()
+    grey = colours[1] if half > 3 else None
+    coloured = [i for i, c in enumerate(colours) if grey is None or not np.allclose(c, grey)]
+    assert coloured == list(pairs)
+    # the circles: the dots of each pair are its point (cos mθ, sin mθ), m = 0..15, on its radius
+    for dots, i, radius in zip(circ.collections, pairs, (1.0, 0.68, 0.36)):
+        xy = dots.get_offsets()
+        np.testing.assert_allclose(xy[:, 0], radius * np.cos(np.arange(16) * theta[i]), atol=1e-12)
+        np.testing.assert_allclose(xy[:, 1], radius * np.sin(np.arange(16) * theta[i]), atol=1e-12)
+    assert f"pairs 0, {half // 2}, {half - 1}" in fig.texts[0].get_text()
+    assert score_ax.get_xscale() == "log"
+    black = [line for line in score_ax.lines if line.get_color() == "black"]
+    assert black[0].get_ydata()[0] == pytest.approx(
+        np.mean([math.cos(t) for t in theta]))  # offset 1: a bin of its own
+
+
+def test_explorer_figure_bad_dim():
+    with pytest.raises(ValueError, match="dim must be >= 4"):
+        rotary_explorer_figure(2, 100.0)

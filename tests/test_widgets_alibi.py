@@ -1,0 +1,31 @@
+"""The chapter 9 ALiBi explorer: both controls change the picture; the static page stays small."""
+
+from __future__ import annotations
+
+import base64
+
+from posenc.widgets.alibi import alibi_explorer
+
+
+def test_controls_and_defaults():
+    ex = alibi_explorer()
+    assert [c.name for c in ex.controls] == ["heads", "causal"]
+    assert [c.kind for c in ex.controls] == ["slider", "checkbox"]
+    assert ex.n_combinations == 8
+    fig = ex.figure()
+    assert len(fig.axes[0].collections[0].get_segments()) == 8  # one line per head, 8 by default
+    assert any("causal" in t.get_text() for t in fig.texts)
+
+
+def test_every_control_changes_the_image_and_static_html():
+    ex = alibi_explorer(heads=(4, 12), n=21)
+    start = ex.png()
+    assert ex.png(heads=12) != start
+    assert ex.png(causal=False) != start
+    html = ex.static_html()
+    distinct = {ex.png(**ex._values(key)) for key in ex.all_indices()}
+    assert len(distinct) == ex.n_combinations == 4
+    for data in distinct:
+        assert base64.b64encode(data).decode("ascii") in html
+    assert len(html) < 4 * 60_000
+    assert len(alibi_explorer().static_html()) < 8 * 60_000

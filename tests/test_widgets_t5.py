@@ -1,0 +1,36 @@
+"""The chapter 9 T5 explorer: every control changes the picture; invalid settings are refused."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from posenc.widgets.t5 import t5_explorer
+
+
+def test_controls_and_defaults():
+    ex = t5_explorer()
+    assert [c.name for c in ex.controls] == ["num_buckets", "max_distance", "bidirectional"]
+    assert [c.kind for c in ex.controls] == ["slider", "slider", "checkbox"]
+    assert ex.n_combinations == 12
+    assert "32 buckets, max_distance 128, bidirectional" in ex.figure().texts[0].get_text()
+
+
+def test_every_control_changes_the_image_and_static_html():
+    ex = t5_explorer(num_buckets=(8, 32), max_distances=(64, 128), n=24)
+    start = ex.png()
+    assert ex.png(num_buckets=8) != start
+    assert ex.png(max_distance=64) != start
+    assert ex.png(bidirectional=False) != start
+    html = ex.static_html()
+    distinct = {ex.png(**ex._values(key)) for key in ex.all_indices()}
+    assert len(distinct) == ex.n_combinations == 8
+    for data in distinct:
+        assert base64.b64encode(data).decode("ascii") in html
+    assert len(html) < 8 * 40_000
+
+
+def test_every_combination_must_be_valid():
+    with pytest.raises(ValueError, match="max_distances must all exceed 32"):
+        t5_explorer(num_buckets=(8, 64), max_distances=(32, 128))
