@@ -20,7 +20,7 @@ from .absolute_2d import (
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
 )
-from .alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes
+from .alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes, alibi_span
 from .attention import (
     SelfAttention,
     attention_weights,
@@ -48,7 +48,9 @@ from .rotary import (
     apply_rotary,
     rotary_angles,
     rotary_cos_sin,
+    rotary_decay_bound,
     rotary_matrix,
+    rotary_offset_logits,
     rotary_permutation,
     rotary_quarter_turn,
 )
@@ -66,14 +68,19 @@ from .sinusoidal import (
     sinusoidal_shift_matrix,
     sinusoidal_wavelengths,
 )
-from .t5 import T5RelativePositionBias, t5_bucket_index, t5_relative_bucket
+from .t5 import T5RelativePositionBias, t5_bucket_index, t5_bucket_starts, t5_relative_bucket
 from .window import (
+    IndexCheck,
     RelativePositionBias,
     WindowAttention,
+    frame_offset_counts,
+    relative_index_check,
     relative_offsets,
     relative_position_index,
     relative_table_size,
+    rstt_key_frames,
     shifted_window_mask,
+    spread_key_step,
     window_merge,
     window_partition,
 )
@@ -84,6 +91,7 @@ __all__ = [
     "ALiBiBias",
     "CatalogueSize",
     "Encoding",
+    "IndexCheck",
     "LearnedPositionalEmbedding",
     "LearnedRowColEmbedding",
     "RelativePositionBias",
@@ -96,6 +104,7 @@ __all__ = [
     "alibi_bias",
     "alibi_distances",
     "alibi_slopes",
+    "alibi_span",
     "apply_rotary",
     "attention_weights",
     "causal_mask",
@@ -103,6 +112,7 @@ __all__ = [
     "cosine_similarity_matrix",
     "detr_sine_encoding",
     "dot_product_attention",
+    "frame_offset_counts",
     "get_encoding",
     "learned_parameter_count",
     "numeric_encoding",
@@ -110,15 +120,19 @@ __all__ = [
     "periodic_shift_matrix",
     "position_parameter_count",
     "query_key_positions",
+    "relative_index_check",
     "relative_offsets",
     "relative_position_index",
     "relative_table_size",
     "resample_positional_embedding",
     "rotary_angles",
     "rotary_cos_sin",
+    "rotary_decay_bound",
     "rotary_matrix",
+    "rotary_offset_logits",
     "rotary_permutation",
     "rotary_quarter_turn",
+    "rstt_key_frames",
     "runs_beyond",
     "shaw_attention",
     "shaw_attention_reference",
@@ -131,7 +145,9 @@ __all__ = [
     "sinusoidal_frequencies",
     "sinusoidal_shift_matrix",
     "sinusoidal_wavelengths",
+    "spread_key_step",
     "t5_bucket_index",
+    "t5_bucket_starts",
     "t5_relative_bucket",
     "window_merge",
     "window_partition",

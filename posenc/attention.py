@@ -90,34 +90,66 @@ class SelfAttention(nn.Module):
     .. math::
 
         Q = XW_Q + b_Q,\\; K = XW_K + b_K,\\; V = XW_V + b_V, \\qquad
-        Y = \\operatorname{concat}_h\\big(\\operatorname{softmax}(Q_h K_h^\\top/\\sqrt{d/h}
+        Y = \\operatorname{concat}_h\\big(\\operatorname{softmax}(\\rho(Q_h)\\,\\rho(K_h)^\\top/\\sqrt{d/h}
         + B)\\,V_h\\big)\\,W_O + b_O
 
-    so that, for every permutation matrix ``P`` and ``B = 0``, ``Y(PX) = P\\,Y(X)``.
+    so that, for every permutation matrix ``P``, with no bias, mask or ``rotary``,
+    ``Y(PX) = P\\,Y(X)``.
+
+    Three optional ways for position information to enter, all used by
+    :class:`posenc.toy.TinyTransformer`:
+
+    * ``bias`` (``forward``): an additive logit bias ``B`` (T5, ALiBi, Swin);
+    * ``mask`` (``forward``): a boolean mask, ``True`` where attention is allowed (e.g.
+      :func:`causal_mask`);
+    * ``rotary`` (constructor): a module called as ``rotary(q, k) -> (q, k)`` on each head's
+      queries and keys, after the split into heads and before the logits — the place where
+      RoPE rotates them (``ρ`` above; e.g. :class:`posenc.rotary.RotaryEmbedding` for
+      ``d/h`` channels). Values are never rotated.
 
     Args:
         dim: ``d``, the model width.
         num_heads: ``h`` (must divide ``dim``).
+        rotary: the query/key hook, or ``None`` (``ρ`` = identity). If it has a ``dim``
+            attribute, it must equal the channels per head ``d/h``.
 
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]``; ``forward(..., return_weights=True)`` also
-        returns the attention weights ``[b, h, n, n]``; ``bias`` broadcasts to ``[b, h, n, n]``.
+        returns the attention weights ``[b, h, n, n]``; ``bias`` and ``mask`` broadcast to
+        ``[b, h, n, n]``; ``rotary`` receives and returns ``[b, h, n, d/h]`` twice.
 
     Matches ``torch.nn.MultiheadAttention`` (``batch_first=True``, packed in-projection) up to
-    the layout of the weights.
+    the layout of the weights; with ``rotary``, the attention of RoFormer (Su et al., 2024)
+    and Llama.
     """
 
-    def __init__(self, dim: int, num_heads: int = 1) -> None:
+    def __init__(self, dim: int, num_heads: int = 1, *, rotary: nn.Module | None = None) -> None:
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
         if dim % num_heads:
             raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        if rotary is not None:
+            if not isinstance(rotary, nn.Module):
+                raise TypeError(f"rotary must be an nn.Module or None, got {type(rotary).__name__}")
+            head_dim = dim // num_heads
+            rotary_dim = getattr(rotary, "dim", head_dim)
+            if rotary_dim != head_dim:
+                raise ValueError(
+                    f"rotary must act on the {head_dim} channels of one head (dim / num_heads = "
+                    f"{dim} / {num_heads}), got rotary.dim={rotary_dim}"
+                )
         self.qkv = nn.Linear(dim, 3 * dim)
         self.out = nn.Linear(dim, dim)
+        self.rotary = rotary
 
     def forward(
-        self, x: Tensor, *, bias: Tensor | None = None, return_weights: bool = False
+        self,
+        x: Tensor,
+        *,
+        bias: Tensor | None = None,
+        mask: Tensor | None = None,
+        return_weights: bool = False,
     ) -> Tensor | tuple[Tensor, Tensor]:
         check_tensor("x", x, ndim=3)
         b, n, d = x.shape
@@ -125,8 +157,11 @@ class SelfAttention(nn.Module):
             raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
         h = self.num_heads
         qkv = self.qkv(x).reshape(b, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [3, b, h, n, d/h]
-        weights = attention_weights(qkv[0], qkv[1], bias=bias)  # [b, h, n, n]
-        z = (weights @ qkv[2]).transpose(1, 2).reshape(b, n, d)  # [b, n, d]
+        q, k, v = qkv.unbind(0)  # [b, h, n, d/h] each
+        if self.rotary is not None:
+            q, k = self.rotary(q, k)  # [b, h, n, d/h] each, rotated by position
+        weights = attention_weights(q, k, bias=bias, mask=mask)  # [b, h, n, n]
+        z = (weights @ v).transpose(1, 2).reshape(b, n, d)  # [b, n, d]
         y = self.out(z)  # [b, n, d]
         return (y, weights) if return_weights else y
 

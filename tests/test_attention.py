@@ -141,6 +141,8 @@ def test_attention_weights_rows_sum_to_one_and_masked_entries_are_zero():
         (lambda: SelfAttention(0), ValueError, "dim must be positive"),
         (lambda: SelfAttention(4)(torch.ones(2, 4)), ValueError, "x must have 3 dimensions"),
         (lambda: SelfAttention(4)(torch.ones(1, 2, 5)), ValueError, "4 channels"),
+        (lambda: SelfAttention(8, 2, rotary=lambda q, k: (q, k)), TypeError, "rotary must be an nn.Module"),
+        (lambda: SelfAttention(8, 2, rotary=_rotary(8)), ValueError, "rotary must act on the 4 channels"),
         (lambda: permutation_matrix([0, 0, 1]), ValueError, "permutation"),
         (lambda: permutation_matrix(torch.tensor([0.0, 1.0])), TypeError, "integers"),
         (lambda: permutation_matrix([]), ValueError, "permutation"),
@@ -210,3 +212,76 @@ def test_query_key_positions_errors_name_the_argument():
     with pytest.raises(TypeError, match="n_k must be an integer"):
         query_key_positions(2, 4.0)
     assert query_key_positions(4, 2, query_offset=0)[0].tolist() == [0, 1, 2, 3]
+
+
+# -- the query/key hook (RoPE) and the mask of SelfAttention ------------------------------------
+
+
+def _rotary(dim):
+    from posenc.rotary import RotaryEmbedding
+
+    return RotaryEmbedding(dim)
+
+
+def _heads(layer, x):
+    """q, k, v of ``layer`` for ``x``, ``[b, h, n, d/h]`` each, in float64."""
+    d, h = layer.dim, layer.num_heads
+    w, b = layer.qkv.weight.detach().double(), layer.qkv.bias.detach().double()
+    parts = (x.double() @ w.T + b).split(d, dim=-1)  # q, k, v: [b, n, d] each
+    return [t.reshape(*t.shape[:2], h, d // h).transpose(1, 2) for t in parts]
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_rotary_hook_rotates_queries_and_keys_as_rotary_embedding_torch_does(heads):
+    from rotary_embedding_torch import RotaryEmbedding as Reference
+
+    torch.manual_seed(4)
+    layer = SelfAttention(8, num_heads=heads, rotary=_rotary(8 // heads))
+    x = torch.randn(2, 7, 8)
+    y, weights = layer(x, return_weights=True)
+    q, k, v = _heads(layer, x)
+    reference = Reference(dim=8 // heads)  # interleaved pairs, base 10000, like posenc's default
+    q, k = reference.rotate_queries_or_keys(q), reference.rotate_queries_or_keys(k)
+    logits = q @ k.transpose(-1, -2) / math.sqrt(8 // heads)
+    expected = torch.softmax(logits, dim=-1)  # [b, h, n, n]
+    torch.testing.assert_close(weights.double(), expected, atol=1e-6, rtol=1e-5)
+    z = (expected @ v).transpose(1, 2).reshape(2, 7, 8)
+    out = z @ layer.out.weight.detach().double().T + layer.out.bias.detach().double()
+    torch.testing.assert_close(y.double(), out, atol=1e-5, rtol=1e-5)
+
+
+def test_rotary_hook_makes_logits_depend_on_offsets_only():
+    # the same token at every position: with RoPE the weights depend on i - j only
+    torch.manual_seed(5)
+    layer = SelfAttention(8, num_heads=2, rotary=_rotary(4)).double()
+    x = torch.randn(1, 1, 8, dtype=torch.float64).expand(1, 9, 8)
+    _, weights = layer(x, return_weights=True, mask=causal_mask(9, 9))
+    logits = weights.log()  # [1, h, n, n]; differences of logits along a row are kept
+    for i in range(2, 9):
+        # row i, keys i-1 and i-2, minus the same pair in row i-1: equal offsets, equal logits
+        a = logits[0, :, i, i - 1] - logits[0, :, i, i - 2]
+        b = logits[0, :, i - 1, i - 2] - logits[0, :, i - 1, i - 3] if i >= 3 else a
+        torch.testing.assert_close(a, b)
+    assert (weights[0, :, -1] - 1 / 9).abs().max() > 1e-3  # the hook does tell keys apart
+    # without the hook all keys look alike
+    plain = SelfAttention(8, num_heads=2).double()
+    plain.load_state_dict(layer.state_dict())
+    _, flat = plain(x, return_weights=True)
+    torch.testing.assert_close(flat, torch.full_like(flat, 1 / 9))
+
+
+def test_self_attention_mask_matches_torch_sdpa_causal():
+    torch.manual_seed(6)
+    layer = SelfAttention(12, num_heads=3)
+    x = torch.randn(2, 6, 12)
+    y, weights = layer(x, mask=causal_mask(6, 6), return_weights=True)
+    q, k, v = (t.float() for t in _heads(layer, x))
+    z = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(2, 6, 12)
+    torch.testing.assert_close(y, layer.out(z), atol=1e-5, rtol=1e-5)
+    assert bool((weights.triu(1) == 0).all())
+    # the hook and the mask together: still nothing from the future
+    rotated = SelfAttention(12, num_heads=3, rotary=_rotary(4))
+    changed = x.clone()
+    changed[:, -1] += 1.0
+    a, b = rotated(x, mask=causal_mask(6, 6)), rotated(changed, mask=causal_mask(6, 6))
+    torch.testing.assert_close(a[:, :-1], b[:, :-1])

@@ -15,7 +15,9 @@ def test_all_names_exist_and_are_documented():
 def test_public_functions_are_fully_type_hinted():
     for name in posenc.__all__:
         obj = getattr(posenc, name)
-        fn = obj.__init__ if inspect.isclass(obj) else obj
+        # a NamedTuple's fields are its constructor's parameters
+        named_tuple = inspect.isclass(obj) and issubclass(obj, tuple) and hasattr(obj, "_fields")
+        fn = obj if named_tuple or not inspect.isclass(obj) else obj.__init__
         sig = inspect.signature(fn)
         missing = [p for p, v in sig.parameters.items() if p != "self" and v.annotation is inspect.Parameter.empty]
         assert not missing, f"{name}: parameters without type hints: {missing}"

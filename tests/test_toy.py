@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 from torch import nn
 
 from posenc.learned import LearnedPositionalEmbedding
-from posenc.sinusoidal import SinusoidalPositionalEncoding
+from posenc.sinusoidal import SinusoidalPositionalEncoding, sinusoidal_encoding
 from posenc.toy import (
     IGNORE_INDEX,
     Adam,
@@ -247,3 +249,291 @@ def test_position_accuracy_matches_a_loop_over_the_test_batch(task: str) -> None
     answered = ~torch.isnan(acc)
     overall = toy_accuracy(model, task, length=10, k=2, num_sequences=40, seed=7)
     assert acc[answered].mean().item() == pytest.approx(overall)
+
+
+# -- every encoding of the book plugs in ---------------------------------------------------------
+from posenc.alibi import ALiBiBias  # noqa: E402
+from posenc.attention import causal_mask  # noqa: E402
+from posenc.rotary import RotaryEmbedding, apply_rotary  # noqa: E402
+from posenc.shaw import ShawRelativeMultiheadAttention, shaw_attention_reference  # noqa: E402
+from posenc.t5 import T5RelativePositionBias  # noqa: E402
+from posenc.toy import (  # noqa: E402
+    ENCODINGS,
+    LengthResults,
+    length_generalisation,
+    toy_attention_weights,
+    toy_model,
+)
+
+PLUG_INS = {
+    "none": (), "sinusoidal": ("position",), "learned": ("position",), "shaw": ("attention",),
+    "t5": ("attention_bias",), "alibi": ("attention_bias",), "rope": ("rotary",),
+}
+
+
+def _layer_norm(x: torch.Tensor, norm: nn.LayerNorm) -> torch.Tensor:
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + norm.eps) * norm.weight.double() + norm.bias.double()
+
+
+def _linear(x: torch.Tensor, layer: nn.Linear) -> torch.Tensor:
+    return x @ layer.weight.detach().double().T + layer.bias.detach().double()
+
+
+def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, weights=None) -> torch.Tensor:
+    """One attention layer in float64, written out from the formulas of each encoding.
+
+    Appends the attention weights to ``weights`` (a list) when given (not for Shaw).
+    """
+    b, n, d = h.shape
+    heads = model.num_heads
+    attn = block.attn
+    split = lambda t: t.reshape(b, n, heads, d // heads).transpose(1, 2)  # noqa: E731
+    if isinstance(attn, ShawRelativeMultiheadAttention):
+        q, k, v = (split(_linear(h, lin)) for lin in (attn.q_proj, attn.k_proj, attn.v_proj))
+        z = shaw_attention_reference(q, k, v, attn.rel_k.double(), attn.rel_v.double(), mask=mask)
+        return _linear(z.transpose(1, 2).reshape(b, n, d), attn.out_proj)
+    q, k, v = (split(t) for t in _linear(h, attn.qkv).split(d, dim=-1))  # [b, h, n, d/h] each
+    if model.rotary is not None:
+        q, k = apply_rotary(q), apply_rotary(k)  # positions 0..n-1, interleaved pairs
+    logits = q @ k.transpose(-1, -2) / (d // heads) ** 0.5  # [b, h, n, n]
+    if model.attention_bias is not None:
+        logits = logits + model.attention_bias(n).double()
+    if mask is not None:
+        logits = logits.masked_fill(~mask, float("-inf"))
+    a = torch.softmax(logits, dim=-1)  # [b, h, n, n]
+    if weights is not None:
+        weights.append(a)
+    z = a @ v  # [b, h, n, d/h]
+    return _linear(z.transpose(1, 2).reshape(b, n, d), attn.out)
+
+
+def _reference_forward(model: TinyTransformer, tokens: torch.Tensor, weights=None) -> torch.Tensor:
+    """TinyTransformer in float64, block by block, from its parameters."""
+    x = model.embed.weight.detach().double()[tokens]  # [b, n, d]
+    n = tokens.shape[1]
+    if isinstance(model.position, LearnedPositionalEmbedding):
+        x = x + model.position.table.detach().double()[:n]  # row p for position p
+    elif isinstance(model.position, SinusoidalPositionalEncoding):
+        x = x + sinusoidal_encoding(n, x.shape[-1], dtype=torch.float64)
+    mask = causal_mask(n, n) if model.causal else None
+    for block in model.blocks:
+        x = x + _reference_attention(block, _layer_norm(x, block.norm1), model, mask, weights)
+        hidden = torch.nn.functional.gelu(_linear(_layer_norm(x, block.norm2), block.mlp[0]))
+        x = x + _linear(hidden, block.mlp[2])
+    return _linear(_layer_norm(x, model.norm), model.head)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("causal", [True, False])
+def test_every_encoding_matches_a_float64_transcription(encoding: str, causal: bool) -> None:
+    torch.manual_seed(0)
+    model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, causal=causal,
+                      max_length=12, shaw_max_distance=3, t5_max_distance=8)
+    with torch.no_grad():  # move every parameter away from its initial value
+        for p in model.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    assert model.plug_ins == PLUG_INS[encoding]
+    tokens = torch.randint(0, 10, (3, 11))
+    with torch.no_grad():
+        got = model(tokens)
+        expected = _reference_forward(model, tokens)
+    assert got.shape == (3, 11, 10)
+    torch.testing.assert_close(got.double(), expected, atol=2e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_every_encoding_trains_and_a_causal_model_never_looks_ahead(encoding: str) -> None:
+    torch.manual_seed(0)
+    model = toy_model(encoding, dim=16, num_heads=4, max_length=10)
+    before = [p.detach().clone() for p in model.parameters()]
+    run = train_toy(model, "shift", steps=2, length=(6, 10), batch_size=4)
+    assert all(torch.isfinite(torch.tensor(run.losses)))
+    assert any(not torch.equal(a, p.detach()) for a, p in zip(before, model.parameters()))
+    tokens = torch.randint(0, 16, (2, 10))
+    changed = tokens.clone()
+    changed[:, 7] = (changed[:, 7] + 1) % 16
+    with torch.no_grad():
+        a, b = model(tokens), model(changed)
+    torch.testing.assert_close(a[:, :7], b[:, :7])  # positions 0..6 cannot see position 7
+    assert not torch.allclose(a[:, 7:], b[:, 7:])
+
+
+@pytest.mark.parametrize("encoding", ["rope", "alibi", "learned"])
+def test_attention_weights_of_every_layer_match_the_transcription(encoding: str) -> None:
+    torch.manual_seed(1)
+    model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, max_length=12)
+    tokens = torch.randint(0, 10, (2, 9))
+    got = toy_attention_weights(model, tokens)
+    expected: list = []
+    with torch.no_grad():
+        _reference_forward(model, tokens, expected)
+    assert len(got) == 2 and all(w.shape == (2, 4, 9, 9) for w in got)
+    for w, ref in zip(got, expected):
+        torch.testing.assert_close(w.double(), ref, atol=1e-6, rtol=1e-5)
+        assert bool((w.triu(1) == 0).all())  # causal
+    with pytest.raises(TypeError, match="default SelfAttention"):
+        toy_attention_weights(toy_model("shaw"), tokens)
+
+
+def test_rotary_module_is_shared_by_every_layer_and_has_no_parameters() -> None:
+    model = toy_model("rope", num_layers=3)
+    assert all(block.attn.rotary is model.rotary for block in model.blocks)
+    assert isinstance(model.rotary, RotaryEmbedding) and model.rotary.dim == 8
+    base = sum(p.numel() for p in toy_model("none", num_layers=3).parameters())
+    assert sum(p.numel() for p in model.parameters()) == base
+
+
+def test_position_parameter_counts_follow_the_formulas() -> None:
+    base = sum(p.numel() for p in toy_model("none").parameters())
+    extra = {e: sum(p.numel() for p in toy_model(e).parameters()) - base for e in ENCODINGS}
+    d, h, layers, n_max, k_shaw, buckets = 32, 4, 2, 16, 8, 8
+    assert extra == {
+        "none": 0, "sinusoidal": 0, "alibi": 0, "rope": 0,
+        "learned": n_max * d,  # one row per position
+        "shaw": layers * 2 * (2 * k_shaw + 1) * (d // h),  # a^K and a^V in every layer
+        "t5": buckets * h,  # one table for the whole model
+    }
+
+
+def test_max_length_comes_from_the_position_table() -> None:
+    assert toy_model("learned", max_length=12).max_length == 12
+    assert all(toy_model(e).max_length is None for e in ENCODINGS if e != "learned")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"attention_bias": T5RelativePositionBias(4)}, ValueError, "attention_bias must give one bias per head"),
+        ({"rotary": RotaryEmbedding(16)}, ValueError, "rotary must act on the 8 channels"),
+        ({"rotary": lambda q, k: (q, k)}, TypeError, "rotary must be an nn.Module"),
+        ({"attention": 3}, TypeError, "attention must be a factory"),
+        ({"attention": lambda d, h: "layer"}, TypeError, "must return an nn.Module"),
+        ({"attention": lambda d, h: ShawRelativeMultiheadAttention(d, h, 2),
+          "attention_bias": ALiBiBias(2)}, ValueError, "cannot be combined"),
+        ({"causal": 1}, TypeError, "causal must be a bool"),
+    ],
+)
+def test_plug_in_errors_name_the_argument(kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        TinyTransformer(10, 16, 2, 1, **kwargs)
+
+
+def test_rotary_needs_an_even_head_width() -> None:
+    with pytest.raises(ValueError, match="rotary needs an even number of channels per head"):
+        TinyTransformer(10, 12, 4, 1, rotary=RotaryEmbedding(4))
+    with pytest.raises(ValueError, match="rope needs an even number of channels per head"):
+        toy_model("rope", dim=12, num_heads=4)
+    with pytest.raises(ValueError, match="encoding must be one of"):
+        toy_model("xpos")
+    with pytest.raises(ValueError, match="num_heads must divide dim"):
+        toy_model("rope", dim=12, num_heads=5)
+
+
+# -- training on a range of lengths -------------------------------------------------------------
+def test_training_lengths_are_drawn_from_the_range_and_a_fixed_length_is_unchanged() -> None:
+    run = train_toy(_learned_model(), "shift", steps=60, length=(5, 9))
+    assert len(run.lengths) == 60 and set(run.lengths) == {5, 6, 7, 8, 9}
+    fixed = train_toy(_learned_model(), "shift", steps=5, length=12)
+    pair = train_toy(_learned_model(), "shift", steps=5, length=(12, 12))
+    assert fixed.losses == pair.losses and fixed.lengths == [12] * 5
+    seen = []
+    train_toy(_learned_model(), "shift", steps=3, length=8, on_step=seen.append)
+    assert seen == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("length", "error", "message"),
+    [((9, 5), ValueError, "n_min <= n_max"), ((4, 5, 6), ValueError, "pair"),
+     ((4, 30), ValueError, "length must be at most the model's max_length=24"),
+     ((0, 5), ValueError, r"length\[0\] must be positive")],
+)
+def test_bad_length_ranges(length: tuple, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        train_toy(_learned_model(), "shift", steps=1, length=length)
+
+
+# -- the experiment -----------------------------------------------------------------------------
+def _tiny_experiment(**kwargs) -> LengthResults:
+    options = dict(task="shift", train_lengths=(6, 8), eval_lengths=(8, 16), steps=4,
+                   num_sequences=16, progress=False, dim=16, num_heads=2, num_layers=1)
+    return length_generalisation(**{**options, **kwargs})
+
+
+def test_length_generalisation_is_reproducible_and_marks_what_cannot_run() -> None:
+    a = _tiny_experiment(encodings=["learned", "rope", "alibi"])
+    b = _tiny_experiment(encodings=["learned", "rope", "alibi"])
+    assert a.encodings == ("learned", "rope", "alibi")
+    assert a.losses == b.losses
+    assert a.accuracy.keys() == b.accuracy.keys()
+    for name in a.encodings:
+        for n in (8, 16):
+            x, y = a.accuracy[name][n], b.accuracy[name][n]
+            assert (x == y) or (math.isnan(x) and math.isnan(y))
+    assert a.cannot_run() == [("learned", 16)]
+    assert math.isnan(a.accuracy["learned"][16]) and bool(a.position_accuracy["learned"][16].isnan().all())
+    assert a.first_failure("learned", 16) == 0
+    assert a.chance == 1 / 16 and a.train_lengths == (6, 8) and a.eval_lengths == (8, 16)
+    assert set(a.seconds) == set(a.encodings)
+    table = a.table()
+    assert "—" in table and "cannot run" in table and "n=16 (2L)" in table
+    assert "<table" in a._repr_html_() and repr(a) == table
+
+
+def test_length_generalisation_accuracy_is_toy_accuracy_of_the_trained_model() -> None:
+    results = _tiny_experiment(encodings=["t5", "none"], steps=6)
+    for name, model in results.models.items():
+        assert not model.training
+        for n in (8, 16):
+            expected = toy_accuracy(model, "shift", length=n, num_sequences=16, seed=1234)
+            assert results.accuracy[name][n] == pytest.approx(expected, abs=1e-12)
+    # the same seed and batches as a hand-made run of train_toy
+    torch.manual_seed(0)
+    model = toy_model("t5", dim=16, num_heads=2, num_layers=1, max_length=8)
+    run = train_toy(model, "shift", steps=6, length=(6, 8))
+    assert run.losses == results.losses["t5"]
+
+
+def test_length_generalisation_takes_factories() -> None:
+    results = length_generalisation(
+        {"tiny rope": lambda: toy_model("rope", dim=8, num_heads=2, num_layers=1)},
+        train_lengths=(6, 8), eval_lengths=(8,), steps=2, num_sequences=8, progress=False,
+    )
+    assert results.encodings == ("tiny rope",) and results.models["tiny rope"].dim == 8
+
+
+def test_first_failure_reads_the_position_accuracy() -> None:
+    results = _tiny_experiment(encodings=["none"], steps=1)
+    results.position_accuracy["none"][16] = torch.tensor([math.nan, math.nan] + [1.0] * 5 + [0.2] + [1.0] * 8)
+    assert results.first_failure("none", 16) == 7
+    assert results.first_failure("none", 16, threshold=0.1) is None
+    with pytest.raises(ValueError, match="length must be one of"):
+        results.first_failure("none", 12)
+    with pytest.raises(ValueError, match="encoding must be one of"):
+        results.first_failure("rope", 16)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [({"encodings": ["xpos"]}, ValueError, "encodings must be names"),
+     ({"encodings": "rope"}, TypeError, "not one str"),
+     ({"encodings": []}, ValueError, "at least one"),
+     ({"encodings": {"a": lambda: nn.Linear(2, 2)}, "dim": None}, ValueError, "model_options apply"),
+     ({"eval_lengths": ()}, ValueError, "eval_lengths"),
+     ({"train_lengths": (9, 8)}, ValueError, "n_min <= n_max")],
+)
+def test_length_generalisation_errors(kwargs: dict, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        _tiny_experiment(**kwargs)
+
+
+def test_a_factory_must_build_a_tiny_transformer() -> None:
+    with pytest.raises(TypeError, match="must return a TinyTransformer"):
+        length_generalisation({"linear": lambda: nn.Linear(2, 2)}, steps=1, progress=False)
+
+
+def test_progress_bar_outside_a_notebook_is_tqdm_on_stderr(capsys: pytest.CaptureFixture) -> None:
+    _tiny_experiment(encodings=["none"], steps=2, progress=True)
+    err = capsys.readouterr().err
+    assert "training" in err and "2/2" in err
