@@ -80,3 +80,18 @@ def as_positions(name: str, positions: object) -> Tensor:
         return positions.detach().to(torch.float64)
     n = check_int(name, positions, minimum=1)
     return torch.arange(n, dtype=torch.float64)
+
+
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The broadcast of ``shapes`` by NumPy's rules, or ``None`` if they do not broadcast.
+
+    Plain Python on purpose: ``torch.broadcast_shapes`` imports ``torch.fx`` and SymPy on its
+    first call, about a second that every notebook using RoPE or Shaw's attention would pay.
+    """
+    out: list[int] = []
+    for sizes in zip(*(reversed((1,) * (max(map(len, shapes)) - len(s)) + tuple(s)) for s in shapes)):
+        wide = {size for size in sizes if size != 1}
+        if len(wide) > 1:
+            return None
+        out.append(wide.pop() if wide else 1)
+    return tuple(reversed(out))

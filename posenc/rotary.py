@@ -31,7 +31,7 @@ import numbers
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_even, check_int, check_positive_float, check_tensor
+from ._checks import broadcast_shape, check_even, check_int, check_positive_float, check_tensor
 from .attention import query_key_positions
 from .sinusoidal import sinusoidal_frequencies
 
@@ -46,21 +46,6 @@ def _rotary_positions(name: str, positions: object) -> Tensor:
         return positions.detach().to(torch.float64)
     n = check_int(name, positions)
     return torch.arange(n, dtype=torch.float64)
-
-
-def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The broadcast of ``shapes`` by NumPy's rules, or ``None`` if they do not broadcast.
-
-    Plain Python on purpose: ``torch.broadcast_shapes`` imports ``torch.fx`` and SymPy on its
-    first call, about a second that every notebook using RoPE would pay.
-    """
-    out: list[int] = []
-    for sizes in zip(*(reversed((1,) * (max(map(len, shapes)) - len(s)) + tuple(s)) for s in shapes)):
-        wide = {size for size in sizes if size != 1}
-        if len(wide) > 1:
-            return None
-        out.append(wide.pop() if wide else 1)
-    return tuple(reversed(out))
 
 
 def rotary_angles(positions: int | Tensor, dim: int, *, base: float = 10000.0) -> Tensor:
@@ -229,7 +214,7 @@ def apply_rotary(
                 f"positions must have x's {n} positions in its last dimension, "
                 f"got shape {tuple(positions.shape)}"
             )
-        if _broadcast_shape(tuple(positions.shape[:-1]), tuple(x.shape[:-2])) is None:
+        if broadcast_shape(tuple(positions.shape[:-1]), tuple(x.shape[:-2])) is None:
             raise ValueError(
                 f"positions' leading dimensions {tuple(positions.shape[:-1])} do not broadcast "
                 f"against x's {tuple(x.shape[:-2])}"
@@ -288,7 +273,7 @@ def rotary_offset_logits(
     if isinstance(offsets, Tensor):
         check_tensor("offsets", offsets, ndim=1)
     r = _rotary_positions("offsets", offsets)  # [R]
-    batch = _broadcast_shape(tuple(q.shape[:-1]), tuple(k.shape[:-1]))
+    batch = broadcast_shape(tuple(q.shape[:-1]), tuple(k.shape[:-1]))
     if batch is None:
         raise ValueError(
             f"q and k must broadcast in their leading dimensions, got shapes {tuple(q.shape)} "

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int, check_tensor
+from ._checks import broadcast_shape, check_int, check_tensor
 from ._threads import torch_threads
 
 
@@ -152,7 +152,10 @@ def shaw_attention(
     _check_shaw_inputs(q, k, v, rel_k, rel_v)
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     mask_batch = mask.shape[:-2] if isinstance(mask, Tensor) and mask.ndim > 2 else ()
-    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)
+    shapes = [tuple(t) for t in (q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)]
+    batch = broadcast_shape(*shapes)
+    if batch is None:
+        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
     q = q.expand(*batch, n_q, d).reshape(-1, n_q, d)  # [B, n_q, d]
     k = k.expand(*batch, n_k, d).reshape(-1, n_k, d)  # [B, n_k, d]
     v = v.expand(*batch, n_k, v.shape[-1]).reshape(-1, n_k, v.shape[-1])  # [B, n_k, d_v]

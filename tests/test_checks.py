@@ -1,11 +1,14 @@
 """The argument checks: right type and rule, and messages that name the argument."""
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
 import torch
 
 from posenc._checks import (
     as_positions,
+    broadcast_shape,
     check_even,
     check_floating_dtype,
     check_int,
@@ -91,3 +94,12 @@ def test_as_positions():
         as_positions("positions", torch.zeros(2, 2))
     with pytest.raises(ValueError, match=r"positions must be positive"):
         as_positions("positions", 0)
+
+
+@given(a=st.lists(st.integers(1, 3), max_size=4), b=st.lists(st.integers(1, 3), max_size=4))
+def test_broadcast_shape_follows_torch(a, b):
+    try:
+        expected = tuple(torch.broadcast_shapes(tuple(a), tuple(b)))
+    except RuntimeError:
+        expected = None
+    assert broadcast_shape(tuple(a), tuple(b)) == expected

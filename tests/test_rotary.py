@@ -20,7 +20,6 @@ from transformers.models.llama.modeling_llama import (
 from transformers.models.llama.modeling_llama import rotate_half as llama_rotate_half
 
 from posenc.rotary import (
-    _broadcast_shape,
     RotaryEmbedding,
     apply_rotary,
     rotary_angles,
@@ -257,15 +256,6 @@ def test_swapping_layouts_without_the_permutation_gives_other_logits():
     off_diagonal = ~torch.eye(n, dtype=torch.bool)  # at offset 0 there is no rotation to get wrong
     assert (wrong - right)[off_diagonal].abs().max() > 1.0
     torch.testing.assert_close(wrong.diagonal(), right.diagonal(), rtol=0, atol=1e-12)
-
-
-@given(a=st.lists(st.integers(1, 3), max_size=4), b=st.lists(st.integers(1, 3), max_size=4))
-def test_broadcast_shape_follows_torch(a, b):
-    try:
-        expected = tuple(torch.broadcast_shapes(tuple(a), tuple(b)))
-    except RuntimeError:
-        expected = None
-    assert _broadcast_shape(tuple(a), tuple(b)) == expected
 
 
 # -- analysis: the logit against the offset ---------------------------------------------------

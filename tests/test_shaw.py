@@ -241,3 +241,9 @@ def test_intermediate_bytes_golden_values():
     assert in_float64 == 4 * a.numel() * a.element_size()
     with pytest.raises(ValueError, match="dim must be positive"):
         shaw_intermediate_bytes(4, 0, 1)
+
+
+def test_batch_dimensions_that_do_not_broadcast_are_a_value_error():
+    q, kk, v, rk, rv = random_inputs(13, (2,), 5, 5, 4, 4, 2)
+    with pytest.raises(ValueError, match="batch dimensions of q, k, v and mask must broadcast"):
+        shaw_attention(q, kk, torch.cat([v, v[:1]]), rk, rv)  # v: [3, 5, 4] against q: [2, 5, 4]
