@@ -8,6 +8,7 @@ They never use ``assert`` (which ``python -O`` removes).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 
 import torch
 from torch import Tensor
@@ -41,6 +42,41 @@ def check_multiple(name: str, value: object, factor: int, why: str) -> int:
     if value % factor:
         raise ValueError(f"{name} must be a multiple of {factor} ({why}), got {value}")
     return value
+
+
+def check_heads(dim: object, num_heads: object) -> int:
+    """Return the channels per head ``dim // num_heads`` after checking that ``num_heads`` divides ``dim``.
+
+    Both are checked as positive integers first (``dim`` before ``num_heads``), so a message
+    names the argument at fault.
+    """
+    dim = check_int("dim", dim)
+    num_heads = check_int("num_heads", num_heads)
+    if dim % num_heads:
+        raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+    return dim // num_heads
+
+
+def check_permutation(name: str, perm: object, n: int | None = None) -> list[int]:
+    """Return ``perm`` as a list of ints after checking it is a permutation of ``0..n-1``.
+
+    ``perm`` is an iterable of ints or a 1-D integer tensor; ``n`` defaults to its length
+    (give it to require a permutation of exactly ``n`` items).
+    """
+    if isinstance(perm, Tensor):
+        check_tensor(name, perm, ndim=1)
+        if perm.is_floating_point() or perm.is_complex():
+            raise TypeError(f"{name} must hold integers, got dtype {perm.dtype}")
+        order = [int(i) for i in perm]
+    elif isinstance(perm, (str, bytes)) or not isinstance(perm, Iterable):
+        raise TypeError(f"{name} must be a sequence of ints or a 1-D tensor, got {type(perm).__name__}")
+    else:
+        order = [check_int(f"{name}[{i}]", p, minimum=0) for i, p in enumerate(perm)]
+    size = len(order) if n is None else n
+    if not order or sorted(order) != list(range(size)):
+        items = f"0..{size - 1}" if size else "0..n-1 (n >= 1)"
+        raise ValueError(f"{name} must be a permutation of {items}, got {order}")
+    return order
 
 
 def check_positive_float(name: str, value: object) -> float:

@@ -7,10 +7,12 @@ Three designs, each splitting the channels between the row and the column axis:
 * DETR's learned row and column tables, :class:`LearnedRowColEmbedding`;
 
 plus :func:`resample_positional_embedding`, which resizes a learned table to a new grid, as
-ViT and MAE do when fine-tuning at a higher resolution, and two tools to study the encodings:
+ViT and MAE do when fine-tuning at a higher resolution, and tools to study the encodings:
 :func:`position_similarity_map` (one position's cosine similarity to every grid cell, ViT's
-figure 7) and :func:`stretched_sincos_encoding_2d` (the exact sin/cos table at the fractional
-positions a resize samples, against which resampling error is measured).
+figure 7), :func:`stretched_sincos_encoding_2d` (the exact sin/cos table at the fractional
+positions a resize samples), :func:`sincos_resampling_error` (a resize's error against it)
+and two summaries of that error, :func:`resampling_error_per_pair` (per frequency) and
+:func:`resampling_error_map` (per grid cell, slow channels).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._checks import check_even, check_int, check_multiple, check_positive_float, check_tensor
-from .sinusoidal import sinusoidal_encoding
+from .sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
 
 ResampleMode = Literal["bicubic", "bilinear", "nearest"]
 
@@ -391,3 +393,125 @@ def stretched_sincos_encoding_2d(
     row_code = sinusoidal_encoding(rows.flatten(), dim // 2, base=base)  # [n, d/2]
     col_code = sinusoidal_encoding(cols.flatten(), dim // 2, base=base)  # [n, d/2]
     return torch.cat((row_code, col_code), dim=1)  # [n, d]
+
+
+def sincos_resampling_error(
+    old_size: int,
+    new_size: int,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    mode: ResampleMode = "bicubic",
+    antialias: bool = False,
+) -> Tensor:
+    """Return the error of resizing the 2-D sin/cos table, against the exact table on the new grid.
+
+    .. math::
+
+        E = \\operatorname{interp}_{h \\to h'}\\big(PE_{h \\times h}\\big) - PE'_{h' \\times h'}
+
+    ``PE`` is :func:`sinusoidal_encoding_2d` on the ``h × h`` grid (float32, as a model holds
+    it, seed layout), resized by :func:`resample_positional_embedding` with ``mode`` and
+    ``antialias``; ``PE'`` is :func:`stretched_sincos_encoding_2d`, what a perfect
+    interpolation would return. Both are taken to float64 before the subtraction.
+
+    Args:
+        old_size: ``h``, side of the original square grid.
+        new_size: ``h'``, side of the resized grid.
+        dim: ``d``, channels (a multiple of 4).
+        base: frequency base.
+        mode: the interpolation, as in :func:`resample_positional_embedding`.
+        antialias: as in :func:`resample_positional_embedding` (``True``: Keys' ``a = −0.5``).
+
+    Returns:
+        float64 tensor ``[h'·h', d]``, row-major, in the seed layout.
+
+    Shapes:
+        ``n' = h'·h'`` positions, ``d`` channels.
+
+    Matches: the resampling of MAE's ``interpolate_pos_embed`` (defaults) measured against the
+    formula; see :func:`stretched_sincos_encoding_2d`.
+    """
+    table = sinusoidal_encoding_2d(old_size, old_size, dim, base=base)  # [h*h, d]
+    exact = stretched_sincos_encoding_2d(old_size, new_size, dim, base=base).double()  # [n', d]
+    resized = resample_positional_embedding(table, old_size, new_size, mode=mode, antialias=antialias)
+    return resized.double() - exact  # [n', d]
+
+
+def _check_sincos_error(error: object) -> Tensor:
+    """``error`` as float64 ``[n, d]`` after checking ``d`` is a multiple of 4."""
+    check_tensor("error", error, ndim=2)
+    check_multiple("error.shape[1]", error.shape[1], 4,
+                   "the 2-D sin/cos layout: half the channels per axis, each half in sin/cos pairs")
+    return error.detach().to(torch.float64)
+
+
+def resampling_error_per_pair(error: Tensor) -> Tensor:
+    """Return the RMS of a 2-D sin/cos table's error for each frequency.
+
+    .. math::
+
+        \\varepsilon_i = \\sqrt{\\frac{1}{4}\\sum_{a \\in \\{r, c\\}} \\sum_{f \\in \\{\\sin, \\cos\\}}
+        \\frac{1}{n}\\sum_{p} E_{p,\\,(a, f, i)}^2}
+
+    the mean square over the grid positions ``p`` of each of the four channels of pair ``i``
+    (sine and cosine, in the row half and in the column half), averaged, then the square root.
+    With :func:`sincos_resampling_error`, how badly a resize renders each frequency.
+
+    Args:
+        error: ``[n, d]``, channels in the seed layout (:func:`sinusoidal_encoding_2d`'s
+            default: row half then column half, each of ``d/4`` interleaved sin/cos pairs).
+
+    Returns:
+        float64 tensor ``[d/4]``; entry ``i`` belongs to the frequency
+        ``sinusoidal_frequencies(d/2)[i]``.
+
+    Shapes:
+        ``n`` positions, ``d`` channels.
+    """
+    e = _check_sincos_error(error)  # [n, d]
+    d = e.shape[1]
+    per_channel = e.pow(2).mean(0)  # [d]
+    return per_channel.reshape(2, d // 4, 2).mean(dim=(0, 2)).sqrt()  # [d/4]
+
+
+def resampling_error_map(
+    error: Tensor, *, base: float = 10000.0, max_frequency: float = 0.1
+) -> Tensor:
+    """Return where on the grid the error of the slow channels sits: their RMS per position.
+
+    .. math::
+
+        M_{r', c'} = \\sqrt{\\frac{1}{|S|}\\sum_{k \\in S} E_{(r', c'),\\,k}^2}, \\qquad
+        S = \\{k : \\omega(k) < \\omega_{\\max}\\}
+
+    where ``ω(k)`` is the frequency of channel ``k`` (in both halves, sine and cosine) and
+    ``ω_max = max_frequency``. Slow channels vary little from cell to cell, so a resize is nearly exact
+    for them inside the grid: what is left shows where the filter goes wrong (at the border,
+    where samples are missing, or in a ripple inside).
+
+    Args:
+        error: ``[h'·h', d]`` on a square grid, row-major, channels in the seed layout (see
+            :func:`resampling_error_per_pair`).
+        base: the frequency base of the table.
+        max_frequency: ``ω_max``; at least one pair must be slower.
+
+    Returns:
+        float64 tensor ``[h', h']``.
+
+    Shapes:
+        ``n' = h'·h'`` positions, ``d`` channels.
+    """
+    e = _check_sincos_error(error)  # [n', d]
+    n, d = e.shape
+    side = math.isqrt(n)
+    if side * side != n:
+        raise ValueError(f"error must hold a square grid of positions (h'·h' rows), got {n} rows")
+    max_frequency = check_positive_float("max_frequency", max_frequency)
+    omega = sinusoidal_frequencies(d // 2, base=base)  # [d/4]
+    slow_pairs = omega < max_frequency  # [d/4]
+    if not bool(slow_pairs.any()):
+        raise ValueError(f"max_frequency must exceed the slowest frequency "
+                         f"({float(omega.min()):.3g}), got {max_frequency}")
+    slow = torch.cat([slow_pairs] * 2).repeat_interleave(2)  # [d]: True for slow channels
+    return e[:, slow].pow(2).mean(1).sqrt().reshape(side, side)  # [h', h']

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int, check_tensor
+from ._checks import check_heads, check_int, check_permutation, check_positive_float, check_tensor
+from .sinusoidal import sinusoidal_encoding
 
 
 def attention_weights(
@@ -46,11 +47,38 @@ def attention_weights(
     if bias is not None:
         check_tensor("bias", bias)
         logits = logits + bias
+    return masked_softmax(logits, mask)  # [..., n_q, n_k]
+
+
+def masked_softmax(logits: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Return the softmax of ``logits`` over keys, with the keys ``mask`` forbids set to 0.
+
+    .. math::
+
+        A_{ij} = \\frac{M_{ij}\\, e^{L_{ij}}}{\\sum_{j'} M_{ij'}\\, e^{L_{ij'}}}
+
+    computed as ``softmax(L.masked_fill(~M, −∞))``: the last step of every attention in posenc
+    (:func:`attention_weights`, :class:`posenc.window.WindowAttention`,
+    :func:`posenc.shaw.shaw_attention`), kept in one place so that all of them mask alike. A row
+    whose keys are all masked is ``nan`` (0/0).
+
+    Args:
+        logits: attention logits ``[..., n_q, n_k]`` (any bias already added).
+        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` where
+            attention is allowed.
+
+    Returns:
+        ``[..., n_q, n_k]``, each row summing to 1.
+
+    Shapes:
+        ``n_q``: query positions, ``n_k``: key positions.
+    """
+    check_tensor("logits", logits)
     if mask is not None:
         check_tensor("mask", mask)
         if mask.dtype != torch.bool:
             raise TypeError(f"mask must be a boolean tensor (True = attend), got {mask.dtype}")
-        logits = logits.masked_fill(~mask, float("-inf"))
+        logits = logits.masked_fill(~mask, float("-inf"))  # [..., n_q, n_k]
     return torch.softmax(logits, dim=-1)  # [..., n_q, n_k]
 
 
@@ -127,12 +155,10 @@ class SelfAttention(nn.Module):
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
-        if dim % num_heads:
-            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        head_dim = check_heads(self.dim, self.num_heads)
         if rotary is not None:
             if not isinstance(rotary, nn.Module):
                 raise TypeError(f"rotary must be an nn.Module or None, got {type(rotary).__name__}")
-            head_dim = dim // num_heads
             rotary_dim = getattr(rotary, "dim", head_dim)
             if rotary_dim != head_dim:
                 raise ValueError(
@@ -184,16 +210,8 @@ def permutation_matrix(perm: Sequence[int] | Tensor) -> Tensor:
     Shapes:
         ``n``: positions.
     """
-    if isinstance(perm, Tensor):
-        check_tensor("perm", perm, ndim=1)
-        if perm.is_floating_point() or perm.is_complex():
-            raise TypeError(f"perm must hold integers, got dtype {perm.dtype}")
-        order = [int(i) for i in perm]
-    else:
-        order = [check_int("perm[i]", i, minimum=0) for i in perm]
+    order = check_permutation("perm", perm)
     n = len(order)
-    if n == 0 or sorted(order) != list(range(n)):
-        raise ValueError(f"perm must be a permutation of 0..n-1, got {order}")
     p = torch.zeros(n, n)  # [n, n]
     p[torch.arange(n), torch.tensor(order)] = 1.0
     return p
@@ -236,6 +254,129 @@ def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
         g = torch.Generator().manual_seed(zlib.crc32(f"{seed}:{w}".encode("utf-8")))
         rows.append(torch.randn(dim, generator=g))  # [d]
     return torch.stack(rows)  # [n, d]
+
+
+def toy_attention_layer(dim: int = 16, *, seed: int = 0, gain: float = 2.0) -> SelfAttention:
+    """Return a seeded one-head :class:`SelfAttention` in eval mode, its pattern sharpened.
+
+    .. math::
+
+        W_Q \\leftarrow g\\,W_Q, \\qquad W_K \\leftarrow g\\,W_K
+
+    A freshly initialised layer attends almost uniformly; scaling the query and key weights
+    (not their biases) by ``gain`` makes the pattern of random weights peaked enough to see.
+    The layer is built inside ``torch.random.fork_rng``, so the global random state is left
+    untouched and the same ``seed`` always gives the same layer. Chapter 1's figures use it.
+
+    Args:
+        dim: ``d``, the model width.
+        seed: seed of the layer's initial weights.
+        gain: ``g``, the factor on the query and key weights (``> 0``).
+
+    Returns:
+        a :class:`SelfAttention` with one head, in eval mode.
+
+    Shapes:
+        ``x``: ``[b, n, d]`` → ``[b, n, d]``.
+    """
+    gain = check_positive_float("gain", gain)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        layer = SelfAttention(dim, num_heads=1)
+    with torch.no_grad():
+        layer.qkv.weight[: 2 * layer.dim] *= gain  # the query and key rows of the packed weight
+    return layer.eval()
+
+
+def sentence_vectors(words: Sequence[str], dim: int, *, positions: bool = False) -> Tensor:
+    """Return the input of a toy sentence: each word's vector, plus its slot's code if asked.
+
+    .. math::
+
+        x_p = e_{w_p} \\quad\\text{or, with positions,}\\quad x_p = e_{w_p} + PE(p)
+
+    with ``e`` from :func:`word_vectors` and ``PE`` the sinusoidal encoding
+    (:func:`posenc.sinusoidal.sinusoidal_encoding`) of the slots ``0..n-1``.
+
+    Args:
+        words: the tokens of the sentence.
+        dim: ``d``, the embedding width (even with ``positions``).
+        positions: add the sinusoidal encoding of each slot.
+
+    Returns:
+        float32 tensor ``[n, d]``.
+
+    Shapes:
+        ``n = len(words)``: positions, ``d``: channels.
+    """
+    x = word_vectors(words, dim)  # [n, d]
+    if positions:
+        x = x + sinusoidal_encoding(len(words), dim)  # [n, d]
+    return x
+
+
+def sentence_attention(layer: SelfAttention, x: Tensor) -> tuple[Tensor, Tensor]:
+    """Return the outputs of ``layer`` on one sentence and the attention weights of its first head.
+
+    .. math::
+
+        Y = \\operatorname{layer}(X), \\qquad A = \\operatorname{softmax}\\big(Q_1K_1^\\top/\\sqrt{d/h}\\big)
+
+    Runs without gradients, on a batch of one.
+
+    Args:
+        layer: a :class:`SelfAttention` (e.g. :func:`toy_attention_layer`).
+        x: the sentence, ``[n, d]`` (e.g. :func:`sentence_vectors`).
+
+    Returns:
+        ``(outputs [n, d], weights [n, n])``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+    """
+    check_tensor("x", x, ndim=2)
+    with torch.no_grad():
+        y, w = layer(x[None], return_weights=True)  # [1, n, d], [1, h, n, n]
+    return y[0], w[0, 0]  # [n, d], [n, n]
+
+
+def shuffled_attention(
+    words: Sequence[str], perm: Sequence[int], *, positions: bool, dim: int = 16, seed: int = 0
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Return the toy layer's attention on a sentence and on a shuffle, and how far each output moved.
+
+    .. math::
+
+        \\delta_w = \\big\\lVert z_w(PX) - z_w(X) \\big\\rVert_2
+
+    ``X`` is :func:`sentence_vectors` of ``words`` (with ``positions`` or without), ``PX`` the
+    same for the shuffled words ``words[perm[0]], words[perm[1]], …``, and ``z_w`` the output
+    of :func:`toy_attention_layer` ``(dim, seed=seed)`` at word ``w``'s place in each. Without
+    positions attention is permutation-equivariant and every ``δ_w`` is 0 up to rounding; with
+    positions the outputs change.
+
+    Args:
+        words: the sentence.
+        perm: a permutation of ``0..n-1``: slot ``i`` of the shuffle holds ``words[perm[i]]``.
+        positions: add the sinusoidal encoding of each slot to the word vectors.
+        dim: ``d``, the width of the words and of the layer.
+        seed: seed of the layer.
+
+    Returns:
+        ``(A(X) [n, n], A(PX) [n, n], δ [n])``: ``A(PX)`` in the shuffled order, ``δ`` in the
+        original order of ``words``.
+
+    Shapes:
+        ``n = len(words)``: positions.
+    """
+    words = list(words)
+    order = check_permutation("perm", perm, len(words))
+    layer = toy_attention_layer(dim, seed=seed)
+    y, a = sentence_attention(layer, sentence_vectors(words, dim, positions=positions))  # [n, d], [n, n]
+    shuffled = sentence_vectors([words[i] for i in order], dim, positions=positions)  # [n, d]
+    y_perm, a_perm = sentence_attention(layer, shuffled)  # [n, d], [n, n]
+    inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
+    return a, a_perm, (y_perm[inverse] - y).norm(dim=-1)  # [n, n], [n, n], [n]
 
 
 def query_key_positions(n_q: int, n_k: int, *, query_offset: int | None = None) -> tuple[Tensor, Tensor]:

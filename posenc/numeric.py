@@ -176,6 +176,31 @@ def magnitude_ratio(encoding: Tensor, embeddings: Tensor) -> Tensor:
     return code.norm(dim=-1) / embeddings.detach().to(torch.float64).norm(dim=-1)  # [n]
 
 
+def pairwise_distances(encoding: Tensor) -> Tensor:
+    """Return the Euclidean distance between the codes of every pair of positions.
+
+    .. math::
+
+        D_{ij} = \\lVert PE(i) - PE(j) \\rVert_2 = \\sqrt{\\textstyle\\sum_c \\big(PE(i)_c - PE(j)_c\\big)^2}
+
+    Computed in float64 from the differences themselves (not from ``‖a‖² + ‖b‖² − 2a·b``,
+    which loses the small distances that matter here), so ``D`` is exactly symmetric with a
+    zero diagonal. Small entries off the diagonal are positions the code can hardly tell apart.
+
+    Args:
+        encoding: ``[n, d]`` table, one row per position.
+
+    Returns:
+        float64 tensor of shape ``[n, n]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+    """
+    check_tensor("encoding", encoding, ndim=2)
+    table = encoding.detach().to(torch.float64)  # [n, d]
+    return torch.cdist(table, table, compute_mode="donot_use_mm_for_euclid_dist")  # [n, n]
+
+
 def closest_distinct_pair(encoding: Tensor) -> tuple[int, int, float]:
     """Find the two different positions whose codes are closest (Euclidean distance).
 
@@ -199,8 +224,7 @@ def closest_distinct_pair(encoding: Tensor) -> tuple[int, int, float]:
     n = encoding.shape[0]
     if n < 2:
         raise ValueError(f"encoding must have at least 2 rows (positions), got {n}")
-    table = encoding.detach().to(torch.float64)  # [n, d]
-    dist = torch.cdist(table, table, compute_mode="donot_use_mm_for_euclid_dist")  # [n, n]
+    dist = pairwise_distances(encoding)  # [n, n]
     dist.fill_diagonal_(math.inf)
     flat = int(torch.argmin(dist))
     i, j = divmod(flat, n)

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from ._checks import broadcast_shape, check_int, check_tensor
+from ._checks import broadcast_shape, check_heads, check_int, check_tensor
+from .attention import masked_softmax
 from ._threads import torch_threads
 
 
@@ -82,14 +83,6 @@ def _check_shaw_inputs(q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Te
     return (length - 1) // 2
 
 
-def _masked_softmax(logits: Tensor, mask: Tensor | None) -> Tensor:
-    if mask is not None:
-        if not isinstance(mask, Tensor) or mask.dtype != torch.bool:
-            raise TypeError("mask must be a boolean tensor, True where attention is allowed")
-        logits = logits.masked_fill(~mask, float("-inf"))
-    return torch.softmax(logits, dim=-1)
-
-
 def shaw_attention_reference(
     q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, *, mask: Tensor | None = None
 ) -> Tensor:
@@ -106,7 +99,7 @@ def shaw_attention_reference(
     keys = k[..., None, :, :] + a_k  # [..., n_q, n_k, d]: k_j + a^K_ij
     values = v[..., None, :, :] + a_v  # [..., n_q, n_k, d_v]: v_j + a^V_ij
     logits = (q[..., :, None, :] * keys).sum(-1) / math.sqrt(d)  # [..., n_q, n_k]
-    weights = _masked_softmax(logits, mask)  # [..., n_q, n_k]
+    weights = masked_softmax(logits, mask)  # [..., n_q, n_k]
     return (weights[..., None] * values).sum(-2)  # [..., n_q, d_v]
 
 
@@ -150,8 +143,10 @@ def shaw_attention(
     (which computes the same terms with matrix products per position).
     """
     _check_shaw_inputs(q, k, v, rel_k, rel_v)
+    if mask is not None:
+        check_tensor("mask", mask)
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
-    mask_batch = mask.shape[:-2] if isinstance(mask, Tensor) and mask.ndim > 2 else ()
+    mask_batch = mask.shape[:-2] if mask is not None and mask.ndim > 2 else ()
     shapes = [tuple(t) for t in (q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)]
     batch = broadcast_shape(*shapes)
     if batch is None:
@@ -212,7 +207,7 @@ def _shaw_block(
     )  # [B, c, n_k]: q_i·w^K_{clip(j−i)+k}
     scale = 1.0 / math.sqrt(d)
     logits = torch.baddbmm(position, q, k.transpose(1, 2), beta=scale, alpha=scale)  # [B, c, n_k]
-    weights = _masked_softmax(logits.reshape(*batch, c, n_k), mask).reshape(-1, c, n_k)
+    weights = masked_softmax(logits.reshape(*batch, c, n_k), mask).reshape(-1, c, n_k)
 
     # Value term: each row's weights summed per bucket, then one small matrix product.
     buckets = _bucket_sums(weights, max_k, first_row)  # [B, c, 2k+1]
@@ -270,10 +265,8 @@ class ShawRelativeMultiheadAttention(nn.Module):
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
-        if dim % num_heads:
-            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        head_dim = check_heads(self.dim, self.num_heads)
         self.max_distance = check_int("max_distance", max_distance, minimum=0)
-        head_dim = dim // num_heads
         self.q_proj = nn.Linear(dim, dim, bias=bias)
         self.k_proj = nn.Linear(dim, dim, bias=bias)
         self.v_proj = nn.Linear(dim, dim, bias=bias)

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int, check_tensor
+from ._checks import check_heads, check_int, check_tensor
+from .attention import attention_weights
 
 
 def _shape(name: str, shape: object) -> tuple[int, ...]:
@@ -423,6 +424,12 @@ def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
 
     Returns:
         ``[b·n_w, Wh·Ww, c]`` with windows in row-major order, tokens row-major inside.
+
+    Shapes:
+        ``b``: images, ``H × W``: the map, ``c``: channels, ``Wh × Ww``: the window,
+        ``n_w = (H/Wh)·(W/Ww)``: windows per image; ``[b, H, W, c]`` → ``[b·n_w, Wh·Ww, c]``.
+
+    Matches: Liu et al. (2021) Swin ``window_partition`` (followed by its ``view(-1, Wh*Ww, C)``).
     """
     check_tensor("x", x, ndim=4)
     wh, ww = _shape("window_size", window_size)
@@ -444,6 +451,12 @@ def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width
 
     Returns:
         ``[b, H, W, c]``.
+
+    Shapes:
+        ``b``: images, ``H × W``: the map, ``c``: channels, ``Wh × Ww``: the window,
+        ``n_w = (H/Wh)·(W/Ww)``: windows per image; ``[b·n_w, Wh·Ww, c]`` → ``[b, H, W, c]``.
+
+    Matches: Liu et al. (2021) Swin ``window_reverse``.
     """
     check_tensor("windows", windows, ndim=3)
     wh, ww = _shape("window_size", window_size)
@@ -475,6 +488,10 @@ def shifted_window_mask(height: int, width: int, window_size: Sequence[int], shi
         BoolTensor ``[n_w, Wh·Ww, Wh·Ww]``; Swin's additive mask is ``0`` where this is True
         and ``−100`` elsewhere.
 
+    Shapes:
+        ``n_w = (H/Wh)·(W/Ww)``: windows, in :func:`window_partition`'s order; ``N = Wh·Ww``:
+        tokens per window (query down, key across).
+
     Matches: Liu et al. (2021) Swin ``SwinTransformerBlock`` ``attn_mask``.
     """
     wh, ww = _shape("window_size", window_size)
@@ -501,8 +518,8 @@ class WindowAttention(nn.Module):
 
         \\operatorname{softmax}\\!\\Big(\\frac{QK^\\top}{\\sqrt{d/h}} + B\\Big) V
 
-    computed independently inside each window; ``mask`` (from :func:`shifted_window_mask`)
-    turns it into SW-MSA.
+    computed independently inside each window by :func:`posenc.attention.attention_weights`;
+    ``mask`` (from :func:`shifted_window_mask`) turns it into SW-MSA.
 
     Args:
         dim: ``d``, channels.
@@ -522,8 +539,7 @@ class WindowAttention(nn.Module):
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
-        if dim % num_heads:
-            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        check_heads(self.dim, self.num_heads)
         self.window_size = _shape("window_size", window_size)
         self.relative_position = RelativePositionBias(self.window_size, num_heads)
         self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
@@ -538,8 +554,11 @@ class WindowAttention(nn.Module):
             )
         h = self.num_heads
         q, k, v = self.qkv(x).reshape(bn, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [bn, h, n, d/h] each
-        logits = q @ k.transpose(-2, -1) / math.sqrt(d // h) + self.relative_position()  # [bn, h, n, n]
-        if mask is not None:
+        bias = self.relative_position()  # [h, n, n]
+        if mask is None:
+            weights = attention_weights(q, k, bias=bias)  # [bn, h, n, n]
+        else:
+            check_tensor("mask", mask)
             if mask.dtype != torch.bool:
                 raise TypeError("mask must be a boolean [n_w, N, N] tensor (True = may attend)")
             if mask.ndim != 3 or mask.shape[1:] != (n, n):
@@ -547,7 +566,9 @@ class WindowAttention(nn.Module):
             n_w = mask.shape[0]
             if bn % n_w:
                 raise ValueError(f"x's first dimension ({bn}) must be a multiple of mask's windows ({n_w})")
-            logits = logits.reshape(bn // n_w, n_w, h, n, n).masked_fill(~mask[None, :, None], float("-inf"))
-            logits = logits.reshape(bn, h, n, n)
-        z = torch.softmax(logits, dim=-1) @ v  # [bn, h, n, d/h]
+            # x holds b images of n_w windows each: window w of every image gets mask[w]
+            q, k = (t.reshape(bn // n_w, n_w, h, n, d // h) for t in (q, k))  # [b, n_w, h, n, d/h]
+            weights = attention_weights(q, k, bias=bias, mask=mask[None, :, None])  # [b, n_w, h, n, n]
+            weights = weights.reshape(bn, h, n, n)  # [bn, h, n, n]
+        z = weights @ v  # [bn, h, n, d/h]
         return self.proj(z.transpose(1, 2).reshape(bn, n, d))  # [bn, n, d]

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from matplotlib import colormaps
 from matplotlib.axes import Axes
-from matplotlib.colors import to_rgba
+from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
@@ -20,13 +19,15 @@ from .._checks import check_int, check_multiple
 from ..absolute_2d import (
     detr_sine_encoding,
     position_similarity_map,
-    resample_positional_embedding,
+    resampling_error_map,
+    resampling_error_per_pair,
+    sincos_resampling_error,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
     stretched_sincos_encoding_2d,
 )
 from ..sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
-from ._base import DIVERGING, SEQUENTIAL, new_figure, to_numpy
+from ._base import DIVERGING, SEQUENTIAL, grey_undefined, new_figure, table_image, to_numpy
 
 __all__ = [
     "absolute_2d_explorer_figure",
@@ -40,7 +41,6 @@ __all__ = [
 
 _ROW_COLOUR = "C0"  # channels that encode the row (y)
 _COL_COLOUR = "C1"  # channels that encode the column (x)
-_PADDING = "#d9d9d9"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ _PADDING = "#d9d9d9"
 
 
 def _image(ax: Axes, m: Tensor | np.ndarray, *, vmin: float = -1.0, vmax: float = 1.0,
-           cmap: str = DIVERGING) -> object:
+           cmap: str | Colormap = DIVERGING) -> object:
     """Draw a small grid image, cell (0, 0) top left, no ticks."""
     image = ax.imshow(to_numpy(m), cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.set_xticks([])
@@ -68,8 +68,7 @@ def _channel_labels(dim: int, *, interleave: bool, row_first: bool) -> tuple[lis
 def _table_panel(ax: Axes, table: Tensor, dim: int, width: int, *, interleave: bool,
                  row_first: bool, title: str) -> object:
     """An ``[n, d]`` table with channel ticks coloured by the axis they encode."""
-    image = ax.imshow(to_numpy(table), cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto",
-                      interpolation="nearest")
+    image = table_image(ax, table)
     labels, colours = _channel_labels(dim, interleave=interleave, row_first=row_first)
     ax.set_xticks(range(dim), labels, fontsize=7)
     ax.tick_params(axis="x", top=True, labeltop=True, bottom=False, labelbottom=False)
@@ -214,8 +213,7 @@ def detr_sine_heatmap_figure(
     flat = pos.reshape(2 * num_pos_feats, height * width)[:, :shown]  # [2F, shown]
     fig = new_figure(7.4, 3.8)
     ax = fig.add_subplot()
-    image = ax.imshow(to_numpy(flat), cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto",
-                      interpolation="nearest")
+    image = table_image(ax, flat)
     fig.colorbar(image, ax=ax, shrink=0.85, pad=0.06)
     ax.axhline(num_pos_feats - 0.5, color="k", lw=1.2)
     for start in range(width, shown, width):
@@ -271,8 +269,7 @@ def detr_normalize_figure(
             m = to_numpy(shown[b])
             m[to_numpy(mask[b]) > 0] = np.nan
             ax = axes[k, b]
-            image = _image(ax, m)
-            image.set_cmap(image.get_cmap().with_extremes(bad=_PADDING))
+            image = _image(ax, m, cmap=grey_undefined(DIVERGING))  # padding (nan) grey
             _mark_padding(ax, vh if b else size, vw if b else size, size, size)
             which = "full image" if b == 0 else f"{vh}×{vw} image padded to {size}×{size}"
             ax.set_title(f"{which}\nnormalize={normalize}", fontsize=9)
@@ -359,7 +356,7 @@ def resampling_figure(
         "bicubic a=−0.5 (antialias=True)": {"mode": "bicubic", "antialias": True},
         "bilinear": {"mode": "bilinear"},
     }
-    errors = {name: resample_positional_embedding(table, old_size, new_size, **kw).double() - exact
+    errors = {name: sincos_resampling_error(old_size, new_size, dim, base=base, **kw)
               for name, kw in filters.items()}  # each [n', d]
     mae_error = next(iter(errors.values()))
     fig = new_figure(7.6, 6.2)
@@ -384,15 +381,13 @@ def resampling_figure(
 
     line_ax, map_a, map_b = bottom.subplots(1, 3, width_ratios=[1.6, 1, 1])
     for name, e in errors.items():
-        per_channel = e.pow(2).mean(0)  # [d]
-        per_pair = per_channel.reshape(2, dim // 4, 2).mean(dim=(0, 2)).sqrt()  # [d/4]
+        per_pair = resampling_error_per_pair(e)  # [d/4]
         line_ax.loglog(omega.numpy(), per_pair.numpy(), marker="o", ms=3, lw=1, label=name)
     line_ax.set_xlabel("frequency ω of the pair")
     line_ax.set_ylabel("RMS error over the grid")
     line_ax.set_title("error against frequency", fontsize=9)
     line_ax.legend(fontsize=7, loc="lower right", frameon=False)
-    slow = torch.cat([omega < 0.1] * 2).repeat_interleave(2)  # [d], True for slow channels
-    maps = [e[:, slow].pow(2).mean(1).sqrt().reshape(new_size, new_size) for e in errors.values()]
+    maps = [resampling_error_map(e, base=base, max_frequency=0.1) for e in errors.values()]  # [h', h']
     top_value = float(max(m.max() for m in maps[:2]))
     panels = ((map_a, maps[0], "a=−0.75 (MAE)"), (map_b, maps[1], "a=−0.5 (antialias)"))
     for ax, m, title in panels:
@@ -404,9 +399,7 @@ def resampling_figure(
 
 def _rgba(m: np.ndarray, cmap: str, vmin: float, vmax: float) -> np.ndarray:
     """Colour-map an array (``nan`` → the padding grey) into an RGBA image."""
-    colours = colormaps[cmap]((m - vmin) / (vmax - vmin))  # [..., 4]
-    colours[np.isnan(m)] = to_rgba(_PADDING)
-    return colours
+    return grey_undefined(cmap)((m - vmin) / (vmax - vmin))  # [..., 4]
 
 
 def absolute_2d_explorer_figure(

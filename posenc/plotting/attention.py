@@ -1,7 +1,8 @@
 """Figures for chapter 1: what attention does with (and without) positions.
 
 Every function returns a new ``Figure`` and leaves the global random state alone: the toy
-attention layer is built inside ``torch.random.fork_rng``.
+attention layer (:func:`posenc.attention.toy_attention_layer`) is built inside
+``torch.random.fork_rng``. The computations live in :mod:`posenc.attention`.
 """
 
 from __future__ import annotations
@@ -9,63 +10,33 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-import torch
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
-from ..attention import SelfAttention, permutation_matrix, word_vectors
+from .._checks import check_permutation
 from .._threads import torch_threads
-from ..sinusoidal import sinusoidal_encoding
-from ._base import heatmap, new_figure, to_numpy
+from ..attention import (
+    permutation_matrix,
+    sentence_attention,
+    sentence_vectors,
+    shuffled_attention,
+    toy_attention_layer,
+)
+from ._base import heatmap, inset_colorbar, new_figure, to_numpy
 
 __all__ = [
     "attention_pipeline_figure",
     "permutation_attention_figure",
     "shuffle_attention_figure",
-    "toy_attention_layer",
 ]
 
 SENTENCE = ("the", "dog", "chased", "a", "red", "ball")
 
 
-def toy_attention_layer(dim: int = 16, *, seed: int = 0, gain: float = 2.0) -> SelfAttention:
-    """Return a seeded one-head :class:`~posenc.attention.SelfAttention` in eval mode.
-
-    The query/key weights are scaled by ``gain`` so that the attention pattern of random
-    weights is peaked enough to see (a freshly initialised layer attends almost uniformly).
-    The global random state is left untouched.
-    """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        layer = SelfAttention(dim, num_heads=1)
-    with torch.no_grad():
-        layer.qkv.weight[: 2 * dim] *= gain
-    return layer.eval()
-
-
-def _check_perm(words: Sequence[str], perm: Sequence[int]) -> list[int]:
-    order = [int(i) for i in perm]
-    if sorted(order) != list(range(len(words))):
-        raise ValueError(f"perm must be a permutation of 0..{len(words) - 1}, got {order}")
-    return order
-
-
-def _run(layer: SelfAttention, x: Tensor) -> tuple[Tensor, Tensor]:
-    """Outputs ``[n, d]`` and attention ``[n, n]`` of ``layer`` on one sentence ``x [n, d]``."""
-    with torch.no_grad():
-        y, w = layer(x[None], return_weights=True)  # [1, n, d], [1, 1, n, n]
-    return y[0], w[0, 0]
-
-
-def _inputs(words: Sequence[str], dim: int, positions: bool) -> Tensor:
-    x = word_vectors(list(words), dim)  # [n, d]
-    if positions:
-        x = x + sinusoidal_encoding(len(words), dim)  # [n, d]
-    return x
-
-
-def _label_axes(ax, rows: Sequence[str], cols: Sequence[str]) -> None:
+def _label_axes(ax: Axes, rows: Sequence[str], cols: Sequence[str]) -> None:
+    """Word tick labels: keys across (slanted), queries down."""
     ax.set_xticks(range(len(cols)), cols, rotation=60, fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     ax.set_xlabel("key", fontsize=8)
@@ -85,18 +56,19 @@ def permutation_attention_figure(
     ``A(X)``, ``A(PX)`` (tick labels follow the words) and ``PᵀA(PX)P``, the shuffled
     attention put back in the original order: identical to ``A(X)`` without positions
     (equivariance), different with them. The title of the third panel quotes
-    ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`toy_attention_layer` (one head, sharpened).
+    ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`posenc.attention.toy_attention_layer` (one
+    head, sharpened).
     """
     words = list(words)
-    order = _check_perm(words, perm)
+    order = check_permutation("perm", perm, len(words))
     layer = toy_attention_layer(dim, seed=seed)
     p = permutation_matrix(order).double()  # [n, n]
     shuffled = [words[i] for i in order]
     fig = new_figure(10.0, 6.4)
     axes = fig.subplots(2, 3)
     for row, positions in enumerate((False, True)):
-        _, a = _run(layer, _inputs(words, dim, positions))  # [n, n]
-        _, a_perm = _run(layer, _inputs(shuffled, dim, positions))  # [n, n]
+        _, a = sentence_attention(layer, sentence_vectors(words, dim, positions=positions))  # [n, n]
+        _, a_perm = sentence_attention(layer, sentence_vectors(shuffled, dim, positions=positions))
         undone = p.T @ a_perm.double() @ p  # [n, n]
         worst = float((undone - a.double()).abs().max())
         tag = "+ positions" if positions else "no positions"
@@ -125,13 +97,13 @@ def shuffle_attention_figure(
 
     Left: ``A(X)``; middle: ``A(PX)`` with the shuffled words as tick labels (and a colorbar
     of attention weights); right: for each word, ``‖z_word(PX) − z_word(X)‖``, the change in
-    that word's output vector. Without positions every bar is zero (up to rounding); with
-    positions the words' outputs change. The bar axis is scaled by the with-positions case,
-    so toggling positions is comparable. Drawn without constrained layout, small, for a fast
-    live redraw.
+    that word's output vector (:func:`posenc.attention.shuffled_attention`). Without positions
+    every bar is zero (up to rounding); with positions the words' outputs change. The bar axis
+    is scaled by the with-positions case, so toggling positions is comparable. Drawn without
+    constrained layout, small, for a fast live redraw.
     """
     words = list(words)
-    order = _check_perm(words, perm)
+    order = check_permutation("perm", perm, len(words))
     shuffled = [words[i] for i in order]
     a, a_perm, delta = _shuffle_data(tuple(words), tuple(order), positions, dim, seed)
     top = _shuffle_data(tuple(words), tuple(order), True, dim, seed)[2].max()
@@ -142,9 +114,8 @@ def shuffle_attention_figure(
     axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.15])
     heatmap(axes[0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
     image = heatmap(axes[1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
-    cbar = fig.colorbar(image, cax=axes[1].inset_axes([1.05, 0.0, 0.06, 1.0]), ticks=[0.0, 0.5, 1.0])
-    cbar.set_label("attention weight", fontsize=8)
-    cbar.ax.tick_params(labelsize=7)
+    inset_colorbar(axes[1], image, ticks=[0.0, 0.5, 1.0], label="attention weight", gap=0.05,
+                   width=0.06)
     # word labels as plain texts on the rows only (the keys are the same words in the same
     # order): a matplotlib tick is five artists, and ticks dominate the time of a redraw
     for ax, rows in ((axes[0], words), (axes[1], shuffled)):
@@ -173,22 +144,30 @@ def shuffle_attention_figure(
     return fig
 
 
-@functools.lru_cache(maxsize=64)
 def _shuffle_data(
     words: tuple[str, ...], order: tuple[int, ...], positions: bool, dim: int, seed: int
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """``A(X)``, ``A(PX)`` and each word's output change (cached: the explorer asks twice).
+    """``A(X)``, ``A(PX)`` and each word's output change: fresh copies of the cached tensors.
 
-    Computed on one thread: the tensors are tiny, and on a busy machine waiting for a second
-    thread costs tens of milliseconds per call (the previous thread count is restored).
+    Copies, so that a caller that changes a returned tensor in place cannot change what the
+    next call returns.
+    """
+    a, a_perm, delta = _cached_shuffle_data(words, order, positions, dim, seed)
+    return a.clone(), a_perm.clone(), delta.clone()  # [n, n], [n, n], [n]
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_shuffle_data(
+    words: tuple[str, ...], order: tuple[int, ...], positions: bool, dim: int, seed: int
+) -> tuple[Tensor, Tensor, Tensor]:
+    """:func:`posenc.attention.shuffled_attention`, cached (the explorer asks twice per figure).
+
+    Shared between calls: use it through :func:`_shuffle_data`, which copies. Computed on one
+    thread: the tensors are tiny, and on a busy machine waiting for a second thread costs tens
+    of milliseconds per call (the previous thread count is restored).
     """
     with torch_threads(1):
-        layer = toy_attention_layer(dim, seed=seed)
-        y, a = _run(layer, _inputs(words, dim, positions))  # [n, d], [n, n]
-        y_perm, a_perm = _run(layer, _inputs([words[i] for i in order], dim, positions))
-    inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
-    delta = (y_perm[inverse] - y).norm(dim=-1)  # [n]
-    return a, a_perm, delta
+        return shuffled_attention(words, order, positions=positions, dim=dim, seed=seed)
 
 
 # -- the pipeline diagram ---------------------------------------------------------------------
@@ -196,7 +175,9 @@ def _shuffle_data(
 _ENTRY = {"absolute": "tab:green", "rotary": "tab:purple", "relative": "tab:orange"}
 
 
-def _box(ax, x: float, y: float, text: str, *, w: float = 12.0, h: float = 7.0, color: str = "0.3") -> None:
+def _box(ax: Axes, x: float, y: float, text: str, *, w: float = 12.0, h: float = 7.0,
+         color: str = "0.3") -> None:
+    """A rounded box centred on ``(x, y)`` holding ``text``; filled with ``color`` unless grey."""
     ax.add_patch(
         FancyBboxPatch(
             (x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.6", linewidth=1.4,
@@ -207,7 +188,9 @@ def _box(ax, x: float, y: float, text: str, *, w: float = 12.0, h: float = 7.0, 
             color="black" if color == "0.3" else "white", fontweight="bold" if color != "0.3" else None)
 
 
-def _arrow(ax, start: tuple[float, float], end: tuple[float, float], color: str = "0.3", style: str = "-|>") -> None:
+def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], color: str = "0.3",
+           style: str = "-|>") -> None:
+    """An arrow from ``start`` to ``end`` in data coordinates."""
     ax.add_patch(FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=12, linewidth=1.3, color=color))
 
 

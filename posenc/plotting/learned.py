@@ -17,12 +17,9 @@ from torch import Tensor
 
 from .._checks import check_int, check_tensor
 from ..learned import cosine_similarity_matrix
-from ._base import heatmap, new_figure, to_numpy
+from ._base import DIVERGING, grey_undefined, heatmap, index_ticks, new_figure, to_numpy
 
 __all__ = ["similarity_heatmap", "snapshot_figure", "trained_table_figure"]
-
-_UNDEFINED = "#d9d9d9"  # colour of undefined (nan) similarities: rows of zeros
-
 
 def _mark_train_length(ax: Axes, train_length: int | None, n: int, *, square: bool) -> None:
     """Dashed lines at the first position never seen in training."""
@@ -59,8 +56,7 @@ def similarity_heatmap(
     """
     check_tensor("table", table, ndim=2)
     sim = to_numpy(cosine_similarity_matrix(table))  # [n, n]
-    image = heatmap(ax, sim, vmax=1.0, colorbar=False)  # imshow leaves nan "bad"
-    image.set_cmap(image.get_cmap().with_extremes(bad=_UNDEFINED))
+    image = heatmap(ax, sim, vmax=1.0, colorbar=False, cmap=grey_undefined(DIVERGING))
     if np.isnan(sim).all():
         ax.text(
             0.5, 0.5, "undefined:\nevery row is zero", transform=ax.transAxes,
@@ -75,13 +71,6 @@ def similarity_heatmap(
     # an explicit y fixes the title's position, which spares a layout pass at every draw
     ax.set_title(title or "cosine similarity $S_{pq}$", fontsize=10, y=1.0)
     return image
-
-
-def _ticks(n: int, train_length: int | None) -> list[int]:
-    """A few position ticks: the ends, and the first untrained position if there is one."""
-    if train_length is not None and 0 < train_length < n - 1:
-        return [0, train_length, n - 1]
-    return sorted({0, n // 2, n - 1})
 
 
 def _figure_colorbar(
@@ -160,7 +149,7 @@ def snapshot_figure(
     _figure_colorbar(fig, bar_rect(2.7), image, {-limit: f"{-limit:.2g}", limit: f"{limit:.2g}"})
     _mark_train_length(ax_table, train_length, n, square=False)
     ax_table.set_xticks([0, d - 1])
-    ax_table.set_yticks(_ticks(n, train_length))
+    ax_table.set_yticks(index_ticks(n, mark=train_length))
     ax_table.set_xlabel("channel", labelpad=1)
     ax_table.set_ylabel("position p", labelpad=1)
     # plain-text titles: mathtext would cost several ms per render
@@ -170,8 +159,8 @@ def snapshot_figure(
         title="cosine similarity of rows p, q",
     )
     _figure_colorbar(fig, bar_rect(6.25), image, {-1.0: "-1", 1.0: "1"})
-    ax_sim.set_xticks(_ticks(n, train_length))
-    ax_sim.set_yticks(_ticks(n, train_length))
+    ax_sim.set_xticks(index_ticks(n, mark=train_length))
+    ax_sim.set_yticks(index_ticks(n, mark=train_length))
     ax_sim.tick_params(labelleft=False)  # the same positions as the table's rows, labelled there
     ax_sim.set_xlabel("position q", labelpad=1)
     ax_sim.set_ylabel("")

@@ -8,8 +8,14 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
-from ..numeric import adjacent_distances, closest_distinct_pair, numeric_encoding, periodic_encoding
-from ._base import heatmap, new_figure, to_numpy
+from ..numeric import (
+    adjacent_distances,
+    closest_distinct_pair,
+    numeric_encoding,
+    pairwise_distances,
+    periodic_encoding,
+)
+from ._base import heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
 
@@ -98,7 +104,7 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     step = float(adjacent_distances(table).min())
     n = codes.shape[0]
     p = np.arange(n)
-    dmat = np.sqrt(((codes[:, None, :] - codes[None, :, :]) ** 2).sum(-1))  # [n, n]
+    dmat = to_numpy(pairwise_distances(table))  # [n, n]
     rows, cols = np.triu_indices(n, 1)
     tied = dmat[rows, cols] <= dist * (1 + 1e-4) + 1e-12  # pairs as close as the closest
     ties = int(tied.sum())
@@ -119,7 +125,7 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     axes[0].set_xlabel("position p", fontsize=9)
     axes[0].set_ylabel("code value", fontsize=9)
     # few, fixed ticks: each tick is five artists and ticks dominate the time of a redraw
-    axes[0].set_xticks(_few_ticks(n))
+    axes[0].set_xticks(index_ticks(n, round_steps=True))
     axes[0].set_yticks(_few_ticks_between(low, high))
     axes[0].tick_params(labelsize=8)
     if ties == 1:
@@ -133,23 +139,14 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     # explicit title heights skip matplotlib's costly automatic title placement
     axes[0].set_title(f"{head}\nsmallest neighbour step: {step:.3f}", fontsize=9, y=1.02)
     image = heatmap(axes[1], dmat, symmetric=False, cmap="magma", colorbar=False, vmin=0.0)
-    cbar = fig.colorbar(image, cax=axes[1].inset_axes([1.04, 0.0, 0.05, 1.0]))
-    cbar.set_ticks(_few_ticks_between(0.0, float(dmat.max())))
-    cbar.ax.tick_params(labelsize=7)
+    inset_colorbar(axes[1], image, ticks=_few_ticks_between(0.0, float(dmat.max())))
     axes[1].set_title("distance ‖PE(i) − PE(j)‖", fontsize=9, y=1.02)
     axes[1].set_xlabel("j", fontsize=9)
     axes[1].set_ylabel("i", fontsize=9)
-    axes[1].set_xticks(_few_ticks(n))
-    axes[1].set_yticks(_few_ticks(n))
+    axes[1].set_xticks(index_ticks(n, round_steps=True))
+    axes[1].set_yticks(index_ticks(n, round_steps=True))
     axes[1].tick_params(labelsize=8)
     return fig
-
-
-def _few_ticks(n: int) -> list[int]:
-    """Two to five round tick positions in ``0..n-1``: multiples of a round step ``<= (n-1)/2``."""
-    half = max(1.0, (n - 1) / 2)
-    step = max(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000) if s <= half)
-    return list(range(0, n, step))
 
 
 def _few_ticks_between(low: float, high: float) -> list[float]:

@@ -78,21 +78,28 @@ def rotary_decay_curves(
     offsets: Tensor, dim: int, *, base: float = 10000.0, bound: bool = True, draws: int = 0,
     seed: int = 0,
 ) -> dict[str, np.ndarray]:
-    """The normalised RoPE scores behind :func:`rotary_decay_figure`, for given offsets.
+    """The RoPE scores behind :func:`rotary_decay_figure`, divided by ``d``, for given offsets.
 
     .. math::
 
-        \\text{matched}(r) = \\frac{\\langle q, R_r q\\rangle}{\\lVert q\\rVert^2}
-        \\Big|_{q = \\mathbf 1} = \\frac{1}{d/2}\\sum_i \\cos r\\theta_i,
+        \\text{matched}(r) = \\frac{\\langle \\mathbf 1, R_r \\mathbf 1\\rangle}{d}
+        = \\frac{1}{d/2}\\sum_i \\cos r\\theta_i,
         \\qquad
-        \\text{bound}(r) = \\frac{\\tfrac{1}{d/2}\\sum_j |S_j(r)|}{(d/2 + 1)/2}
+        \\text{bound}(r) = \\frac{1}{d/2}\\sum_{j=1}^{d/2} |S_j(r)|
+        \\;\\ge\\; |\\text{matched}(r)|
 
     and, with ``draws > 0``, the spread of ``⟨q, R_r k⟩ / d`` over independent standard
-    normal ``q``, ``k`` (``draws`` pairs): its mean and standard deviation at each offset.
-    The matched score is ``⟨1, R_r 1⟩/d`` (:func:`posenc.rotary.rotary_offset_logits` with
-    ``q = k = 1``), evaluated by its closed form, which is much faster for long ranges. It is
-    also the average of ``⟨q, R_r q⟩/d`` over random ``q``. The bound is 1 at ``r = 0``, the
-    matched score exactly 1.
+    normal ``q``, ``k`` (``draws`` pairs): its mean (about 0) and standard deviation (about
+    ``1/√d``) at each offset. All three are in the same units, the logit divided by ``d``.
+
+    The matched score is ``⟨q, R_r q⟩/d`` for ``q = (1, …, 1)``
+    (:func:`posenc.rotary.rotary_offset_logits` with ``q = k = 1``), evaluated by its closed
+    form, which is much faster for long ranges; it is exactly 1 at ``r = 0`` and it is also
+    the average of ``⟨q, R_r q⟩/d`` over standard normal ``q``. The bound is RoFormer's
+    summation-by-parts bound for this query and key: with ``h_i = 2`` for every pair (and
+    ``h_{d/2} = 0``) the factor ``max_i |h_{i+1} − h_i|`` is 2, so ``|⟨1, R_r 1⟩| ≤
+    2 Σ_j |S_j(r)|``, which divided by ``d`` is :func:`posenc.rotary.rotary_decay_bound`. It is
+    an upper bound on ``|matched|`` at every offset, ``(d/2 + 1)/2`` at ``r = 0``.
 
     Args:
         offsets: 1-D tensor of offsets.
@@ -112,7 +119,7 @@ def rotary_decay_curves(
     # ⟨1, R_r 1⟩ = Σ_i 2 cos rθ_i (each pair: (1, 1)·R(φ)(1, 1) = 2 cos φ), divided by d
     out = {"matched": to_numpy(torch.cos(rotary_angles(r, dim, base=base)).mean(-1))}
     if bound:
-        out["bound"] = to_numpy(rotary_decay_bound(r, dim, base=base) / ((dim // 2 + 1) / 2))
+        out["bound"] = to_numpy(rotary_decay_bound(r, dim, base=base))  # 2 Σ_j |S_j| / d
     draws = check_int("draws", draws, minimum=0)
     if draws:
         g = torch.Generator().manual_seed(seed)
@@ -302,30 +309,39 @@ def rotary_decay_figure(
 ) -> Figure:
     """The score of a key against its offset: matched keys fade, unrelated ones do not.
 
-    Left (``dim``, ``base``): the normalised score of a key equal to the query, ``(1/(d/2))
-    Σ_i cos rθ_i``; RoFormer's upper bound, normalised to 1 at ``r = 0``; and the mean ± one
-    standard deviation of ``⟨q, R_r k⟩/d`` for independent random ``q``, ``k``, which stays
-    centred on 0 with the same spread at every offset. Middle: the matched score for each
-    base in ``bases`` (width ``dim``). Right: for each width in ``dims`` (base ``base``),
-    smallest first: the trend hardly moves, a small ``d`` only makes it bumpier.
+    Every panel plots the logit divided by the head width, ``⟨q, R_r k⟩ / d``
+    (:func:`rotary_decay_curves`). Top left (``dim``, ``base``): a key equal to the query,
+    ``q = k = (1, …, 1)``, whose score is 1 at ``r = 0`` and fades; and the mean ± one
+    standard deviation over ``draws`` independent standard normal ``q``, ``k``, which stays
+    centred on 0 with the same spread, ``1/√d``, at every offset. Top right (log score axis):
+    RoFormer's upper bound for ``q = k = 1`` in the same units, against the largest
+    ``|score|`` over each short stretch of offsets: the bound falls, but stays far above.
+    Bottom left: the matched score for each base in ``bases`` (width ``dim``). Bottom right:
+    for each width in ``dims`` (base ``base``), smallest first: the trend hardly moves, a
+    small ``d`` only makes it bumpier. The matched score and the bound are evaluated at every
+    integer offset and drawn as their mean (line) and range (shaded) over short stretches.
 
     Args:
-        dim: ``d`` of the left and middle panels.
-        base: base of the left and right panels.
-        bases: the bases compared in the middle panel.
-        dims: the widths compared in the right panel.
+        dim: ``d`` of the top and bottom-left panels.
+        base: base of the top and bottom-right panels.
+        bases: the bases compared in the bottom-left panel.
+        dims: the widths compared in the bottom-right panel.
         max_offset: the largest offset drawn (offsets from 1, log-spaced).
-        draws: random pairs behind the band of the left panel.
+        draws: random pairs behind the band of the top-left panel.
         seed: their seed.
 
     Returns:
-        a Figure with three axes; the left one's first line is the matched score.
+        a Figure with four axes (top left, top right, bottom left, bottom right); the top
+        left one's first line is the matched score, the top right one's lines are the bound,
+        then the largest ``|score|``.
     """
     max_offset = check_int("max_offset", max_offset, minimum=2)
     r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
     x = r.numpy()
-    fig = new_figure(10.5, 3.4)
-    left, middle, right = fig.subplots(1, 3, sharey=True)
+    fig = new_figure(9.6, 6.2)
+    (left, bound_ax), (middle, right) = fig.subplots(2, 2)
+    middle.sharey(left)
+    right.sharey(left)
     curves = rotary_decay_curves(r, dim, base=base)
     sparse = _log_offsets(max_offset)  # [~96]: the random band changes slowly
     band = rotary_decay_curves(sparse, dim, base=base, bound=False, draws=draws, seed=seed)
@@ -333,12 +349,24 @@ def rotary_decay_figure(
     hi = band["unrelated_mean"] + band["unrelated_std"]
     left.fill_between(sparse.numpy(), lo, hi, color="C0", alpha=0.25, lw=0,
                       label=f"unrelated q, k: mean ± std ({draws} pairs)")
-    _draw_swept(left, x, curves["matched"], "black", label="key = query")
-    _draw_swept(left, x, curves["bound"], "C1", lw=1.0, label="RoFormer's bound")
-    left.set_title(f"d = {dim}, base = {base:g}", fontsize=10)
-    left.set_ylabel("score / score at r = 0")
+    _draw_swept(left, x, curves["matched"], "black", label="key = query = (1, …, 1)")
+    left.set_title(f"key = query fades, unrelated keys do not (d = {dim}, base {base:g})",
+                   fontsize=10)
     left.legend(fontsize=7.5, loc="lower left")
     _decay_axes(left, max_offset)
+
+    # the bound, in the same units, against the largest |score| over each short stretch
+    _draw_swept(bound_ax, x, curves["bound"], "C1", label="RoFormer's upper bound")
+    centre, _, _, top = _log_bins(x, np.abs(curves["matched"]))
+    bound_ax.plot(centre, top, color="black", lw=1.2, label="largest |score| (key = query)")
+    bound_ax.set_yscale("log")
+    bound_ax.yaxis.set_minor_locator(NullLocator())
+    bound_ax.set_ylim(0.1, 2 * float(curves["bound"][0]))
+    bound_ax.set_title(f"RoFormer's bound for this key: falls, but stays far above", fontsize=10)
+    bound_ax.legend(fontsize=7.5, loc="lower left")
+    _decay_axes(bound_ax, max_offset)
+    bound_ax.set_ylabel("⟨q, R_r k⟩ / d (log scale)")
+
     for j, b in enumerate(bases):
         _draw_swept(middle, x, rotary_decay_curves(r, dim, base=b, bound=False)["matched"],
                     f"C{j + 2}", label=f"base = {b:g}")
@@ -351,6 +379,8 @@ def rotary_decay_figure(
     right.set_title(f"key = query: d sets the detail (base {base:g})", fontsize=10)
     right.legend(fontsize=7.5, loc="lower left")
     _decay_axes(right, max_offset)
+    for ax in (left, middle):
+        ax.set_ylabel("⟨q, R_r k⟩ / d")
     left.set_ylim(-0.45, 1.08)
     return fig
 

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, NullLocator
+from matplotlib.ticker import NullLocator
 
 from .._checks import check_int
 from ..sinusoidal import (
@@ -22,7 +22,7 @@ from ..sinusoidal import (
     sinusoidal_frequencies,
     sinusoidal_wavelengths,
 )
-from ._base import DIVERGING, new_figure, to_numpy
+from ._base import new_figure, table_image
 
 __all__ = [
     "binary_vs_sinusoidal_figure",
@@ -32,39 +32,6 @@ __all__ = [
     "sinusoidal_precision_figure",
     "sinusoidal_wavelengths_figure",
 ]
-
-
-def _table_image(ax: Axes, table: torch.Tensor, *, colorbar: bool | Axes = True,
-                 max_rows: int | None = None) -> None:
-    """Draw an ``[n, d]`` table in ``[-1, 1]``, row 0 at the top, one column per channel.
-
-    With ``max_rows``, a table with more rows is shown as averages of blocks of consecutive
-    rows (at most ``max_rows`` blocks), which is what the eye would see anyway: a small image
-    cannot show a channel that changes sign every few positions, and picking every k-th row
-    instead (plain subsampling) would draw slow moiré stripes that are not in the data.
-    ``colorbar`` may be an ``Axes`` to draw the colourbar into.
-    """
-    m = to_numpy(table)  # [n, d]
-    n, d = m.shape
-    if max_rows is not None and n > max_rows:
-        r = math.ceil(n / max_rows)
-        pad = (-n) % r
-        padded = np.concatenate([m, np.repeat(m[-1:], pad, axis=0)])  # [n + pad, d]
-        m = padded.reshape(-1, r, d).mean(axis=1)  # [(n + pad) / r, d]
-    image = ax.imshow(
-        m,
-        cmap=DIVERGING,
-        vmin=-1.0,
-        vmax=1.0,
-        aspect="auto",
-        interpolation="nearest",
-        extent=(-0.5, d - 0.5, n - 0.5, -0.5),
-    )
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    if isinstance(colorbar, Axes):
-        ax.figure.colorbar(image, cax=colorbar)
-    elif colorbar:
-        ax.figure.colorbar(image, ax=ax, shrink=0.85)
 
 
 def _draw_dot_product(ax: Axes, dim: int, base: float, max_offset: int,
@@ -109,7 +76,7 @@ def sinusoidal_heatmap_figure(
     table = sinusoidal_encoding(n_positions, dim, base=base, interleave=interleave)  # [n, d]
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
-    _table_image(ax, table)
+    table_image(ax, table, colorbar=True)
     layout = "sin, cos alternating" if interleave else "all sines, then all cosines"
     ax.set_title(f"Sinusoidal encoding, d = {dim}, base = {base:g} ({layout})")
     ax.set_xlabel("channel")
@@ -168,12 +135,12 @@ def binary_vs_sinusoidal_figure(n_positions: int = 64, dim: int = 32, *,
     fig = new_figure(7.6, 4.2)
     left, right = fig.subplots(1, 2, width_ratios=[1, 2.2])
     # bits 0/1 drawn as -1/+1 so that both panels share one colour scale
-    _table_image(left, 2 * bits - 1, colorbar=False)
+    table_image(left, 2 * bits - 1)
     left.set_xticks(range(n_bits))
     left.set_title("binary digits of p\n(bit b flips every $2^b$ steps)", fontsize=10)
     left.set_xlabel("bit b (least significant first)")
     left.set_ylabel("position p")
-    _table_image(right, table)
+    table_image(right, table, colorbar=True)
     right.set_title(f"sinusoidal encoding, d = {dim}\n(pair i turns by $\\omega_i$ per step)",
                     fontsize=10)
     right.set_xlabel("channel")
@@ -292,7 +259,7 @@ def sinusoidal_explorer_figure(dim: int = 64, base: float = 10000.0,
     fig = new_figure(8.0, 3.0, layout=None)  # no layout engine: one draw per savefig
     left = fig.add_axes((0.08, 0.15, 0.38, 0.73))
     right = fig.add_axes((0.57, 0.15, 0.41, 0.73))
-    _table_image(left, table, colorbar=False, max_rows=160)
+    table_image(left, table, max_rows=160)
     # fixed ticks and title positions: tick locators and automatic title placement are most
     # of the drawing time of a small figure
     left.set_xticks(np.linspace(0, dim, 5).round().astype(int)[:-1].tolist() + [dim - 1])
