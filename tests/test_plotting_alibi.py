@@ -64,3 +64,13 @@ def test_explorer_figure_bias_and_attention(causal):
             np.testing.assert_allclose(w, w[::-1], atol=1e-12)  # cannot tell left from right
     text = " ".join(t.get_text() for t in fig.texts)
     assert "2^-2, 2^-4, 2^-6, 2^-8" in text and ("causal" if causal else "symmetric") in text
+
+
+def test_explorer_figures_sharing_a_frame_are_independent():
+    few = alibi_explorer_figure(4, True, n=21)
+    many = alibi_explorer_figure(12, True, n=21)  # the same (n, causal) frame, unpickled anew
+    assert few is not many
+    assert len(few.axes[0].collections[0].get_segments()) == 4
+    assert len(many.axes[0].collections[0].get_segments()) == 12
+    assert few.axes[0].get_yticks().tolist() == [-2.0, 0.0]  # −round(m_max · 10), m_max = 1/4
+    assert many.axes[0].get_yticks().tolist() == [-7.0, 0.0]  # m_max = 2^-0.5

@@ -73,6 +73,19 @@ def test_convention_figure_breaks_and_repairs_the_head():
         rotary_convention_figure(queries, keys[:5])
 
 
+def roformer_bound(q: np.ndarray, k: np.ndarray, r: float, base: float) -> float:
+    """Su et al. (2024) §3.4.3, transcribed: |Σ_i h_i e^{i rθ_i}| ≤ max_i |h_{i+1} − h_i| Σ_j |S_j(r)|.
+
+    h_i is pair i of q times the conjugate of pair i of k (as complex numbers), h_{d/2} = 0,
+    and S_j(r) = Σ_{i<j} e^{i rθ_i}.
+    """
+    d = q.size
+    theta = base ** (-2 * np.arange(d // 2) / d)
+    h = np.append((q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2]), 0.0)
+    partial = np.cumsum(np.exp(1j * r * theta))  # S_1 … S_{d/2}
+    return float(np.abs(np.diff(h)).max() * np.abs(partial).sum())
+
+
 def test_decay_curves_are_the_rope_scores():
     r = torch.tensor([0.0, 1.0, 7.0, 100.0, 2000.0], dtype=F64)
     curves = rotary_decay_curves(r, 32, base=500.0, draws=3, seed=1)
@@ -83,9 +96,25 @@ def test_decay_curves_are_the_rope_scores():
     qs = torch.randn(4000, 32, generator=torch.Generator().manual_seed(0), dtype=F64)
     average = (rotary_offset_logits(qs, qs, r, base=500.0) / 32).mean(0).numpy()
     np.testing.assert_allclose(average, curves["matched"], atol=0.05)
-    assert curves["matched"][0] == pytest.approx(1.0) and curves["bound"][0] == pytest.approx(1.0)
+    assert curves["matched"][0] == pytest.approx(1.0)
+    # the bound is RoFormer's bound for q = k = 1, in the same units (divided by d): (d/2 + 1)/2 at r = 0
+    expected = [roformer_bound(ones.numpy(), ones.numpy(), float(v), 500.0) / 32 for v in r]
+    np.testing.assert_allclose(curves["bound"], expected, rtol=1e-10)
+    assert curves["bound"][0] == pytest.approx((16 + 1) / 2)
     assert set(curves) == {"matched", "bound", "unrelated_mean", "unrelated_std"}
     assert "bound" not in rotary_decay_curves(r, 32, bound=False)
+
+
+def test_decay_bound_is_an_upper_bound():
+    # at every offset, for the matched key of the figure and for random pairs
+    r = torch.arange(0, 3000, dtype=F64)
+    curves = rotary_decay_curves(r, 64)
+    assert np.all(curves["bound"] >= np.abs(curves["matched"]))
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(2, 64, generator=g, dtype=F64)
+    logits = rotary_offset_logits(q, k, torch.tensor([0.0, 3.0, 40.0, 900.0], dtype=F64)).numpy()
+    for value, offset in zip(logits, (0.0, 3.0, 40.0, 900.0)):
+        assert abs(value) <= roformer_bound(q.numpy(), k.numpy(), offset, 10000.0)
 
 
 def test_unrelated_scores_keep_their_spread_at_every_offset():
@@ -99,15 +128,23 @@ def test_unrelated_scores_keep_their_spread_at_every_offset():
 
 def test_decay_figure_shows_the_lesson():
     fig = rotary_decay_figure(dim=64, max_offset=1024, draws=50)
-    left, middle, right = fig.axes[:3]
+    left, bound_ax, middle, right = fig.axes[:4]
     by_label = {line.get_label(): line for line in left.lines}
-    matched = by_label["key = query"].get_ydata()
+    matched = by_label["key = query = (1, …, 1)"].get_ydata()
     assert matched[0] > 0.95 and matched[-1] < 0.3  # fades with distance
+    # the bound, in the score's units, stays above the largest |score| of every stretch of offsets
+    bound, top = bound_ax.lines[:2]
+    assert bound.get_label() == "RoFormer's upper bound"
+    ones = np.ones(64)
+    assert bound.get_ydata()[0] == pytest.approx(roformer_bound(ones, ones, 1.0, 10000.0) / 64)  # offset 1
+    assert np.all(bound.get_ydata() > top.get_ydata()) and top.get_ydata()[0] <= 1.0
+    assert bound_ax.get_yscale() == "log"
     ends = {line.get_label(): line.get_ydata()[-1] for line in middle.lines if "base" in line.get_label()}
     assert ends["base = 500000"] > ends["base = 10000"] > ends["base = 100"]
     assert [line.get_label() for line in right.lines if line.get_label().startswith("d =")] == \
         ["d = 16", "d = 64", "d = 512"]
     assert left.get_xscale() == "log"
+    assert left.get_ylabel() == "⟨q, R_r k⟩ / d"
 
 
 def test_log_bins_summarise_exactly():
@@ -137,15 +174,25 @@ def test_explorer_figure_shows_the_fastest_middle_and_slowest_pairs(dim, base):
     coloured = [i for i, c in enumerate(colours) if grey is None or not np.allclose(c, grey)]
     assert coloured == list(pairs)
     # the circles: the dots of each pair are its point (cos mθ, sin mθ), m = 0..15, on its radius
-    for dots, i, radius in zip(circ.collections, pairs, (1.0, 0.68, 0.36)):
-        xy = dots.get_offsets()
-        np.testing.assert_allclose(xy[:, 0], radius * np.cos(np.arange(16) * theta[i]), atol=1e-12)
-        np.testing.assert_allclose(xy[:, 1], radius * np.sin(np.arange(16) * theta[i]), atol=1e-12)
+    xy = circ.collections[-1].get_offsets().reshape(3, 16, 2)  # fastest, middle, slowest
+    for dots, i, radius in zip(xy, pairs, (1.0, 0.68, 0.36)):
+        np.testing.assert_allclose(dots[:, 0], radius * np.cos(np.arange(16) * theta[i]), atol=1e-12)
+        np.testing.assert_allclose(dots[:, 1], radius * np.sin(np.arange(16) * theta[i]), atol=1e-12)
     assert f"pairs 0, {half // 2}, {half - 1}" in fig.texts[0].get_text()
-    assert score_ax.get_xscale() == "log"
-    black = [line for line in score_ax.lines if line.get_color() == "black"]
-    assert black[0].get_ydata()[0] == pytest.approx(
-        np.mean([math.cos(t) for t in theta]))  # offset 1: a bin of its own
+    # the score against log10(r): the matched score's mean line last, its first bin offset 1 alone
+    black = score_ax.collections[-1].get_segments()[-1]
+    assert black[0, 0] == 0.0 and black[-1, 0] < math.log10(context)
+    assert black[0, 1] == pytest.approx(np.mean([math.cos(t) for t in theta]))
+    labels = {tick.get_text(): tick.get_position()[0] for tick in score_ax.get_xticklabels()}
+    assert labels == {"1": 0, "10¹": 1, "10²": 2, "10³": 3}
+
+
+def test_explorer_figure_frames_are_fresh_copies():
+    first = rotary_explorer_figure(16, 100.0, context=512)
+    second = rotary_explorer_figure(64, 100.0, context=512)  # the same frame, unpickled anew
+    assert first is not second and first.axes[1] is not second.axes[1]
+    assert len(first.axes[1].collections[0].get_segments()) == 8  # not touched by the second
+    assert len(second.axes[1].collections) == 1
 
 
 def test_explorer_figure_bad_dim():

@@ -46,8 +46,20 @@ def test_explorer_figure_buckets_and_matrix(num_buckets, max_distance, bidirecti
     rel = torch.arange(20)[None, :] - torch.arange(20)[:, None]  # key minus query
     matrix = hf_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
     np.testing.assert_array_equal(np.asarray(right.images[0].get_array()), matrix.numpy())
-    texts = " ".join(t.get_text() for t in fig.texts)
-    assert f"{len(np.unique(expected))} used" in texts
-    assert f"{len(np.unique(matrix.numpy()))} buckets in use" in texts
+    # each count names the offsets it covers: ±max_offset on the left, ±(n − 1) on the right
+    left_title, right_title = (t.get_text() for t in fig.texts)
+    assert left_title.endswith(f"offsets −100 … 100 use {len(np.unique(expected))} buckets")
+    assert right_title.endswith(f"offsets −19 … 19 use {len(np.unique(matrix.numpy()))}")
+    ticks = set(left.get_xticks().tolist())  # ±max_distance where the dashed lines are, if in range
+    if max_distance <= 100:
+        assert -max_distance in ticks and (max_distance in ticks) == bidirectional
     if not bidirectional:
         assert set(buckets[x >= 0].tolist()) == {0}  # keys after the query share bucket 0
+
+
+def test_explorer_figures_sharing_a_frame_are_independent():
+    first = t5_explorer_figure(8, 64, False, max_offset=100, n=20)
+    second = t5_explorer_figure(32, 64, True, max_offset=100, n=20)  # the same frame, anew
+    assert first.axes[0].get_yticks().tolist() == [0, 7]
+    assert second.axes[0].get_yticks().tolist() == [0, 31]
+    assert len(first.axes[1].images) == len(second.axes[1].images) == 1

@@ -10,12 +10,16 @@ Every function returns a new ``Figure``; nothing touches pyplot.
 
 from __future__ import annotations
 
+import functools
 import math
+import pickle
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Arc
 from matplotlib.ticker import NullLocator
@@ -289,9 +293,20 @@ def rotary_convention_figure(
 # -- long-term decay ----------------------------------------------------------------------------
 
 
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(exponent: int) -> str:
+    """``10⁻⁴`` as plain text (mathtext would cost a parse per label on every redraw)."""
+    return "1" if exponent == 0 else "10" + str(exponent).translate(_SUPERSCRIPTS)
+
+
 def _decay_axes(ax: Axes, max_offset: int) -> None:
     ax.set_xscale("log")
     ax.xaxis.set_minor_locator(NullLocator())  # decades only: minor log ticks are slow to draw
+    top = int(math.log10(max_offset))
+    # fixed plain-text labels: the default log formatter sets every label as mathtext
+    ax.set_xticks([10.0**e for e in range(top + 1)], [_power_of_ten(e) for e in range(top + 1)])
     ax.set_xlim(1, max_offset)
     ax.axhline(0.0, color="0.6", lw=0.6)
     ax.set_xlabel("offset r = n − m (log scale)")
@@ -338,8 +353,10 @@ def rotary_decay_figure(
     max_offset = check_int("max_offset", max_offset, minimum=2)
     r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
     x = r.numpy()
-    fig = new_figure(9.6, 6.2)
+    # a fixed grid rather than a layout engine: it halves the time to draw this figure
+    fig = new_figure(9.6, 6.2, layout=None)
     (left, bound_ax), (middle, right) = fig.subplots(2, 2)
+    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.075, top=0.955, wspace=0.2, hspace=0.36)
     middle.sharey(left)
     right.sharey(left)
     curves = rotary_decay_curves(r, dim, base=base)
@@ -361,11 +378,12 @@ def rotary_decay_figure(
     bound_ax.plot(centre, top, color="black", lw=1.2, label="largest |score| (key = query)")
     bound_ax.set_yscale("log")
     bound_ax.yaxis.set_minor_locator(NullLocator())
+    bound_ax.set_yticks([0.1, 1.0, 10.0], ["0.1", "1", "10"])
     bound_ax.set_ylim(0.1, 2 * float(curves["bound"][0]))
-    bound_ax.set_title(f"RoFormer's bound for this key: falls, but stays far above", fontsize=10)
+    bound_ax.set_title("RoFormer's bound for this key: falls, but stays far above", fontsize=10)
     bound_ax.legend(fontsize=7.5, loc="lower left")
     _decay_axes(bound_ax, max_offset)
-    bound_ax.set_ylabel("⟨q, R_r k⟩ / d (log scale)")
+    bound_ax.set_ylabel("|⟨q, R_r k⟩| / d (log scale)")
 
     for j, b in enumerate(bases):
         _draw_swept(middle, x, rotary_decay_curves(r, dim, base=b, bound=False)["matched"],
@@ -388,15 +406,44 @@ def rotary_decay_figure(
 # -- the explorer's figure ----------------------------------------------------------------------
 
 
-_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _power_of_ten(exponent: int) -> str:
-    """``10⁻⁴`` as plain text (mathtext would cost a parse per label on every redraw)."""
-    return "1" if exponent == 0 else "10" + str(exponent).translate(_SUPERSCRIPTS)
-
-
 _SHOWN_PAIRS = (("fastest", "C3", 1.0), ("middle", "C1", 0.68), ("slowest", "C0", 0.36))
+
+
+def _swept_polygon(centre: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The outline of the band between ``lo`` and ``hi`` over ``centre``, as ``[2B, 2]`` vertices."""
+    return np.column_stack((np.concatenate((centre, centre[::-1])), np.concatenate((lo, hi[::-1]))))
+
+
+@functools.lru_cache(maxsize=8)
+def _explorer_frame(context: int) -> bytes:
+    """The explorer figure's frame for ``context``: figure, axes, limits and ticks, pickled.
+
+    Creating an axes and its ticks takes most of the time to build this figure; unpickling
+    a ready frame takes a fraction of it. Every combination of the explorer's controls shares
+    the frame, and :func:`rotary_explorer_figure` unpickles a fresh copy for each render.
+    """
+    fig = new_figure(9.6, 2.9, layout=None)
+    circ = fig.add_axes((0.01, 0.02, 0.2, 0.7))
+    turns_ax = fig.add_axes((0.29, 0.17, 0.28, 0.63))
+    score_ax = fig.add_axes((0.65, 0.17, 0.33, 0.63))
+    circ.set_xlim(-1.15, 1.15)
+    circ.set_ylim(-1.15, 1.15)
+    circ.set_aspect("equal")
+    circ.set_axis_off()
+    turns_ax.axhline(0.0, color="black", ls="--", lw=0.8)  # one full turn
+    turns_ax.set_ylim(-4, 4)
+    turns_ax.set_yticks([-4, 0, 4], [_power_of_ten(e) for e in (-4, 0, 4)])
+    turns_ax.set_xticks([])  # the label names the range: two tick labels fewer to draw
+    # the score is drawn against log10(r) on a linear axis with plain-text ticks: a log scale
+    # and its default formatter (which parses mathtext) cost a good part of a redraw
+    score_ax.axhline(0.0, color="0.6", lw=0.6)
+    top = int(math.log10(context))
+    score_ax.set_xlim(0, math.log10(context))
+    score_ax.set_xticks(range(top + 1), [_power_of_ten(e) for e in range(top + 1)])
+    score_ax.set_ylim(-1.05, 1.05)
+    score_ax.set_yticks([-1, 0, 1])
+    score_ax.set_xlabel("offset r (log scale)", labelpad=1)
+    return pickle.dumps(fig)
 
 
 def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int = 4096) -> Figure:
@@ -411,7 +458,11 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
     against the offset (black) and each of the three pairs' own term ``cos rθ_i``, at every
     integer offset, summarised per log bin (mean line, swept range shaded).
 
-    Drawn with fixed axes, fixed ticks and no layout engine so that a redraw stays fast.
+    Drawn for a fast redraw: fixed axes with plain-text ticks and no layout engine, copied
+    from a frame built once per ``context``; one collection per kind of mark (the circles
+    and arcs in one ``LineCollection``, the dots in one scatter, the four swept ranges in one
+    ``PolyCollection``, the four mean curves in one ``LineCollection``) instead of one artist
+    per curve.
 
     Args:
         dim: ``d`` (even, at least 4).
@@ -419,7 +470,10 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
         context: the context length of the three panels.
 
     Returns:
-        a Figure with three axes (circles, turns per pair, score).
+        a Figure with three axes (circles, turns per pair, score). The circle axes hold the
+        rings and arcs, then the dots (16 per pair, fastest pair first); the score axes hold
+        the swept ranges, then the mean curves (the three pairs, then the matched score),
+        with ``log10(r)`` as their x coordinate.
     """
     dim = check_even("dim", dim, minimum=4)
     context = check_int("context", context, minimum=2)
@@ -427,10 +481,8 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
     shown = {"fastest": 0, "middle": half // 2, "slowest": half - 1}
     theta = sinusoidal_frequencies(dim, base=base).numpy()  # [d/2]
     turns = context * theta / (2 * math.pi)  # [d/2]
-    fig = new_figure(9.6, 2.9, layout=None)
-    circ = fig.add_axes((0.01, 0.02, 0.2, 0.7))
-    turns_ax = fig.add_axes((0.29, 0.17, 0.28, 0.63))
-    score_ax = fig.add_axes((0.65, 0.17, 0.33, 0.63))
+    fig = pickle.loads(_explorer_frame(context))
+    circ, turns_ax, score_ax = fig.axes
     # titles as figure text at fixed places: no title layout pass on every redraw
     fig.text(0.11, 0.78, f"pairs {shown['fastest']}, {shown['middle']}, {shown['slowest']}"
              f" (out to in)\ndots: m = 0–15; arcs: m < {context}", ha="center", va="bottom",
@@ -439,52 +491,42 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
              ha="center", va="bottom", fontsize=8.5)
     fig.text(0.815, 0.83, "normalised score, key = query (black), and 3 pairs", ha="center",
              va="bottom", fontsize=8.5)
+    pairs = [shown[name] for name, _, _ in _SHOWN_PAIRS]
+    colours = [colour for _, colour, _ in _SHOWN_PAIRS]
+    radii = np.array([radius for _, _, radius in _SHOWN_PAIRS])  # [3]
 
     # left: the three pairs at positions 0..15, and the arcs they sweep over the context
-    ring = np.linspace(0, 2 * math.pi, 120)
-    angles = to_numpy(rotary_angles(16, dim, base=base))  # [16, d/2]
-    for name, colour, radius in _SHOWN_PAIRS:
-        i = shown[name]
-        arc = np.linspace(0, min(theta[i] * (context - 1), 2 * math.pi), 120)
-        circ.plot(radius * np.cos(ring), radius * np.sin(ring), color="0.88", lw=0.8)
-        circ.plot(radius * np.cos(arc), radius * np.sin(arc), color=colour, lw=2.5, alpha=0.45)
-        circ.scatter(radius * np.cos(angles[:, i]), radius * np.sin(angles[:, i]), color=colour,
-                     s=14, zorder=3, edgecolors="white", linewidths=0.4)
-    circ.set_xlim(-1.15, 1.15)
-    circ.set_ylim(-1.15, 1.15)
-    circ.set_aspect("equal")
-    circ.set_axis_off()
+    ring = np.linspace(0, 2 * math.pi, 120)  # [120]
+    sweep = np.minimum(theta[pairs] * (context - 1), 2 * math.pi)  # [3]: angle swept, at most a turn
+    arcs = np.linspace(0, 1, 120)[None, :] * sweep[:, None]  # [3, 120]
+    paths = [np.column_stack((rad * np.cos(ring), rad * np.sin(ring))) for rad in radii]
+    paths += [np.column_stack((rad * np.cos(arc), rad * np.sin(arc))) for rad, arc in zip(radii, arcs)]
+    circ.add_collection(LineCollection(paths, colors=["0.88"] * 3 + [to_rgba(c, 0.45) for c in colours],
+                                       linewidths=[0.8] * 3 + [2.5] * 3), autolim=False)
+    angles = to_numpy(rotary_angles(16, dim, base=base))[:, pairs].T  # [3, 16]
+    circ.scatter((radii[:, None] * np.cos(angles)).ravel(), (radii[:, None] * np.sin(angles)).ravel(),
+                 color=np.repeat(colours, 16), s=14, zorder=3, edgecolors="white", linewidths=0.4)
 
     # middle: turns over the context, per pair, on a log axis drawn by hand (fast to redraw)
-    colours = ["0.65"] * half
-    for name, colour, _ in _SHOWN_PAIRS:
-        colours[shown[name]] = colour
+    bar_colours = ["0.65"] * half
+    for i, colour in zip(pairs, colours):
+        bar_colours[i] = colour
     # one collection of thick lines instead of d/2 bar patches: a fraction of the drawing time
-    turns_ax.vlines(np.arange(half), -4, np.log10(turns), colors=colours, lw=max(1.0, 150 / half))
-    turns_ax.axhline(0.0, color="black", ls="--", lw=0.8)
-    turns_ax.set_ylim(-4, 4)
-    turns_ax.set_yticks([-4, 0, 4], [_power_of_ten(e) for e in (-4, 0, 4)])
+    turns_ax.vlines(np.arange(half), -4, np.log10(turns), colors=bar_colours, lw=max(1.0, 150 / half))
     turns_ax.set_xlim(-1, half)
-    turns_ax.set_xticks([0, half - 1])
-    turns_ax.set_xlabel("pair i", labelpad=-8)
+    turns_ax.set_xlabel(f"pair i = 0 … {half - 1}, fastest to slowest", labelpad=4)
 
     # right: the score against the offset, every integer offset, summarised per log bin
     r = torch.arange(1, context, dtype=torch.float64)  # [context - 1]
     x = r.numpy()
-    for name, colour, _ in _SHOWN_PAIRS:
-        centre, lo, mean, hi = _log_bins(x, np.cos(x * theta[shown[name]]), 100)
-        score_ax.fill_between(centre, lo, hi, color=colour, alpha=0.12, lw=0)
-        score_ax.plot(centre, mean, color=colour, lw=0.7)
     matched = rotary_decay_curves(r, dim, base=base, bound=False)["matched"]  # [context - 1]
-    _draw_swept(score_ax, x, matched, "black", bins=100)
-    score_ax.axhline(0.0, color="0.6", lw=0.6)
-    score_ax.set_xscale("log")
-    score_ax.xaxis.set_minor_locator(NullLocator())
-    top = int(math.log10(context))
-    score_ax.set_xlim(1, context)
-    # fixed plain-text labels: the default log formatter parses mathtext on every redraw
-    score_ax.set_xticks([10.0**e for e in range(top + 1)], [_power_of_ten(e) for e in range(top + 1)])
-    score_ax.set_ylim(-1.05, 1.05)
-    score_ax.set_yticks([-1, 0, 1])
-    score_ax.set_xlabel("offset r", labelpad=1)
+    curves = [np.cos(x * theta[i]) for i in pairs] + [matched]  # the pairs' own terms, the sum
+    summaries = [_log_bins(x, y, 100) for y in curves]  # (centre, lo, mean, hi) each
+    score_ax.add_collection(PolyCollection(
+        [_swept_polygon(np.log10(c), lo, hi) for c, lo, _, hi in summaries],
+        facecolors=[to_rgba(c, 0.12) for c in colours] + [to_rgba("black", 0.3)], linewidths=0),
+        autolim=False)
+    score_ax.add_collection(LineCollection(
+        [np.column_stack((np.log10(c), mean)) for c, _, mean, _ in summaries],
+        colors=colours + ["black"], linewidths=[0.7] * 3 + [1.2]), autolim=False)
     return fig

@@ -24,6 +24,8 @@ def t5_explorer(
 
     Left: the bucket of every offset in ``−max_offset..max_offset``; right: the bucket of
     every query-key pair of ``n`` tokens (:func:`posenc.plotting.t5.t5_explorer_figure`).
+    Each panel counts the buckets its own offsets use (``±max_offset`` on the left,
+    ``±(n − 1)`` on the right), so the two counts can differ.
     More buckets widen the exact range (a quarter of them per direction when bidirectional, half
     when not) and refine the logarithmic ones; ``max_distance`` stretches the logarithmic
     range; ``bidirectional`` switches between an encoder's two halves and a decoder's
