@@ -17,6 +17,9 @@ from .absolute_2d import (
     LearnedRowColEmbedding,
     detr_sine_encoding,
     resample_positional_embedding,
+    resampling_error_map,
+    resampling_error_per_pair,
+    sincos_resampling_error,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
 )
@@ -26,6 +29,7 @@ from .attention import (
     attention_weights,
     causal_mask,
     dot_product_attention,
+    masked_softmax,
     query_key_positions,
 )
 from .catalogue import (
@@ -40,6 +44,7 @@ from .learned import LearnedPositionalEmbedding, cosine_similarity_matrix
 from .numeric import (
     closest_distinct_pair,
     numeric_encoding,
+    pairwise_distances,
     periodic_encoding,
     periodic_shift_matrix,
 )
@@ -115,7 +120,9 @@ __all__ = [
     "frame_offset_counts",
     "get_encoding",
     "learned_parameter_count",
+    "masked_softmax",
     "numeric_encoding",
+    "pairwise_distances",
     "periodic_encoding",
     "periodic_shift_matrix",
     "position_parameter_count",
@@ -125,6 +132,8 @@ __all__ = [
     "relative_position_index",
     "relative_table_size",
     "resample_positional_embedding",
+    "resampling_error_map",
+    "resampling_error_per_pair",
     "rotary_angles",
     "rotary_cos_sin",
     "rotary_decay_bound",
@@ -138,6 +147,7 @@ __all__ = [
     "shaw_attention_reference",
     "shaw_relative_index",
     "shifted_window_mask",
+    "sincos_resampling_error",
     "sinusoidal_2d_channel_permutation",
     "sinusoidal_dot_product",
     "sinusoidal_encoding",

@@ -45,7 +45,7 @@ def check_multiple(name: str, value: object, factor: int, why: str) -> int:
 
 
 def check_heads(dim: object, num_heads: object) -> int:
-    """Return the channels per head ``dim // num_heads`` after checking that ``num_heads`` divides ``dim``.
+    """Return the channels per head ``dim // num_heads`` after checking ``num_heads`` divides ``dim``.
 
     Both are checked as positive integers first (``dim`` before ``num_heads``), so a message
     names the argument at fault.
@@ -69,7 +69,8 @@ def check_permutation(name: str, perm: object, n: int | None = None) -> list[int
             raise TypeError(f"{name} must hold integers, got dtype {perm.dtype}")
         order = [int(i) for i in perm]
     elif isinstance(perm, (str, bytes)) or not isinstance(perm, Iterable):
-        raise TypeError(f"{name} must be a sequence of ints or a 1-D tensor, got {type(perm).__name__}")
+        kind = type(perm).__name__
+        raise TypeError(f"{name} must be a sequence of ints or a 1-D tensor, got {kind}")
     else:
         order = [check_int(f"{name}[{i}]", p, minimum=0) for i, p in enumerate(perm)]
     size = len(order) if n is None else n

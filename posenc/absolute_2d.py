@@ -434,7 +434,9 @@ def sincos_resampling_error(
     """
     table = sinusoidal_encoding_2d(old_size, old_size, dim, base=base)  # [h*h, d]
     exact = stretched_sincos_encoding_2d(old_size, new_size, dim, base=base).double()  # [n', d]
-    resized = resample_positional_embedding(table, old_size, new_size, mode=mode, antialias=antialias)
+    resized = resample_positional_embedding(
+        table, old_size, new_size, mode=mode, antialias=antialias
+    )  # [n', d]
     return resized.double() - exact  # [n', d]
 
 
@@ -451,8 +453,8 @@ def resampling_error_per_pair(error: Tensor) -> Tensor:
 
     .. math::
 
-        \\varepsilon_i = \\sqrt{\\frac{1}{4}\\sum_{a \\in \\{r, c\\}} \\sum_{f \\in \\{\\sin, \\cos\\}}
-        \\frac{1}{n}\\sum_{p} E_{p,\\,(a, f, i)}^2}
+        \\varepsilon_i = \\sqrt{\\frac{1}{4}\\sum_{a \\in \\{r, c\\}}
+        \\sum_{f \\in \\{\\sin, \\cos\\}} \\frac{1}{n}\\sum_{p} E_{p,\\,(a, f, i)}^2}
 
     the mean square over the grid positions ``p`` of each of the four channels of pair ``i``
     (sine and cosine, in the row half and in the column half), averaged, then the square root.
@@ -486,9 +488,9 @@ def resampling_error_map(
         S = \\{k : \\omega(k) < \\omega_{\\max}\\}
 
     where ``ω(k)`` is the frequency of channel ``k`` (in both halves, sine and cosine) and
-    ``ω_max = max_frequency``. Slow channels vary little from cell to cell, so a resize is nearly exact
-    for them inside the grid: what is left shows where the filter goes wrong (at the border,
-    where samples are missing, or in a ripple inside).
+    ``ω_max = max_frequency``. Slow channels vary little from cell to cell, so a resize is
+    nearly exact for them inside the grid: what is left shows where the filter goes wrong (at
+    the border, where samples are missing, or in a ripple inside).
 
     Args:
         error: ``[h'·h', d]`` on a square grid, row-major, channels in the seed layout (see

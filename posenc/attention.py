@@ -320,7 +320,8 @@ def sentence_attention(layer: SelfAttention, x: Tensor) -> tuple[Tensor, Tensor]
 
     .. math::
 
-        Y = \\operatorname{layer}(X), \\qquad A = \\operatorname{softmax}\\big(Q_1K_1^\\top/\\sqrt{d/h}\\big)
+        Y = \\operatorname{layer}(X), \\qquad
+        A = \\operatorname{softmax}\\big(Q_1K_1^\\top/\\sqrt{d/h}\\big)
 
     Runs without gradients, on a batch of one.
 
@@ -343,7 +344,7 @@ def sentence_attention(layer: SelfAttention, x: Tensor) -> tuple[Tensor, Tensor]
 def shuffled_attention(
     words: Sequence[str], perm: Sequence[int], *, positions: bool, dim: int = 16, seed: int = 0
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """Return the toy layer's attention on a sentence and on a shuffle, and how far each output moved.
+    """Return the toy layer's attention on a sentence and its shuffle, and how far outputs moved.
 
     .. math::
 
@@ -372,7 +373,8 @@ def shuffled_attention(
     words = list(words)
     order = check_permutation("perm", perm, len(words))
     layer = toy_attention_layer(dim, seed=seed)
-    y, a = sentence_attention(layer, sentence_vectors(words, dim, positions=positions))  # [n, d], [n, n]
+    x = sentence_vectors(words, dim, positions=positions)  # [n, d]
+    y, a = sentence_attention(layer, x)  # [n, d], [n, n]
     shuffled = sentence_vectors([words[i] for i in order], dim, positions=positions)  # [n, d]
     y_perm, a_perm = sentence_attention(layer, shuffled)  # [n, d], [n, n]
     inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went

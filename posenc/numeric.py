@@ -181,7 +181,8 @@ def pairwise_distances(encoding: Tensor) -> Tensor:
 
     .. math::
 
-        D_{ij} = \\lVert PE(i) - PE(j) \\rVert_2 = \\sqrt{\\textstyle\\sum_c \\big(PE(i)_c - PE(j)_c\\big)^2}
+        D_{ij} = \\lVert PE(i) - PE(j) \\rVert_2
+        = \\sqrt{\\textstyle\\sum_c \\big(PE(i)_c - PE(j)_c\\big)^2}
 
     Computed in float64 from the differences themselves (not from ``‖a‖² + ‖b‖² − 2a·b``,
     which loses the small distances that matter here), so ``D`` is exactly symmetric with a

@@ -26,8 +26,8 @@ import torch
 from torch import Tensor, nn
 
 from ._checks import broadcast_shape, check_heads, check_int, check_tensor
-from .attention import masked_softmax
 from ._threads import torch_threads
+from .attention import masked_softmax
 
 
 def shaw_relative_index(n_q: int, n_k: int, max_distance: int) -> Tensor:

@@ -568,7 +568,8 @@ class WindowAttention(nn.Module):
                 raise ValueError(f"x's first dimension ({bn}) must be a multiple of mask's windows ({n_w})")
             # x holds b images of n_w windows each: window w of every image gets mask[w]
             q, k = (t.reshape(bn // n_w, n_w, h, n, d // h) for t in (q, k))  # [b, n_w, h, n, d/h]
-            weights = attention_weights(q, k, bias=bias, mask=mask[None, :, None])  # [b, n_w, h, n, n]
+            window_mask = mask[None, :, None]  # [1, n_w, 1, n, n]
+            weights = attention_weights(q, k, bias=bias, mask=window_mask)  # [b, n_w, h, n, n]
             weights = weights.reshape(bn, h, n, n)  # [bn, h, n, n]
         z = weights @ v  # [bn, h, n, d/h]
         return self.proj(z.transpose(1, 2).reshape(bn, n, d))  # [bn, n, d]

@@ -17,6 +17,9 @@ from posenc.absolute_2d import (
     detr_sine_encoding,
     position_similarity_map,
     resample_positional_embedding,
+    resampling_error_map,
+    resampling_error_per_pair,
+    sincos_resampling_error,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
     stretched_sincos_encoding_2d,
@@ -441,3 +444,108 @@ def test_which_filters_reproduce_a_ramp_when_enlarging_14_to_16():
     assert bilinear[0].item() == pytest.approx(0.0625) and bilinear[-1].item() == pytest.approx(-0.0625)
     assert keys_half[2:-2].abs().max() < 1e-12 and keys_half[:2].abs().min() > 0.02
     assert 0.045 < keys_mae[2:-2].abs().max() < 0.05
+
+
+# ---------------------------------------------------------------------------------------------
+# sincos_resampling_error and its summaries, against float64 resampling of the formula
+
+
+def torch_bilinear_reference(image, out_h, out_w):
+    """PyTorch's bilinear (align_corners=False) in NumPy float64: source (o + 0.5)·in/out − 0.5,
+    clamped at 0, and the next index clamped at the last row."""
+
+    def resize_axis(arr, n_out, axis):
+        n_in = arr.shape[axis]
+        out = []
+        for o in range(n_out):
+            src = max((o + 0.5) * n_in / n_out - 0.5, 0.0)
+            i0 = math.floor(src)
+            i1 = min(i0 + 1, n_in - 1)
+            lam = src - i0
+            out.append((1 - lam) * np.take(arr, i0, axis=axis) + lam * np.take(arr, i1, axis=axis))
+        return np.moveaxis(np.stack(out), 0, axis)
+
+    return resize_axis(resize_axis(image, out_h, 0), out_w, 1)
+
+
+def sincos_2d_at(coords, d, base=10000.0):
+    """The seed layout [PE(r) | PE(c)] at every (r, c) of coords × coords, row-major, float64."""
+    omega = [base ** (-4 * i / d) for i in range(d // 4)]
+
+    def one_d(p):
+        return [f(p * w) for w in omega for f in (math.sin, math.cos)]
+
+    return np.array([one_d(r) + one_d(c) for r in coords for c in coords])  # [len², d]
+
+
+@pytest.mark.parametrize(
+    "kw, resize",
+    [({}, torch_bicubic_reference), ({"antialias": True}, pil_bicubic_reference),
+     ({"mode": "bilinear"}, torch_bilinear_reference)],
+)
+@pytest.mark.parametrize("old, new, base", [(14, 16, 10000.0), (8, 5, 100.0)])
+def test_resampling_error_is_the_resized_formula_minus_the_formula(kw, resize, old, new, base):
+    d = 16
+    table = sincos_2d_at(range(old), d, base).reshape(old, old, d)
+    resized = resize(table, new, new).reshape(new * new, d)
+    s = [(o + 0.5) * old / new - 0.5 for o in range(new)]
+    expected = torch.from_numpy(resized - sincos_2d_at(s, d, base))
+    ours = sincos_resampling_error(old, new, d, base=base, **kw)
+    assert ours.shape == (new * new, d) and ours.dtype == torch.float64
+    # the function resizes the float32 table in float32: agreement to float32 rounding
+    torch.testing.assert_close(ours, expected, rtol=0, atol=1e-6)
+    assert ours.abs().max() > 1e-3  # and there is an error to measure
+
+
+@pytest.mark.parametrize("mode", ["bicubic", "bilinear"])
+def test_resampling_to_the_same_grid_has_no_error(mode):
+    error = sincos_resampling_error(6, 6, 16, mode=mode)
+    assert torch.equal(error, torch.zeros(36, 16, dtype=torch.float64))
+
+
+def test_resampling_error_per_pair_matches_a_loop_over_the_four_channels():
+    g = torch.Generator().manual_seed(5)
+    d, n = 12, 10
+    error = torch.randn(n, d, generator=g, dtype=torch.float64)
+    ours = resampling_error_per_pair(error)
+    expected = []
+    for i in range(d // 4):
+        channels = [2 * i, 2 * i + 1, d // 2 + 2 * i, d // 2 + 2 * i + 1]  # sin, cos; row, column
+        squares = [float(error[p, k]) ** 2 for p in range(n) for k in channels]
+        expected.append(math.sqrt(sum(squares) / len(squares)))
+    assert ours.dtype == torch.float64
+    expected = torch.tensor(expected, dtype=torch.float64)
+    torch.testing.assert_close(ours, expected, rtol=1e-12, atol=0)
+    single = error.float()  # taken to float64 first
+    assert torch.equal(resampling_error_per_pair(single),
+                       resampling_error_per_pair(single.double()))
+
+
+@pytest.mark.parametrize("max_frequency, base", [(0.1, 10000.0), (0.5, 100.0), (2.0, 10000.0)])
+def test_resampling_error_map_is_the_rms_over_the_slow_channels(max_frequency, base):
+    g = torch.Generator().manual_seed(6)
+    d, side = 16, 3
+    error = torch.randn(side * side, d, generator=g, dtype=torch.float64)
+    ours = resampling_error_map(error, base=base, max_frequency=max_frequency)
+    omega = [base ** (-4 * i / d) for i in range(d // 4)]  # the frequency of pair i
+    slow = [k for k in range(d) if omega[(k % (d // 2)) // 2] < max_frequency]
+    expected = torch.tensor(
+        [[math.sqrt(sum(float(error[r * side + c, k]) ** 2 for k in slow) / len(slow))
+          for c in range(side)] for r in range(side)], dtype=torch.float64)
+    assert ours.shape == (side, side)
+    torch.testing.assert_close(ours, expected, rtol=1e-12, atol=0)
+
+
+def test_resampling_error_summaries_check_their_input():
+    with pytest.raises(ValueError, match=r"error.shape\[1\] must be a multiple of 4"):
+        resampling_error_per_pair(torch.zeros(4, 6))
+    with pytest.raises(ValueError, match=r"error must have 2 dimensions"):
+        resampling_error_per_pair(torch.zeros(4))
+    with pytest.raises(ValueError, match=r"square grid of positions .* got 6 rows"):
+        resampling_error_map(torch.zeros(6, 8))
+    with pytest.raises(ValueError, match=r"max_frequency must exceed the slowest frequency"):
+        resampling_error_map(torch.zeros(4, 8), max_frequency=1e-9)
+    with pytest.raises(ValueError, match=r"max_frequency must be a finite number > 0"):
+        resampling_error_map(torch.zeros(4, 8), max_frequency=0.0)
+    with pytest.raises(ValueError, match=r"dim must be a multiple of 4"):
+        sincos_resampling_error(4, 5, 6)

@@ -13,10 +13,16 @@ from posenc.attention import (
     attention_weights,
     causal_mask,
     dot_product_attention,
+    masked_softmax,
     permutation_matrix,
     query_key_positions,
+    sentence_attention,
+    sentence_vectors,
+    shuffled_attention,
+    toy_attention_layer,
     word_vectors,
 )
+from posenc.sinusoidal import sinusoidal_encoding
 
 
 def reference_self_attention(layer: SelfAttention, x: torch.Tensor) -> torch.Tensor:
@@ -285,3 +291,119 @@ def test_self_attention_mask_matches_torch_sdpa_causal():
     changed[:, -1] += 1.0
     a, b = rotated(x, mask=causal_mask(6, 6)), rotated(changed, mask=causal_mask(6, 6))
     torch.testing.assert_close(a[:, :-1], b[:, :-1])
+
+
+# -- masked_softmax: the last step shared by attention_weights, WindowAttention and Shaw -------
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_q=st.integers(1, 6), n_k=st.integers(1, 7), seed=st.integers(0, 99))
+def test_masked_softmax_matches_exponentials_summed_over_allowed_keys(n_q, n_k, seed):
+    g = torch.Generator().manual_seed(seed)
+    logits = 3 * torch.randn(2, n_q, n_k, generator=g, dtype=torch.float64)
+    mask = torch.rand(n_q, n_k, generator=g) > 0.4
+    mask[:, seed % n_k] = True  # every row keeps one key
+    expected = torch.zeros(2, n_q, n_k, dtype=torch.float64)
+    for b in range(2):
+        for i in range(n_q):
+            allowed = [j for j in range(n_k) if mask[i, j]]
+            total = sum(math.exp(float(logits[b, i, j])) for j in allowed)
+            for j in allowed:
+                expected[b, i, j] = math.exp(float(logits[b, i, j])) / total
+    torch.testing.assert_close(masked_softmax(logits, mask), expected, rtol=1e-12, atol=1e-15)
+    torch.testing.assert_close(masked_softmax(logits), torch.softmax(logits, -1), rtol=0, atol=0)
+
+
+def test_masked_softmax_is_the_last_step_of_attention_weights():
+    g = torch.Generator().manual_seed(3)
+    q, k = torch.randn(2, 4, 5, 3, generator=g).unbind(0)
+    bias, mask = torch.randn(5, 5, generator=g), causal_mask(5, 5)
+    logits = q @ k.transpose(-1, -2) / math.sqrt(3) + bias
+    assert torch.equal(attention_weights(q, k, bias=bias, mask=mask), masked_softmax(logits, mask))
+    assert masked_softmax(torch.zeros(1, 2), torch.zeros(1, 2, dtype=torch.bool)).isnan().all()
+    with pytest.raises(TypeError, match=r"^mask must be a boolean tensor \(True = attend\)"):
+        masked_softmax(logits, mask.float())
+    with pytest.raises(TypeError, match=r"^mask must be a torch.Tensor"):
+        masked_softmax(logits, [[True]])
+    with pytest.raises(TypeError, match=r"^logits must be a torch.Tensor"):
+        masked_softmax([[0.0]])
+
+
+# -- the toy layer of chapter 1 ----------------------------------------------------------------
+
+
+def test_toy_layer_is_seeded_and_leaves_global_rng_alone():
+    torch.manual_seed(7)
+    before = torch.get_rng_state()
+    a, b = toy_attention_layer(8, seed=3), toy_attention_layer(8, seed=3)
+    assert torch.equal(torch.get_rng_state(), before)
+    assert isinstance(a, SelfAttention) and not a.training and a.num_heads == 1
+    torch.testing.assert_close(a.qkv.weight, b.qkv.weight, rtol=0, atol=0)
+    assert not torch.equal(toy_attention_layer(8, seed=4).qkv.weight, a.qkv.weight)
+
+
+def test_toy_layer_scales_query_and_key_weights_only():
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(3)
+        plain = SelfAttention(8, num_heads=1)
+    sharp = toy_attention_layer(8, seed=3, gain=2.5)
+    w, w0 = sharp.qkv.weight.detach(), plain.qkv.weight.detach()
+    torch.testing.assert_close(w[:16], 2.5 * w0[:16], rtol=0, atol=0)  # queries and keys
+    assert torch.equal(w[16:], w0[16:])  # values
+    assert torch.equal(sharp.qkv.bias, plain.qkv.bias)
+    assert torch.equal(sharp.out.weight, plain.out.weight)
+    with pytest.raises(ValueError, match=r"^gain must be a finite number > 0"):
+        toy_attention_layer(8, gain=0.0)
+
+
+def test_sentence_vectors_add_the_sinusoidal_code_of_each_slot():
+    words = "the dog chased a ball".split()
+    plain = sentence_vectors(words, 8)
+    assert torch.equal(plain, word_vectors(words, 8))
+    with_positions = sentence_vectors(words, 8, positions=True)
+    assert with_positions.shape == (5, 8) and with_positions.dtype == torch.float32
+    torch.testing.assert_close(with_positions - plain, sinusoidal_encoding(5, 8), rtol=0, atol=1e-6)
+
+
+def test_sentence_attention_is_the_layer_on_a_batch_of_one():
+    layer = toy_attention_layer(8, seed=1)
+    x = sentence_vectors("man bites dog".split(), 8)
+    y, a = sentence_attention(layer, x)
+    assert y.shape == (3, 8) and a.shape == (3, 3) and not y.requires_grad
+    expected = reference_self_attention(layer, x[None])[0]
+    torch.testing.assert_close(y.double(), expected, atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(a.sum(-1), torch.ones(3))
+    with pytest.raises(ValueError, match=r"^x must have 2 dimensions"):
+        sentence_attention(layer, x[None])
+
+
+def test_shuffled_attention_against_the_layer_run_by_hand():
+    words = ["the", "dog", "chased", "a", "red", "ball"]
+    perm = [5, 2, 0, 4, 1, 3]
+    for positions in (False, True):
+        a, a_perm, delta = shuffled_attention(words, perm, positions=positions, dim=16, seed=0)
+        layer = toy_attention_layer(16, seed=0)
+        x = word_vectors(words, 16).double()
+        x_perm = word_vectors([words[i] for i in perm], 16).double()
+        if positions:
+            pe = sinusoidal_encoding(6, 16, dtype=torch.float64)
+            x, x_perm = x + pe, x_perm + pe
+        y, y_perm = (reference_self_attention(layer, t[None])[0] for t in (x, x_perm))
+        # the word at slot i of the shuffle is words[perm[i]]: its output moved by this much
+        moved = [float((y_perm[i] - y[perm[i]]).norm()) for i in range(6)]
+        expected = torch.zeros(6, dtype=torch.float64)
+        expected[perm] = torch.tensor(moved, dtype=torch.float64)
+        torch.testing.assert_close(delta.double(), expected, atol=1e-5, rtol=1e-4)
+        assert a.shape == a_perm.shape == (6, 6)
+        if not positions:  # equivariance: the same matrix with rows and columns reordered
+            torch.testing.assert_close(a_perm, a[perm][:, perm], atol=1e-6, rtol=0)
+            assert float(delta.max()) < 1e-5
+        else:
+            assert float(delta.min()) > 1e-3
+
+
+def test_shuffled_attention_rejects_a_bad_permutation():
+    with pytest.raises(ValueError, match=r"^perm must be a permutation of 0\.\.2"):
+        shuffled_attention(["a", "b", "c"], [0, 1], positions=False)
+    with pytest.raises(ValueError, match=r"^perm must be a permutation of 0\.\.2"):
+        shuffled_attention(["a", "b", "c"], [0, 1, 1], positions=False)

@@ -11,8 +11,10 @@ from posenc._checks import (
     broadcast_shape,
     check_even,
     check_floating_dtype,
+    check_heads,
     check_int,
     check_multiple,
+    check_permutation,
     check_positive_float,
     check_tensor,
 )
@@ -103,3 +105,59 @@ def test_broadcast_shape_follows_torch(a, b):
     except RuntimeError:
         expected = None
     assert broadcast_shape(tuple(a), tuple(b)) == expected
+
+
+@given(head_dim=st.integers(1, 16), num_heads=st.integers(1, 8))
+def test_check_heads_returns_the_channels_per_head(head_dim, num_heads):
+    got = check_heads(head_dim * num_heads, num_heads)
+    assert got == head_dim and type(got) is int
+    assert check_heads(np.int64(head_dim * num_heads), torch.tensor(num_heads)) == head_dim
+
+
+@pytest.mark.parametrize("dim, num_heads", [(6, 4), (10, 3), (1, 2)])
+def test_check_heads_rejects_heads_that_do_not_divide(dim, num_heads):
+    rule = rf"^num_heads must divide dim, got dim={dim}, num_heads={num_heads}$"
+    with pytest.raises(ValueError, match=rule):
+        check_heads(dim, num_heads)
+
+
+def test_check_heads_names_the_bad_argument_first():
+    with pytest.raises(ValueError, match=r"^dim must be positive"):
+        check_heads(0, 0)
+    with pytest.raises(ValueError, match=r"^num_heads must be positive"):
+        check_heads(8, 0)
+    with pytest.raises(TypeError, match=r"^num_heads must be an integer"):
+        check_heads(8, 2.0)
+
+
+def test_check_permutation_accepts_sequences_arrays_and_tensors():
+    assert check_permutation("perm", [2, 0, 1]) == [2, 0, 1]
+    assert check_permutation("perm", (1, 0), 2) == [1, 0]
+    assert check_permutation("perm", np.array([0, 2, 1])) == [0, 2, 1]
+    order = check_permutation("perm", torch.tensor([1, 2, 0]))
+    assert order == [1, 2, 0] and all(type(i) is int for i in order)
+
+
+@pytest.mark.parametrize(
+    "perm, n, error, words",
+    [
+        ([0, 0, 1], None, ValueError, r"^perm must be a permutation of 0\.\.2, got \[0, 0, 1\]$"),
+        ([0, 1, 2], 4, ValueError, r"^perm must be a permutation of 0\.\.3, got \[0, 1, 2\]$"),
+        ([], None, ValueError, r"^perm must be a permutation of 0\.\.n-1 \(n >= 1\), got \[\]$"),
+        ([0, -1], None, ValueError, r"^perm\[1\] must be >= 0, got -1$"),
+        ([0, 1.0], None, TypeError, r"^perm\[1\] must be an integer"),
+        (torch.tensor([0.0, 1.0]), None, TypeError, r"^perm must hold integers"),
+        (torch.zeros(2, 2, dtype=torch.long), None, ValueError, r"^perm must have 1 dimensions"),
+        ("012", None, TypeError, r"^perm must be a sequence of ints"),
+        (3, None, TypeError, r"^perm must be a sequence of ints"),
+    ],
+)
+def test_check_permutation_rejects_non_permutations(perm, n, error, words):
+    with pytest.raises(error, match=words):
+        check_permutation("perm", perm, n)
+
+
+@given(st.permutations(list(range(6))))
+def test_check_permutation_agrees_with_a_sort(perm):
+    assert check_permutation("perm", perm) == list(perm)
+    assert check_permutation("perm", perm, 6) == list(perm)

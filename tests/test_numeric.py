@@ -13,6 +13,7 @@ from posenc.numeric import (
     closest_distinct_pair,
     magnitude_ratio,
     numeric_encoding,
+    pairwise_distances,
     periodic_encoding,
     periodic_shift_matrix,
 )
@@ -51,14 +52,15 @@ def brute_force_closest(table):
     return best
 
 
+def float32_tables(channels, min_rows, max_rows):
+    """Tables ``[n, channels]`` (lists of rows) of float32 numbers in ±100."""
+    number = st.floats(-100, 100, allow_nan=False, width=32)
+    row = st.lists(number, min_size=channels, max_size=channels)
+    return st.lists(row, min_size=min_rows, max_size=max_rows)
+
+
 @settings(max_examples=40, deadline=None)
-@given(
-    rows=st.lists(
-        st.lists(st.floats(-100, 100, allow_nan=False, width=32), min_size=2, max_size=2),
-        min_size=2,
-        max_size=12,
-    )
-)
+@given(rows=float32_tables(2, 2, 12))
 def test_closest_distinct_pair_matches_brute_force(rows):
     table = torch.tensor(rows, dtype=torch.float32)
     i, j, d = closest_distinct_pair(table)
@@ -84,6 +86,35 @@ def test_periodic_collision_golden():
     assert math.isclose(d, 2 * abs(math.sin(44 / 2)), rel_tol=1e-5)
     # a lone sine also confuses mirror images within one period: sin 1 ≈ sin 2 (1 + 2 ≈ π)
     assert closest_distinct_pair(periodic_encoding(10, alpha=1.0))[:2] == (1, 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=float32_tables(3, 1, 10))
+def test_pairwise_distances_match_math_dist_in_float64(rows):
+    table = torch.tensor(rows, dtype=torch.float32)
+    dist = pairwise_distances(table)
+    n = len(rows)
+    assert dist.shape == (n, n) and dist.dtype == torch.float64
+    points = [[float(v) for v in row] for row in table]  # the float32 values, exactly
+    expected = torch.tensor([[math.dist(a, b) for b in points] for a in points],
+                            dtype=torch.float64)
+    torch.testing.assert_close(dist, expected, rtol=1e-12, atol=1e-12)
+    assert torch.equal(dist, dist.T) and bool((dist.diagonal() == 0).all())
+
+
+def test_pairwise_distances_of_the_naive_codes():
+    # the index: |i − j|; the circle: the chord 2·sin(|i − j| / 2α)
+    n = 12
+    steps = torch.arange(n, dtype=torch.float64)
+    gap = (steps[:, None] - steps[None, :]).abs()  # [n, n]
+    assert torch.equal(pairwise_distances(numeric_encoding(n)), gap)
+    circle = pairwise_distances(periodic_encoding(n, alpha=3.0, cosine=True))
+    torch.testing.assert_close(circle, 2 * torch.sin(gap / 6.0), rtol=0, atol=1e-6)
+    # small distances survive (no ‖a‖² + ‖b‖² − 2a·b cancellation)
+    far = torch.tensor([[1e4, 0.0], [1e4, 1e-3]], dtype=torch.float64)
+    assert pairwise_distances(far)[0, 1].item() == pytest.approx(1e-3, rel=1e-9)
+    with pytest.raises(ValueError, match="encoding must have 2 dimensions"):
+        pairwise_distances(torch.ones(3))
 
 
 def test_closest_distinct_pair_exact_duplicate():

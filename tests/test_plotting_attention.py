@@ -5,13 +5,13 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from posenc.attention import SelfAttention, word_vectors
+from posenc.attention import shuffled_attention, toy_attention_layer, word_vectors
 from posenc.plotting.attention import (
     SENTENCE,
+    _shuffle_data,
     attention_pipeline_figure,
     permutation_attention_figure,
     shuffle_attention_figure,
-    toy_attention_layer,
 )
 
 
@@ -19,13 +19,12 @@ def image_data(ax):
     return np.asarray(ax.get_images()[0].get_array())
 
 
-def test_toy_layer_is_seeded_and_leaves_global_rng_alone():
+def test_permutation_figure_leaves_global_rng_alone():
     torch.manual_seed(7)
     before = torch.get_rng_state()
-    a, b = toy_attention_layer(8, seed=3), toy_attention_layer(8, seed=3)
+    permutation_attention_figure()
+    shuffle_attention_figure((1, 0, 2, 3, 4, 5), True, seed=11)
     assert torch.equal(torch.get_rng_state(), before)
-    assert isinstance(a, SelfAttention) and not a.training
-    torch.testing.assert_close(a.qkv.weight, b.qkv.weight, rtol=0, atol=0)
 
 
 def test_permutation_figure_undone_shuffle_equals_original_without_positions_only():
@@ -95,3 +94,20 @@ def test_pipeline_figure_names_every_entry_point():
     softmax_box = next(t for t in fig.axes[0].texts if t.get_text().startswith("softmax"))
     assert "a_{ij}(v_j + r^V_{ij})" in value_note.get_text()
     assert value_note.get_position()[0] > softmax_box.get_position()[0]
+
+
+def test_shuffle_data_is_cached_but_a_caller_cannot_change_the_next_result():
+    words, order = tuple(SENTENCE), (2, 0, 1, 5, 4, 3)
+    fresh = shuffled_attention(words, order, positions=True, dim=16, seed=0)
+    first = _shuffle_data(words, order, True, 16, 0)
+    for got, want in zip(first, fresh):
+        assert torch.equal(got, want)
+    for t in first:  # scribble over everything the first call returned
+        t.fill_(123.0)
+    second = _shuffle_data(words, order, True, 16, 0)
+    for got, want in zip(second, fresh):
+        assert torch.equal(got, want)
+    assert all(a.data_ptr() != b.data_ptr() for a, b in zip(first, second))
+    # ... and the figure drawn afterwards still shows the true weights
+    fig = shuffle_attention_figure(order, True)
+    np.testing.assert_array_equal(image_data(fig.axes[0]), fresh[0].double().numpy())

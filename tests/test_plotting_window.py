@@ -119,6 +119,27 @@ def test_draw_labels_checks_lengths_and_scales_with_dpi():
         draw_labels(ax, ["1", "2"], [(0, 0)])
 
 
+def test_cached_label_outlines_cannot_be_changed_by_a_caller():
+    from posenc.plotting.window import _label_path
+
+    fig, ax = inch_canvas(2.0, 1.0)
+    first = draw_labels(ax, ["17", ""], [(0.5, 0.5), (1.5, 0.5)]).get_paths()
+    kept = [(p.vertices.copy(), None if p.codes is None else p.codes.copy()) for p in first]
+    for path in first:  # every caller shares these paths: writing to them must fail
+        with pytest.raises(ValueError, match="read-only"):
+            path.vertices[:] = 0.0
+        with pytest.raises(AttributeError):
+            path.vertices = np.zeros((1, 2))
+    with pytest.raises(ValueError, match="read-only"):
+        first[0].codes[:] = 1
+    again = draw_labels(ax, ["17", ""], [(0.5, 0.5), (1.5, 0.5)]).get_paths()
+    for path, (vertices, codes) in zip(again, kept):
+        np.testing.assert_array_equal(path.vertices, vertices)
+        np.testing.assert_array_equal(path.codes, codes)
+    assert again[0] is _label_path("17", 8.0)  # still cached
+    assert len(kept[0][0]) > 0 and len(kept[1][0]) == 0
+
+
 def test_window_borders_with_offset():
     fig = Figure()
     ax = fig.add_subplot()

@@ -170,6 +170,10 @@ def test_errors_name_the_argument():
         shaw_attention(q, kk, v[:2], rk, rv)
     with pytest.raises(TypeError, match=r"mask must be a boolean tensor"):
         shaw_attention(q, kk, v, rk, rv, mask=torch.ones(3, 3))
+    with pytest.raises(TypeError, match=r"mask must be a boolean tensor"):
+        shaw_attention_reference(q, kk, v, rk, rv, mask=torch.ones(3, 3))
+    with pytest.raises(TypeError, match=r"mask must be a torch.Tensor"):
+        shaw_attention(q, kk, v, rk, rv, mask=[[True] * 3] * 3)
     with pytest.raises(ValueError, match=r"max_distance must be >= 0"):
         shaw_relative_index(3, 3, -1)
     with pytest.raises(TypeError, match=r"n_q must be an integer"):

@@ -314,6 +314,24 @@ def test_window_shapes_are_checked_with_named_errors():
     attn = WindowAttention(8, (2, 2), num_heads=2)
     with pytest.raises(ValueError, match=r"mask must be \[n_w, 4, 4\]"):
         attn(torch.zeros(2, 4, 8), torch.ones(2, 3, 3, dtype=torch.bool))
+    with pytest.raises(TypeError, match=r"mask must be a torch.Tensor"):
+        attn(torch.zeros(2, 4, 8), [[True]])
+    with pytest.raises(ValueError, match=r"multiple of mask's windows \(3\)"):
+        attn(torch.zeros(2, 4, 8), torch.ones(3, 4, 4, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"^num_heads must divide dim, got dim=10, num_heads=3$"):
+        WindowAttention(10, (2, 2), num_heads=3)
+
+
+def test_window_attention_gives_every_image_the_mask_of_its_windows():
+    torch.manual_seed(2)
+    attn = WindowAttention(8, (2, 3), num_heads=2).double()
+    mask = shifted_window_mask(4, 6, (2, 3), (1, 1))  # 4 windows per image
+    x = torch.randn(3 * 4, 6, 8, dtype=torch.float64)  # 3 images
+    out = attn(x, mask)
+    for b in range(3):  # image by image, each with the 4 windows of the mask in order
+        torch.testing.assert_close(out[4 * b : 4 * b + 4], attn(x[4 * b : 4 * b + 4], mask))
+    # a mask that allows everything is no mask
+    torch.testing.assert_close(attn(x, torch.ones_like(mask)), attn(x))
 
 
 # ---------------------------------------------------------------------------------------------

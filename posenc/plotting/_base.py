@@ -184,7 +184,10 @@ def inset_colorbar(
     Returns:
         the ``Colorbar`` (its axes is ``ax.child_axes[-1]``).
     """
-    cbar = ax.figure.colorbar(image, cax=ax.inset_axes([1.0 + gap, 0.0, width, 1.0]), ticks=ticks)
+    cbar = ax.figure.colorbar(image, cax=ax.inset_axes([1.0 + gap, 0.0, width, 1.0]))
+    # set afterwards, not passed to colorbar(): a tick a little beyond the colour range (a
+    # rounded maximum) then widens the bar's axis to show it instead of being dropped
+    cbar.set_ticks(ticks)
     if label:
         cbar.set_label(label, fontsize=label_size)
     cbar.ax.tick_params(labelsize=tick_size)

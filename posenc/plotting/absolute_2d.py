@@ -387,7 +387,8 @@ def resampling_figure(
     line_ax.set_ylabel("RMS error over the grid")
     line_ax.set_title("error against frequency", fontsize=9)
     line_ax.legend(fontsize=7, loc="lower right", frameon=False)
-    maps = [resampling_error_map(e, base=base, max_frequency=0.1) for e in errors.values()]  # [h', h']
+    maps = [resampling_error_map(e, base=base, max_frequency=0.1)
+            for e in errors.values()]  # each [h', h']
     top_value = float(max(m.max() for m in maps[:2]))
     panels = ((map_a, maps[0], "a=−0.75 (MAE)"), (map_b, maps[1], "a=−0.5 (antialias)"))
     for ax, m, title in panels:

@@ -67,8 +67,10 @@ def permutation_attention_figure(
     fig = new_figure(10.0, 6.4)
     axes = fig.subplots(2, 3)
     for row, positions in enumerate((False, True)):
-        _, a = sentence_attention(layer, sentence_vectors(words, dim, positions=positions))  # [n, n]
-        _, a_perm = sentence_attention(layer, sentence_vectors(shuffled, dim, positions=positions))
+        x = sentence_vectors(words, dim, positions=positions)  # [n, d]
+        x_perm = sentence_vectors(shuffled, dim, positions=positions)  # [n, d]
+        _, a = sentence_attention(layer, x)  # [n, n]
+        _, a_perm = sentence_attention(layer, x_perm)  # [n, n]
         undone = p.T @ a_perm.double() @ p  # [n, n]
         worst = float((undone - a.double()).abs().max())
         tag = "+ positions" if positions else "no positions"

@@ -87,7 +87,8 @@ def _label_path(text: str, fontsize: float) -> Path:
     """The outline of ``text`` in points, centred on ``(0, 0)``, lines centred one below another.
 
     Cached: laying out glyphs is the slow part of drawing text, and an explorer draws the
-    same labels again and again.
+    same labels again and again. The path is read-only (its vertex and code arrays cannot be
+    written, nor replaced), since every caller shares it.
     """
     lines = text.split("\n")
     pitch = 1.25 * fontsize  # distance between baselines
@@ -102,7 +103,10 @@ def _label_path(text: str, fontsize: float) -> Path:
         # centre each line; the block's middle sits at y = 0 (0.36·size: the middle of a digit)
         shift = np.array([-(x0 + x1) / 2, -0.36 * fontsize + (len(lines) - 1 - 2 * k) * pitch / 2])
         parts.append(Path(path.vertices + shift, path.codes))
-    return Path.make_compound_path(*parts) if parts else Path(np.zeros((0, 2)))
+    if not parts:
+        return Path(np.zeros((0, 2)), readonly=True)
+    compound = Path.make_compound_path(*parts)
+    return Path(compound.vertices, compound.codes, readonly=True)
 
 
 def draw_labels(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from matplotlib.figure import Figure
+
 from ..plotting.attention import SENTENCE, shuffle_attention_figure
 from .explorer import Explorer, explorer
 
@@ -38,7 +40,7 @@ def permutation_explorer(
     words = tuple(words)
     table = {label: tuple(int(i) for i in perm) for label, perm in shuffles.items()}
 
-    def render(shuffle: tuple[int, ...], positions: bool):
+    def render(shuffle: tuple[int, ...], positions: bool) -> Figure:
         return shuffle_attention_figure(shuffle, positions, words=words, dim=dim, seed=seed)
 
     return explorer(

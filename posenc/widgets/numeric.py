@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from matplotlib.figure import Figure
+
 from ..plotting.numeric import ENCODINGS, numeric_codes_figure
 from .explorer import Explorer, explorer
 
@@ -29,7 +31,7 @@ def numeric_explorer(
     if unknown:
         raise ValueError(f"encodings must be among {sorted(ENCODINGS.values())}, got {sorted(unknown)}")
 
-    def render(encoding: str, alpha: float, T: int):  # noqa: N803 - the book's name for it
+    def render(encoding: str, alpha: float, T: int) -> Figure:  # noqa: N803 - the book's name
         return numeric_codes_figure(encoding, alpha if encoding in ("sine", "circle") else 1.0, T)
 
     return explorer(

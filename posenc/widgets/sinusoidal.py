@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from matplotlib.figure import Figure
+
 from ..plotting.sinusoidal import sinusoidal_explorer_figure
 from .explorer import Explorer, explorer
 
@@ -46,7 +48,7 @@ def sinusoidal_explorer(
     start = {k: v for k, v in chosen.items() if v in offered[k]}
     start.update(defaults or {})
 
-    def render(dim: int, base: float, positions: int):  # noqa: ANN202 - returns a Figure
+    def render(dim: int, base: float, positions: int) -> Figure:
         return sinusoidal_explorer_figure(dim=dim, base=base, n_positions=positions)
 
     return explorer(
