@@ -54,8 +54,19 @@ def training_snapshots() -> Explorer:
     )
 
 
+def length_results() -> Explorer:
+    """Chapter 10's explorer: needs the results of the length experiment (its default run)."""
+    from posenc.toy import length_generalisation
+    from posenc.widgets.experiment import length_results_explorer
+
+    return length_results_explorer(length_generalisation(progress=False))
+
+
 # explorers whose function needs data computed first
-BUILDERS = {"learned.training_snapshots_explorer": training_snapshots}
+BUILDERS = {
+    "learned.training_snapshots_explorer": training_snapshots,
+    "experiment.length_results_explorer": length_results,
+}
 
 
 def book_explorers() -> list[tuple[str, Explorer]]:

@@ -13,8 +13,12 @@ tokens are, so a model without position information cannot solve them.
 * :func:`train_toy` trains it with Adam and records snapshots (e.g. of a position table);
 * :func:`toy_accuracy` measures it on fresh sequences, of any length, and
   :func:`toy_position_accuracy` does so position by position;
-  :func:`toy_attention_weights` shows where each layer looks;
-* :func:`toy_model` builds it with any of the book's encodings (:data:`ENCODINGS`) and
+  :func:`toy_attention_weights` shows where each layer looks, and
+  :func:`toy_rotary_pair_logits` splits a RoPE model's logits into its channel pairs' parts;
+* :func:`frequency_guess_accuracy` and :func:`frequency_guess_position_accuracy` give what a
+  model without any position information can reach on ``"shift"``;
+* :func:`toy_model` builds it with any of the book's encodings (:data:`ENCODINGS`), from
+  shared initial weights when seeded, and
   :func:`length_generalisation` trains one per encoding on short sequences and tests each on
   longer ones (chapter 10), returning a :class:`LengthResults`.
 """
@@ -34,10 +38,10 @@ from torch import Tensor, nn
 from ._checks import check_int, check_positive_float, check_tensor
 from ._threads import torch_threads
 from .alibi import ALiBiBias
-from .attention import SelfAttention, causal_mask
+from .attention import SelfAttention, causal_mask, masked_softmax
 from .learned import LearnedPositionalEmbedding
 from .rotary import RotaryEmbedding
-from .shaw import ShawRelativeMultiheadAttention
+from .shaw import ShawRelativeMultiheadAttention, shaw_relative_index
 from .sinusoidal import SinusoidalPositionalEncoding
 from .t5 import T5RelativePositionBias
 
@@ -125,15 +129,39 @@ class _Block(nn.Module):
         self, x: Tensor, bias: Tensor | None, mask: Tensor | None, weights: list[Tensor] | None = None
     ) -> Tensor:
         h = self.norm1(x)  # [b, n, d]
-        if weights is not None:  # also keep the attention weights (SelfAttention only)
+        if weights is not None and isinstance(self.attn, SelfAttention):  # also keep the weights
             y, w = self.attn(h, bias=bias, mask=mask, return_weights=True)  # [b, n, d], [b, h, n, n]
             weights.append(w)
             x = x + y
+        elif weights is not None and isinstance(self.attn, ShawRelativeMultiheadAttention):
+            weights.append(_shaw_weights(self.attn, h, mask))  # [b, h, n, n]
+            x = x + self.attn(h, mask=mask)  # [b, n, d]
+        elif weights is not None:
+            raise TypeError(
+                f"the attention weights of a custom attention layer ({type(self.attn).__name__}) "
+                "are unknown: only SelfAttention and ShawRelativeMultiheadAttention report them"
+            )
         elif isinstance(self.attn, SelfAttention):
             x = x + self.attn(h, bias=bias, mask=mask)  # [b, n, d]
         else:
             x = x + self.attn(h, mask=mask)  # [b, n, d]
         return x + self.mlp(self.norm2(x))  # [b, n, d]
+
+
+def _shaw_weights(attn: ShawRelativeMultiheadAttention, h: Tensor, mask: Tensor | None) -> Tensor:
+    """The attention weights of a Shaw layer on ``h`` (``[b, n, d]``): ``[b, h, n, n]``.
+
+    ``softmax_j((q_i · k_j + q_i · a^K_{c(j−i)}) / √(d/h))``, the weights that
+    :func:`posenc.shaw.shaw_attention` computes inside and does not return.
+    """
+    b, n, d = h.shape
+    heads = attn.num_heads
+    q = attn.q_proj(h).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
+    k = attn.k_proj(h).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
+    index = shaw_relative_index(n, n, attn.max_distance).to(h.device)  # [n, n]
+    position = (q @ attn.rel_k.T).gather(-1, index.expand(b, heads, n, n))  # [b, h, n, n]: q_i·a^K
+    logits = (q @ k.transpose(-1, -2) + position) / math.sqrt(d // heads)  # [b, h, n, n]
+    return masked_softmax(logits, mask)  # [b, h, n, n]
 
 
 class TinyTransformer(nn.Module):
@@ -276,7 +304,11 @@ class TinyTransformer(nn.Module):
     def forward(self, tokens: Tensor) -> Tensor:
         return self._run(tokens, None)
 
-    def _run(self, tokens: Tensor, weights: list[Tensor] | None) -> Tensor:
+    def _run(
+        self, tokens: Tensor, weights: list[Tensor] | None, inputs: list[Tensor] | None = None
+    ) -> Tensor:
+        """The forward pass; appends each layer's attention weights to ``weights`` and the
+        normalised input of each layer's attention (``LN(x)``) to ``inputs`` when given."""
         check_tensor("tokens", tokens, ndim=2)
         if tokens.is_floating_point() or tokens.is_complex():
             raise TypeError(f"tokens must be an integer tensor, got dtype {tokens.dtype}")
@@ -287,6 +319,8 @@ class TinyTransformer(nn.Module):
         bias = None if self.attention_bias is None else self.attention_bias(n)  # [h, n, n]
         mask = causal_mask(n, n).to(tokens.device) if self.causal else None  # [n, n]
         for block in self.blocks:
+            if inputs is not None:
+                inputs.append(block.norm1(x))  # [b, n, d]
             x = block(x, bias, mask, weights)  # [b, n, d]
         return self.head(self.norm(x))  # [b, n, V]
 
@@ -303,8 +337,11 @@ class Adam:
 
     Numerically the update of ``torch.optim.Adam`` (the tests compare them). It exists because
     building any ``torch.optim`` optimiser imports ``torch._dynamo``, which costs about 1.5 s
-    — more than the whole training run of a chapter. An entry whose gradient has always been
-    zero keeps ``m = v = 0`` and so never moves.
+    — more than the whole training run of a chapter. The moments of all parameters live in
+    two flat vectors, so a step is a handful of element-wise operations on those vectors
+    (plus one to gather the gradients and one to add the updates): the models of the book
+    are so small that the number of operations, not their size, sets the time. An entry
+    whose gradient has always been zero keeps ``m = v = 0`` and so never moves.
 
     Args:
         params: the parameters to update (their ``.grad`` is read; ``None`` counts as zero).
@@ -326,31 +363,30 @@ class Adam:
         self.betas = betas
         self.eps = eps
         self.t = 0
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
+        self.sizes = [p.numel() for p in self.params]
+        total = sum(self.sizes)
+        dtype = self.params[0].dtype if self.params else torch.float32
+        device = self.params[0].device if self.params else None
+        self.m = torch.zeros(total, dtype=dtype, device=device)  # [P]: all parameters, flattened
+        self.v = torch.zeros(total, dtype=dtype, device=device)  # [P]
 
     @torch.no_grad()
     def step(self) -> None:
         """Apply one update from the current gradients."""
+        if not self.params:
+            return
         self.t += 1
         beta1, beta2 = self.betas
         c1, c2 = 1.0 - beta1**self.t, 1.0 - beta2**self.t
-        live = [i for i, p in enumerate(self.params) if p.grad is not None]
-        if not live:
-            return
-        params = [self.params[i] for i in live]
-        grads = [p.grad for p in params]
-        m = [self.m[i] for i in live]
-        v = [self.v[i] for i in live]
-        # the same element-wise operations as a loop over the parameters, a few calls in all
-        torch._foreach_mul_(m, beta1)
-        torch._foreach_add_(m, grads, alpha=1.0 - beta1)  # m ← β₁m + (1−β₁)g
-        torch._foreach_mul_(v, beta2)
-        torch._foreach_addcmul_(v, grads, grads, value=1.0 - beta2)  # v ← β₂v + (1−β₂)g²
-        denominator = torch._foreach_sqrt(v)
-        torch._foreach_div_(denominator, math.sqrt(c2))
-        torch._foreach_add_(denominator, self.eps)  # √(v/(1−β₂ᵗ)) + ε
-        torch._foreach_addcdiv_(params, m, denominator, value=-self.lr / c1)
+        grads = [p.grad.reshape(-1) if p.grad is not None else torch.zeros_like(p).reshape(-1)
+                 for p in self.params]
+        g = torch.cat(grads)  # [P]
+        self.m.mul_(beta1).add_(g, alpha=1.0 - beta1)  # m ← β₁m + (1−β₁)g
+        self.v.mul_(beta2).addcmul_(g, g, value=1.0 - beta2)  # v ← β₂v + (1−β₂)g²
+        denominator = self.v.sqrt().div_(math.sqrt(c2)).add_(self.eps)  # √(v/(1−β₂ᵗ)) + ε
+        update = (self.m / denominator).mul_(-self.lr / c1)  # [P]
+        pieces = [u.view_as(p) for u, p in zip(update.split(self.sizes), self.params)]
+        torch._foreach_add_(self.params, pieces)
 
 
 @dataclass
@@ -488,6 +524,7 @@ def _train_loop(
     model.train()
     snapshot(0)
     lo, hi = lengths
+    params = list(model.parameters())
     for step in range(1, steps + 1):
         length = lo if lo == hi else int(torch.randint(lo, hi + 1, (1,), generator=generator))
         tokens, targets = toy_batch(
@@ -495,7 +532,8 @@ def _train_loop(
         )  # [b, n] each
         logits = model(tokens)  # [b, n, V]
         loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE_INDEX)
-        model.zero_grad(set_to_none=True)
+        for p in params:
+            p.grad = None
         loss.backward()
         optimizer.step()
         run.losses.append(loss.item())
@@ -598,9 +636,13 @@ def toy_attention_weights(model: TinyTransformer, tokens: Tensor) -> list[Tensor
     ``l − 1``. Use it to see *where* a trained model looks, e.g. which offset a head attends
     to at positions beyond the training length.
 
+    For Shaw's layers (:class:`~posenc.shaw.ShawRelativeMultiheadAttention`) the logit is
+    Shaw's, ``q_i · (k_j + a^K_{c(j−i)}) / √(d/h)``.
+
     Args:
         model: a :class:`TinyTransformer` whose layers are the default
-            :class:`~posenc.attention.SelfAttention` (not a custom ``attention`` factory).
+            :class:`~posenc.attention.SelfAttention` or Shaw's (not another custom
+            ``attention`` factory: its weights are unknown).
         tokens: ``[b, n]`` integer tokens.
 
     Returns:
@@ -611,14 +653,187 @@ def toy_attention_weights(model: TinyTransformer, tokens: Tensor) -> list[Tensor
     """
     if not isinstance(model, TinyTransformer):
         raise TypeError(f"model must be a TinyTransformer, got {type(model).__name__}")
-    if model.plug_ins.count("attention"):
+    known = (SelfAttention, ShawRelativeMultiheadAttention)
+    if not all(isinstance(block.attn, known) for block in model.blocks):
         raise TypeError(
-            "model must use the default SelfAttention layers: a custom attention factory "
-            "(e.g. Shaw's) does not report its weights"
+            "model must use SelfAttention or ShawRelativeMultiheadAttention layers: another "
+            "custom attention factory does not report its weights"
         )
     weights: list[Tensor] = []
     model._run(tokens, weights)
     return weights
+
+
+@torch.no_grad()
+def toy_rotary_pair_logits(model: TinyTransformer, tokens: Tensor, *, layer: int = 0) -> Tensor:
+    """Split one layer's attention logits of a RoPE model into the parts of its channel pairs.
+
+    .. math::
+
+        \\ell_{hij} = \\sum_{c=0}^{d/2h - 1} \\ell^{(c)}_{hij}, \\qquad
+        \\ell^{(c)}_{hij} = \\frac{(R_i q_i)_{c} \\cdot (R_j k_j)_{c}}{\\sqrt{d/h}}
+        = \\frac{q_{i,c} \\cdot R_{\\theta_c (j-i)}\\, k_{j,c}}{\\sqrt{d/h}}
+
+    where ``(·)_c`` is the ``c``-th rotated pair of channels of a head (channels ``2c, 2c+1``
+    when the pairs are interleaved, ``c`` and ``c + d/2h`` otherwise), turning at
+    ``θ_c = base^{−2c/(d/h)}`` radians per position. Each part sees the offset ``j − i``
+    only through its own angle ``θ_c (j − i)``, so the parts show which pair pulls a query
+    towards which keys. The queries and keys are those of an ordinary forward pass (layer
+    ``layer`` sees the output of the layers before it).
+
+    Args:
+        model: a :class:`TinyTransformer` with a :class:`posenc.rotary.RotaryEmbedding`
+            (``toy_model("rope")``).
+        tokens: ``[b, n]`` integer tokens.
+        layer: which layer (0 is the first).
+
+    Returns:
+        ``[b, h, d/2h, n, n]``: pair ``c``'s part of the logit of query ``i`` and key ``j``,
+        before the causal mask (which sets ``j > i`` to ``−∞``); summed over pairs, the
+        logits whose masked softmax :func:`toy_attention_weights` returns.
+
+    Shapes:
+        ``b``: sequences, ``h``: heads, ``n``: positions, ``d/2h``: pairs per head.
+    """
+    if not isinstance(model, TinyTransformer):
+        raise TypeError(f"model must be a TinyTransformer, got {type(model).__name__}")
+    if not isinstance(model.rotary, RotaryEmbedding):
+        raise TypeError(
+            "model must rotate its queries and keys with a RotaryEmbedding (toy_model('rope'))"
+        )
+    layer = check_int("layer", layer, minimum=0)
+    if layer >= len(model.blocks):
+        raise ValueError(
+            f"layer must be below the number of layers {len(model.blocks)}, got {layer}"
+        )
+    inputs: list[Tensor] = []
+    model._run(tokens, None, inputs)
+    h = inputs[layer]  # [b, n, d]
+    b, n, d = h.shape
+    heads = model.num_heads
+    attn = model.blocks[layer].attn
+    qkv = attn.qkv(h).reshape(b, n, 3, heads, d // heads)  # [b, n, 3, h, d/h]
+    qkv = qkv.permute(2, 0, 3, 1, 4)  # [3, b, h, n, d/h]
+    q, k = model.rotary(qkv[0], qkv[1])  # [b, h, n, d/h] each, rotated
+    pairs = d // heads // 2
+    if model.rotary.interleaved:  # channels (2c, 2c+1)
+        q, k = q.reshape(b, heads, n, pairs, 2), k.reshape(b, heads, n, pairs, 2)  # [b, h, n, P, 2]
+    else:  # channels (c, c + P)
+        q = q.reshape(b, heads, n, 2, pairs).transpose(-1, -2)  # [b, h, n, P, 2]
+        k = k.reshape(b, heads, n, 2, pairs).transpose(-1, -2)  # [b, h, n, P, 2]
+    parts = torch.einsum("bhipx,bhjpx->bhpij", q, k)  # [b, h, P, n, n]
+    return parts / math.sqrt(d // heads)  # [b, h, P, n, n]
+
+
+# -- what a model without positions can do -------------------------------------------------------
+
+def _expected_max_counts(max_tokens: int, vocab_size: int) -> Tensor:
+    """``E[max_v c_v]`` for ``m = 0..max_tokens`` tokens drawn uniformly from ``V`` values.
+
+    ``c_v`` counts the tokens equal to ``v``. Uses ``E[M] = Σ_{c>=0} P(M > c)`` and, for each
+    ``c``, the probability that no value occurs more than ``c`` times, built one value at a
+    time: among ``t`` tokens spread over ``s`` values, the first value's count is
+    ``Binomial(t, 1/s)`` and the rest spread over ``s − 1`` values. Float64 throughout; all
+    terms are probabilities, so nothing cancels. Several ``c`` at once, until ``P(M > c)``
+    is negligible for every ``m``.
+    """
+    t = torch.arange(max_tokens + 1, dtype=torch.float64)  # [T]: numbers of tokens
+    expected = torch.zeros(max_tokens + 1, dtype=torch.float64)  # [T]
+    chunk = 8  # values of c per pass; most lengths need one or two passes
+    for first in range(0, max_tokens + 1, chunk):
+        c = torch.arange(first, min(first + chunk, max_tokens + 1))  # [C]
+        j = torch.arange(int(c[-1]) + 1, dtype=torch.float64)  # [J]: count of one value
+        rest = (t[:, None] - j[None, :]).clamp(min=0)  # [T, J]: tokens left for the others
+        allowed = (j[None, :] <= t[:, None]) & (j[None, None, :] <= c[:, None, None])  # [C, T, J]
+        log_choose = (
+            torch.lgamma(t + 1)[:, None] - torch.lgamma(j + 1)[None, :] - torch.lgamma(rest + 1)
+        )  # [T, J]: log C(t, j)
+        fits = (t[None, :] <= c[:, None]).double()  # [C, T]: one value, at most c tokens
+        index = rest.long().expand(len(c), -1, -1)  # [C, T, J]
+        for values in range(2, vocab_size + 1):
+            q = 1.0 / values
+            pmf = torch.exp(log_choose + j * math.log(q) + rest * math.log1p(-q))  # [T, J]
+            others = fits.gather(1, index.flatten(1)).view_as(index)  # [C, T, J]: the rest fit
+            fits = (pmf * others * allowed).sum(-1)  # [C, T]
+        exceed = (1.0 - fits).clamp(min=0.0)  # [C, T]: P(M > c)
+        expected += exceed.sum(0)
+        if float(exceed[-1].max()) < 1e-11:  # later terms are smaller still (rounding: ~1e-13)
+            break
+    return expected  # [T]
+
+
+def frequency_guess_position_accuracy(
+    length: int, *, vocab_size: int = 16, k: int = 2, causal: bool = True
+) -> Tensor:
+    """Expected accuracy on ``"shift"``, position by position, of a guess that ignores order.
+
+    The guess at position ``p`` is the most frequent token among those the query may attend
+    to, other than its own: ``x_0 … x_{p−1}`` for a decoder (causal), all tokens but ``x_p``
+    for an encoder. The tokens are independent and uniform, so given that bag of ``m``
+    tokens the answer ``x_{p−k}`` is any one of them with equal probability, and
+
+    .. math::
+
+        a_p = \\frac{\\mathbb{E}\\big[\\max_v c_v\\big]}{m}, \\qquad
+        m = \\begin{cases} p & \\text{causal} \\\\ n - 1 & \\text{otherwise} \\end{cases}
+
+    where ``c_v`` counts the tokens equal to ``v`` among the ``m`` (computed exactly, not
+    sampled). No function of the query's own token and of the bag of tokens it can attend
+    to, without their order, does better on average: this is the ceiling of a model that
+    has no position information at all, e.g. a one-layer decoder without encoding. A model
+    above it must be getting order from somewhere (a deeper decoder can get some from the
+    causal mask).
+
+    Args:
+        length: ``n``, the sequence length.
+        vocab_size: ``V``.
+        k: the shift (``1 <= k < n``).
+        causal: ``True`` for a decoder, ``False`` for an encoder.
+
+    Returns:
+        ``[n]`` float64 expected accuracies; ``nan`` at the first ``k`` positions (no answer),
+        as in :func:`toy_position_accuracy`.
+
+    Shapes:
+        ``n``: positions.
+    """
+    length = check_int("length", length)
+    vocab_size = check_int("vocab_size", vocab_size, minimum=2)
+    k = check_int("k", k)
+    if k >= length:
+        raise ValueError(f"k must be smaller than length, got k={k}, length={length}")
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
+    expected = _expected_max_counts(length - 1, vocab_size)  # [n]: E[max count] of m = 0..n−1
+    p = torch.arange(length)  # [n]
+    tokens = p if causal else torch.full_like(p, length - 1)  # [n]: m, the size of the bag
+    accuracy = expected[tokens] / tokens.clamp(min=1)  # [n]
+    accuracy[:k] = math.nan
+    return accuracy  # [n]
+
+
+def frequency_guess_accuracy(
+    length: int, *, vocab_size: int = 16, k: int = 2, causal: bool = True
+) -> float:
+    """Expected accuracy on ``"shift"`` of the order-blind guess, over all answered positions.
+
+    .. math::
+
+        \\bar a = \\frac{1}{n - k} \\sum_{p=k}^{n-1} a_p
+
+    with ``a_p`` from :func:`frequency_guess_position_accuracy` (the same average as
+    :func:`toy_accuracy`'s, whose answered positions all have the same number of answers).
+
+    Args:
+        length, vocab_size, k, causal: as in :func:`frequency_guess_position_accuracy`.
+
+    Returns:
+        the expected accuracy, in ``[1/V, 1]``.
+    """
+    per_position = frequency_guess_position_accuracy(
+        length, vocab_size=vocab_size, k=k, causal=causal
+    )  # [n]
+    return float(per_position[k:].mean())
 
 
 # -- the length-generalisation experiment --------------------------------------------------------
@@ -640,6 +855,7 @@ def toy_model(
     t5_num_buckets: int | None = None,
     t5_max_distance: int = 16,
     rope_base: float = 10000.0,
+    seed: int | None = None,
 ) -> TinyTransformer:
     """Return a :class:`TinyTransformer` with one of the book's encodings plugged in.
 
@@ -662,7 +878,16 @@ def toy_model(
     ``"rope"``        ``rotary=RotaryEmbedding(dim // num_heads, base=rope_base)``
     ================  ===================================================================
 
-    Seed the initialisation yourself (``torch.manual_seed``) before calling it.
+    With ``seed``, models with different encodings start from the *same* shared weights: the
+    token embedding, every attention projection, MLP and LayerNorm, and the output layer
+    are drawn from ``seed`` in a fixed order that does not depend on the encoding (Shaw's
+    separate ``q``, ``k``, ``v`` projections get the rows of the packed ``qkv`` matrix of the
+    other models). At initialisation the models then differ by their position encoding
+    only: with its tables set to zero, a Shaw, T5 or learned model computes exactly what the
+    ``"none"`` model computes. The encoding's own parameters (learned table, Shaw's tables,
+    T5's table) are drawn from a second stream derived from ``seed``; torch's global
+    generator is left untouched. Without ``seed``, every weight comes from torch's global
+    generator, as for any ``nn.Module`` (seed it yourself with ``torch.manual_seed``).
 
     Args:
         encoding: one of :data:`ENCODINGS`.
@@ -676,6 +901,7 @@ def toy_model(
             buckets: offsets from it on (and, with few buckets, some below it) share the
             last bucket.
         rope_base: RoPE's base (``θ_i = base^{-2i/(d/h)}``).
+        seed: ``None``, or the seed of a reproducible initialisation shared across encodings.
 
     Returns:
         a new :class:`TinyTransformer`.
@@ -691,29 +917,97 @@ def toy_model(
         raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
     if not isinstance(causal, bool):
         raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
-    options: dict[str, object] = {"causal": causal}
-    if encoding == "sinusoidal":
-        options["position"] = SinusoidalPositionalEncoding(dim)
-    elif encoding == "learned":
-        options["position"] = LearnedPositionalEmbedding(max_length, dim)
-    elif encoding == "shaw":
-        clip = check_int("shaw_max_distance", shaw_max_distance, minimum=0)
-        options["attention"] = lambda d, h: ShawRelativeMultiheadAttention(d, h, clip)
-    elif encoding == "t5":
-        buckets = (8 if causal else 16) if t5_num_buckets is None else t5_num_buckets
-        options["attention_bias"] = T5RelativePositionBias(
-            num_heads, bidirectional=not causal, num_buckets=buckets, max_distance=t5_max_distance
+    if encoding == "rope" and (dim // num_heads) % 2:
+        raise ValueError(
+            f"rope needs an even number of channels per head (they are rotated in pairs), "
+            f"got dim / num_heads = {dim} / {num_heads} = {dim // num_heads}"
         )
-    elif encoding == "alibi":
-        options["attention_bias"] = ALiBiBias(num_heads, causal=causal)
-    elif encoding == "rope":
-        if (dim // num_heads) % 2:
-            raise ValueError(
-                f"rope needs an even number of channels per head (they are rotated in pairs), "
-                f"got dim / num_heads = {dim} / {num_heads} = {dim // num_heads}"
+    if encoding == "shaw":
+        clip = check_int("shaw_max_distance", shaw_max_distance, minimum=0)
+    if seed is not None:
+        seed = check_int("seed", seed, minimum=0)
+
+    def build() -> TinyTransformer:
+        options: dict[str, object] = {"causal": causal}
+        if encoding == "sinusoidal":
+            options["position"] = SinusoidalPositionalEncoding(dim)
+        elif encoding == "learned":
+            options["position"] = LearnedPositionalEmbedding(max_length, dim)
+        elif encoding == "shaw":
+            options["attention"] = lambda d, h: ShawRelativeMultiheadAttention(d, h, clip)
+        elif encoding == "t5":
+            buckets = (8 if causal else 16) if t5_num_buckets is None else t5_num_buckets
+            options["attention_bias"] = T5RelativePositionBias(
+                num_heads, bidirectional=not causal, num_buckets=buckets,
+                max_distance=t5_max_distance,
             )
-        options["rotary"] = RotaryEmbedding(dim // num_heads, base=rope_base)
-    return TinyTransformer(vocab_size, dim, num_heads, num_layers, **options)  # type: ignore[arg-type]
+        elif encoding == "alibi":
+            options["attention_bias"] = ALiBiBias(num_heads, causal=causal)
+        elif encoding == "rope":
+            options["rotary"] = RotaryEmbedding(dim // num_heads, base=rope_base)
+        return TinyTransformer(
+            vocab_size, dim, num_heads, num_layers, **options  # type: ignore[arg-type]
+        )
+
+    if seed is None:
+        return build()
+    with torch.random.fork_rng(devices=[]):  # the global generator is restored afterwards
+        torch.manual_seed(seed + _OWN_STREAM)  # the encoding's own parameters
+        model = build()
+    _initialise_shared(model, torch.Generator().manual_seed(seed))
+    return model
+
+
+_OWN_STREAM = 2**32
+"""Offset of the seed of an encoding's own parameters from that of the shared weights, so that
+the two streams of random numbers differ (a learned table must not repeat the embedding)."""
+
+
+@torch.no_grad()
+def _initialise_shared(model: TinyTransformer, generator: torch.Generator) -> None:
+    """Draw the weights that every encoding shares from ``generator``, in a fixed order.
+
+    The same distributions as PyTorch's defaults (``nn.Linear``: weight and bias uniform in
+    ``±1/√fan_in``; the token embedding ``N(0, 0.02²)`` as in :class:`TinyTransformer`;
+    LayerNorms ones and zeros). A Shaw layer gets the rows of the packed ``[3d, d]`` matrix
+    that a :class:`~posenc.attention.SelfAttention` would get: ``q``, then ``k``, then ``v``.
+    """
+
+    def linear(out_features: int, in_features: int) -> tuple[Tensor, Tensor]:
+        bound = 1.0 / math.sqrt(in_features)
+        weight = torch.empty(out_features, in_features).uniform_(-bound, bound, generator=generator)
+        bias = torch.empty(out_features).uniform_(-bound, bound, generator=generator)
+        return weight, bias  # [out, in], [out]
+
+    def fill(layer: nn.Linear, weight: Tensor, bias: Tensor) -> None:
+        layer.weight.copy_(weight)
+        if layer.bias is None:
+            raise ValueError("toy_model's shared initialisation needs linear layers with a bias")
+        layer.bias.copy_(bias)
+
+    d = model.dim
+    embedding = torch.empty_like(model.embed.weight).normal_(0.0, 0.02, generator=generator)
+    model.embed.weight.copy_(embedding)  # [V, d]
+    norms = [model.norm]
+    for block in model.blocks:
+        norms += [block.norm1, block.norm2]
+        qkv_weight, qkv_bias = linear(3 * d, d)  # [3d, d], [3d]
+        out_weight, out_bias = linear(d, d)  # [d, d], [d]
+        attn = block.attn
+        if isinstance(attn, SelfAttention):
+            fill(attn.qkv, qkv_weight, qkv_bias)
+            fill(attn.out, out_weight, out_bias)
+        elif isinstance(attn, ShawRelativeMultiheadAttention):
+            for i, layer in enumerate((attn.q_proj, attn.k_proj, attn.v_proj)):
+                fill(layer, qkv_weight[i * d : (i + 1) * d], qkv_bias[i * d : (i + 1) * d])
+            fill(attn.out_proj, out_weight, out_bias)
+        else:  # pragma: no cover - toy_model builds only these two
+            raise TypeError(f"cannot initialise an attention layer of type {type(attn).__name__}")
+        for layer in (block.mlp[0], block.mlp[2]):
+            fill(layer, *linear(layer.out_features, layer.in_features))
+    fill(model.head, *linear(model.head.out_features, model.head.in_features))
+    for norm in norms:
+        norm.reset_parameters()  # ones and zeros: the same for every model
 
 
 @dataclass(repr=False, eq=False)
@@ -734,6 +1028,10 @@ class LengthResults:
         seed, steps: as passed to :func:`length_generalisation`.
         seconds: ``encoding -> wall-clock seconds`` of its training (varies from run to run,
             unlike everything else here).
+        guess: ``length -> [n]`` expected accuracy per position of the guess that ignores
+            order (:func:`frequency_guess_position_accuracy`), the ceiling of a model without
+            any position information; only for task ``"shift"`` when all models are alike
+            (all causal or all not, one vocabulary), else empty.
     """
 
     task: str
@@ -748,6 +1046,7 @@ class LengthResults:
     seed: int
     steps: int
     seconds: dict[str, float] = field(default_factory=dict)
+    guess: dict[int, Tensor] = field(default_factory=dict)
 
     @property
     def encodings(self) -> tuple[str, ...]:
@@ -757,6 +1056,11 @@ class LengthResults:
     def rows(self) -> list[tuple[str, list[float]]]:
         """``(encoding, [accuracy at each eval length])`` per encoding; ``nan``: cannot run."""
         return [(name, [acc[n] for n in self.eval_lengths]) for name, acc in self.accuracy.items()]
+
+    def guess_accuracy(self) -> dict[int, float]:
+        """``length -> accuracy`` of the order-blind guess over the answered positions
+        (:func:`frequency_guess_accuracy`); empty when :attr:`guess` is."""
+        return {n: float(acc[~acc.isnan()].mean()) for n, acc in self.guess.items()}
 
     def first_failure(self, encoding: str, length: int, *, threshold: float = 0.5) -> int | None:
         """The first position at which ``encoding``'s accuracy at ``length`` is below ``threshold``.
@@ -787,16 +1091,23 @@ class LengthResults:
         """The accuracies as a plain-text table; ``—`` marks a length the model cannot run."""
         digits = check_int("digits", digits, minimum=0)
         header = self._header()
-        width = max(len(name) for name in self.encodings)
+        width = max(len(name) for name in (*self.encodings, "(guess)"))
         cols = [max(len(h), digits + 2) for h in header]
         lines = [" " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))]
         for name, accs in self.rows():
             cells = ["—" if math.isnan(a) else f"{a:.{digits}f}" for a in accs]
             lines.append(name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols)))
+        guess = self.guess_accuracy()
+        if guess:
+            cells = [f"{guess[n]:.{digits}f}" if n in guess else "" for n in self.eval_lengths]
+            row = "  ".join(v.rjust(c) for v, c in zip(cells, cols))
+            lines.append("(guess)".ljust(width) + "  " + row)
         lo, hi = self.train_lengths
         note = f"task {self.task!r}, trained on lengths {lo}..{hi} (L = {hi}); chance {self.chance:.{digits}f}"
         if self.cannot_run():
             note += "; — = cannot run (the learned table has no row for it)"
+        if guess:
+            note += "; (guess) = the most frequent earlier token, no positions"
         return "\n".join([*lines, note])
 
     def __repr__(self) -> str:
@@ -810,10 +1121,18 @@ class LengthResults:
                 '<td title="cannot run">—</td>' if math.isnan(a) else f"<td>{a:.2f}</td>" for a in accs
             )
             body.append(f"<tr><th>{name}</th>{cells}</tr>")
+        guess = self.guess_accuracy()
+        if guess:
+            cells = "".join(
+                f"<td>{guess[n]:.2f}</td>" if n in guess else "<td></td>" for n in self.eval_lengths
+            )
+            body.append(f'<tr class="posenc-guess"><th><i>guess without order</i></th>{cells}</tr>')
         lo, hi = self.train_lengths
         caption = (
             f"Accuracy on task '{self.task}' (trained on lengths {lo}–{hi}; chance {self.chance:.2f}; "
-            "— = cannot run)"
+            "— = cannot run"
+            + ("; guess without order: the most frequent earlier token" if guess else "")
+            + ")"
         )
         return (
             f'<table class="posenc-results"><caption>{caption}</caption>'
@@ -909,9 +1228,12 @@ def length_generalisation(
 
     over the answered positions ``A_n`` of ``num_sequences`` fresh test sequences of length
     ``n``, for the model ``f_e`` with encoding ``e`` trained with :func:`train_toy` on
-    lengths drawn uniformly from ``train_lengths``. Every encoding gets the same seed for its
-    initialisation (``torch.manual_seed(seed)`` just before it is built), the same training
-    batches and the same test sequences, so the run is reproducible and the comparison fair.
+    lengths drawn uniformly from ``train_lengths``. Named encodings are built by
+    :func:`toy_model` with ``seed=seed``, so they start from identical shared weights (token
+    embedding, attention projections, MLPs, output layer) and differ only by the encoding;
+    a factory is called just after ``torch.manual_seed(seed)``. Every model sees the same
+    training batches and the same test sequences, so the run is reproducible and the
+    comparison fair.
     A model that cannot run at a length (a learned table with fewer rows) gets ``nan`` there,
     not an error.
 
@@ -924,7 +1246,8 @@ def length_generalisation(
             ``n_min..n_max``. ``L = n_max``.
         eval_lengths: the test lengths.
         steps, batch_size, lr: as in :func:`train_toy`.
-        seed: seeds every model's initialisation and the training batches.
+        seed: seeds every model's initialisation (shared weights identical across named
+            encodings) and the training batches.
         num_sequences, test_seed: the test sequences (as in :func:`toy_accuracy`).
         progress: show a progress bar (a line updated in place in a notebook).
         model_options: keyword arguments of :func:`toy_model` (e.g. ``dim=24``), for named
@@ -947,7 +1270,7 @@ def length_generalisation(
         unknown = [e for e in names if e not in ENCODINGS]
         if unknown:
             raise ValueError(f"encodings must be names from {ENCODINGS}, got {unknown}")
-        options = {"max_length": _length_range(train_lengths)[1], **model_options}
+        options = {"max_length": _length_range(train_lengths)[1], "seed": seed, **model_options}
         factories = {e: (lambda e=e: toy_model(e, **options)) for e in names}  # type: ignore[misc]
     if not factories:
         raise ValueError("encodings must name at least one encoding")
@@ -998,4 +1321,13 @@ def length_generalisation(
             results.chance = 1.0 / model.vocab_size
     finally:
         bar.close()
+    # the order-blind guess, when every model answers the same question (decoder or encoder)
+    settings = {(model.causal, model.vocab_size) for model in results.models.values()}
+    if task == "shift" and len(settings) == 1:
+        ((causal, vocab_size),) = settings
+        for n in lengths:
+            if k < n:
+                results.guess[n] = frequency_guess_position_accuracy(
+                    n, vocab_size=vocab_size, k=k, causal=causal
+                )  # [n]
     return results

@@ -18,6 +18,7 @@ from posenc.plotting._base import (
     index_ticks,
     inset_colorbar,
     new_figure,
+    panel_grid,
     table_image,
 )
 
@@ -159,3 +160,13 @@ def test_inset_colorbar_widens_to_show_a_rounded_maximum():
     assert not cbar.ax.get_ylabel()
     assert list(cbar.get_ticks()) == [0.0, 100.0, 200.0]
     assert cbar.ax.get_ylim()[1] >= 200.0
+
+
+@pytest.mark.parametrize("count, columns, grid", [(1, 3, (1, 1)), (5, 2, (3, 2)), (4, 4, (1, 4)), (7, 3, (3, 3))])
+def test_panel_grid_shows_count_panels_and_hides_the_rest(count, columns, grid):
+    fig, axes = panel_grid(count, columns, (2.0, 1.5), margin=(0.5, 0.25))
+    assert len(axes) == count
+    assert len(fig.axes) == grid[0] * grid[1]
+    assert sum(ax.get_visible() for ax in fig.axes) == count
+    assert tuple(fig.get_size_inches()) == pytest.approx((2.0 * grid[1] + 0.5, 1.5 * grid[0] + 0.25))
+    assert axes[0].get_gridspec().get_geometry() == grid

@@ -15,8 +15,16 @@ from posenc.plotting.experiment import (
     encoding_style,
     length_accuracy_figure,
     position_accuracy_figure,
+    rotary_pair_figure,
 )
-from posenc.toy import ENCODINGS, LengthResults
+from posenc.toy import (
+    ENCODINGS,
+    LengthResults,
+    frequency_guess_accuracy,
+    frequency_guess_position_accuracy,
+    toy_model,
+    toy_rotary_pair_logits,
+)
 
 LENGTHS = (16, 32, 64)
 
@@ -55,16 +63,38 @@ def test_length_figure_has_one_line_per_encoding_holding_its_accuracies() -> Non
     for name, accs in results.rows():
         np.testing.assert_allclose(lines[name].get_ydata(), accs)  # nan kept: the line stops
         x = np.asarray(lines[name].get_xdata())
-        np.testing.assert_allclose(x, LENGTHS, rtol=0.1)  # nudged sideways by a few percent
+        np.testing.assert_allclose(x, LENGTHS, rtol=0.16)  # nudged sideways, less than a quarter octave
     assert len({tuple(np.round(line.get_xdata(), 6)) for line in lines.values()}) == len(ENCODINGS)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["16\n(L)", "32\n(2L)", "64\n(4L)"]
-    # the learned table cannot run at 2L and 4L: crosses on the x axis and a note
+    # the learned table cannot run at 2L and 4L: crosses in a band below accuracy 0, labelled
     crosses = [line for line in ax.lines if line.get_marker() == "x"]
-    assert len(crosses) == 1 and np.allclose(crosses[0].get_ydata(), 0.0)
-    assert any("learned: cannot run" in t.get_text() for t in ax.texts)
+    assert len(crosses) == 1 and len(crosses[0].get_ydata()) == 2
+    assert np.all(np.asarray(crosses[0].get_ydata()) < -0.05)  # not at accuracy 0
+    assert crosses[0].get_color() == encoding_style("learned")["color"]
+    np.testing.assert_allclose(crosses[0].get_xdata(), lines["learned"].get_xdata()[1:])
+    assert ax.get_ylim()[0] < min(crosses[0].get_ydata())
+    assert any("cannot run" in t.get_text() for t in ax.texts)
+    assert [t.get_text() for t in ax.get_yticklabels()][0] == "0.00"  # no tick in the band
     # chance level
     assert any(np.allclose(line.get_ydata(), 1 / 16) for line in ax.lines if len(line.get_ydata()) == 2)
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(ENCODINGS)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(ENCODINGS)  # no guess here
+    # markers at the same accuracy do not hide each other: at least one marker width apart
+    at_l = sorted(np.log2(line.get_xdata()[0]) for line in lines.values())
+    assert min(np.diff(at_l)) >= 0.06
+
+
+def test_length_figure_draws_the_guess_without_order_when_the_results_hold_it() -> None:
+    results = synthetic_results()
+    results.guess = {n: frequency_guess_position_accuracy(n) for n in LENGTHS}
+    ax = length_accuracy_figure(results).axes[0]
+    (guess,) = [line for line in ax.lines if line.get_label() == "guess without order"]
+    np.testing.assert_allclose(guess.get_ydata(), [frequency_guess_accuracy(n) for n in LENGTHS])
+    np.testing.assert_allclose(guess.get_xdata(), LENGTHS)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [*ENCODINGS, "guess without order"]
+    # without a model that cannot run, no band below the axis
+    results = synthetic_results(encodings=("none", "rope"))
+    ax = length_accuracy_figure(results).axes[0]
+    assert ax.get_ylim()[0] == 0.0 and not [line for line in ax.lines if line.get_marker() == "x"]
 
 
 def test_styles_separate_families_and_cover_unknown_labels() -> None:
@@ -92,23 +122,80 @@ def test_position_figure_draws_each_encoding_at_the_chosen_length() -> None:
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title().split(":")[0] for ax in axes] == ["rope", "none"]
     assert len(axes[0].lines[-1].get_ydata()) == 64
+    # 2L and 3L marked: dotted lines and tick labels
+    verticals = sorted(line.get_xdata()[0] for line in axes[0].lines if len(set(line.get_xdata())) == 1
+                       and line.get_linestyle() != "-")
+    assert verticals == [32, 48]
+    assert [t.get_text() for t in axes[0].get_xticklabels()] == ["0", "L", "2L", "3L"]
+    assert list(axes[0].get_xticks()) == [0, 16, 32, 48]
+    # the guess without order, on the panel of "none" only
+    results.guess = {n: frequency_guess_position_accuracy(n) for n in LENGTHS}
+    fig = position_accuracy_figure(results, encodings=["rope", "none"], columns=2)
+    rope_ax, none_ax = [ax for ax in fig.axes if ax.get_visible()]
+    assert not [line for line in rope_ax.lines if line.get_label() == "guess without order"]
+    (guess,) = [line for line in none_ax.lines if line.get_label() == "guess without order"]
+    np.testing.assert_allclose(guess.get_ydata(), results.guess[64].numpy())
 
 
 def test_detail_figure_shows_the_encoding_over_the_others_and_its_loss() -> None:
     results = synthetic_results()
     fig = encoding_detail_figure(results, "t5", 64)
     left, right = fig.axes
-    grey = [line for line in left.lines if line.get_color() == "0.8"]
-    assert len(grey) == len(ENCODINGS) - 1
+    faint = [line for line in left.lines if line.get_alpha() is not None and line.get_alpha() < 1]
+    assert [line.get_color() for line in faint] == [encoding_style(e)["color"] for e in ENCODINGS if e != "t5"]
+    for line, name in zip(faint, [e for e in ENCODINGS if e != "t5"]):
+        np.testing.assert_allclose(line.get_ydata(), results.position_accuracy[name][64].numpy())
     np.testing.assert_allclose(left.lines[-1].get_ydata(), results.position_accuracy["t5"][64].numpy())
     assert left.get_title().startswith("t5 at n = 64: accuracy")
-    np.testing.assert_allclose(right.lines[-1].get_ydata(), results.losses["t5"])
-    assert right.lines[-1].get_color() == encoding_style("t5")["color"]
+    # every loss in its encoding's colour, the chosen one drawn widest; a legend names them all
+    assert [line.get_label() for line in right.lines] == list(ENCODINGS)
+    for line, name in zip(right.lines, ENCODINGS):
+        np.testing.assert_allclose(line.get_ydata(), results.losses[name])
+        assert line.get_color() == encoding_style(name)["color"]
+    widest = max(right.lines, key=lambda line: line.get_linewidth())
+    assert widest.get_label() == "t5"
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == list(ENCODINGS)
     assert right.get_yscale() == "log"
+    # for "none", the guess without order joins the left panel and the legend
+    results.guess = {n: frequency_guess_position_accuracy(n) for n in LENGTHS}
+    fig = encoding_detail_figure(results, "none", 32)
+    assert any(line.get_label() == "guess without order" for line in fig.axes[0].lines)
+    assert fig.legends[0].get_texts()[-1].get_text().startswith("guess without")
     assert "cannot run" in encoding_detail_figure(results, "learned", 64).axes[0].get_title()
     # different choices, different pictures
     a = encoding_detail_figure(results, "t5", 16).axes[0].lines[-1].get_ydata()
     assert len(a) == 16
+
+
+def test_rotary_pair_figure_draws_each_pair_and_their_sum_by_offset() -> None:
+    model = toy_model("rope", seed=0)
+    tokens = torch.randint(0, 16, (5, 20), generator=torch.Generator().manual_seed(1))
+    fig = rotary_pair_figure(model, tokens, query=18, heads=[1, 3], train_length=8)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == ["head 1", "head 3"]
+    parts = toy_rotary_pair_logits(model, tokens)[:, :, :, 18, :19].mean(0).flip(-1).double().numpy()  # [h, P, r]
+    for ax, head in zip(axes, (1, 3)):
+        by_label = {line.get_label(): line for line in ax.lines}
+        fast = next(line for label, line in by_label.items() if label.startswith("pair 0"))
+        second = next(line for label, line in by_label.items() if label.startswith("pair 1"))
+        slower = next(line for label, line in by_label.items() if label.startswith("pairs 2+"))
+        np.testing.assert_allclose(fast.get_xdata(), np.arange(19))
+        np.testing.assert_allclose(fast.get_ydata(), parts[head, 0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(second.get_ydata(), parts[head, 1], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(slower.get_ydata(), parts[head, 2:].sum(0), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(by_label["sum: the logit"].get_ydata(), parts[head].sum(0), rtol=1e-5, atol=1e-5)
+        best = int(np.argmax(parts[head].sum(0)[:8]))  # preferred offset within the training range
+        dashed = by_label["pair 1 at the preferred offset (•)"]
+        np.testing.assert_allclose(dashed.get_ydata(), parts[head, 1, best], rtol=1e-5, atol=1e-6)
+    assert "1 rad per position" in fast.get_label() and "0.1 rad per position" in second.get_label()
+    # defaults: the last query, every head
+    assert len([ax for ax in rotary_pair_figure(model, tokens).axes if ax.get_visible()]) == 4
+    with pytest.raises(ValueError, match="query must be below"):
+        rotary_pair_figure(model, tokens, query=20)
+    with pytest.raises(ValueError, match="heads must be"):
+        rotary_pair_figure(model, tokens, heads=[4])
+    with pytest.raises(TypeError, match="RotaryEmbedding"):
+        rotary_pair_figure(toy_model("t5"), tokens)
 
 
 @pytest.mark.parametrize(

@@ -140,16 +140,18 @@ def test_model_bad_arguments() -> None:
 # -- optimiser ---------------------------------------------------------------------------------
 def test_adam_matches_torch_optim_adam() -> None:
     torch.manual_seed(0)
-    a = nn.Parameter(torch.randn(6, 4))
-    b = nn.Parameter(a.detach().clone())
-    target = torch.randn(6, 4)
-    ours, reference = Adam([a], lr=0.05), torch.optim.Adam([b], lr=0.05)
+    ours_params = [nn.Parameter(torch.randn(6, 4)), nn.Parameter(torch.randn(3)), nn.Parameter(torch.randn(2, 2, 2))]
+    ref_params = [nn.Parameter(p.detach().clone()) for p in ours_params]
+    targets = [torch.randn_like(p) for p in ours_params]
+    ours, reference = Adam(ours_params, lr=0.05), torch.optim.Adam(ref_params, lr=0.05)
     for _ in range(25):
-        for p, opt in ((a, ours), (b, reference)):
-            p.grad = None
-            ((p - target) ** 2 * torch.arange(1.0, 5.0)).sum().backward()
+        for params, opt in ((ours_params, ours), (ref_params, reference)):
+            for p in params:
+                p.grad = None
+            sum((((p - t) ** 2) * (1.0 + i)).sum() for i, (p, t) in enumerate(zip(params, targets))).backward()
             opt.step()
-    torch.testing.assert_close(a.detach(), b.detach(), rtol=1e-6, atol=1e-7)
+    for a, b in zip(ours_params, ref_params):
+        torch.testing.assert_close(a.detach(), b.detach(), rtol=1e-6, atol=1e-7)
 
 
 def test_adam_leaves_entries_with_zero_gradient_exactly_unchanged() -> None:
@@ -284,7 +286,7 @@ def _linear(x: torch.Tensor, layer: nn.Linear) -> torch.Tensor:
 def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, weights=None) -> torch.Tensor:
     """One attention layer in float64, written out from the formulas of each encoding.
 
-    Appends the attention weights to ``weights`` (a list) when given (not for Shaw).
+    Appends the attention weights to ``weights`` (a list) when given.
     """
     b, n, d = h.shape
     heads = model.num_heads
@@ -292,7 +294,18 @@ def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, w
     split = lambda t: t.reshape(b, n, heads, d // heads).transpose(1, 2)  # noqa: E731
     if isinstance(attn, ShawRelativeMultiheadAttention):
         q, k, v = (split(_linear(h, lin)) for lin in (attn.q_proj, attn.k_proj, attn.v_proj))
-        z = shaw_attention_reference(q, k, v, attn.rel_k.double(), attn.rel_v.double(), mask=mask)
+        rel_k = attn.rel_k.detach().double()
+        z = shaw_attention_reference(q, k, v, rel_k, attn.rel_v.detach().double(), mask=mask)
+        if weights is not None:  # Shaw's logits, one query-key pair at a time
+            clip = attn.max_distance
+            logits = torch.empty(b, heads, n, n, dtype=torch.float64)
+            for i in range(n):
+                for j in range(n):
+                    a_k = rel_k[max(-clip, min(clip, j - i)) + clip]  # [d/h]
+                    logits[:, :, i, j] = (q[:, :, i] * (k[:, :, j] + a_k)).sum(-1) / (d // heads) ** 0.5
+            if mask is not None:
+                logits = logits.masked_fill(~mask, float("-inf"))
+            weights.append(torch.softmax(logits, dim=-1))
         return _linear(z.transpose(1, 2).reshape(b, n, d), attn.out_proj)
     q, k, v = (split(t) for t in _linear(h, attn.qkv).split(d, dim=-1))  # [b, h, n, d/h] each
     if model.rotary is not None:
@@ -360,7 +373,7 @@ def test_every_encoding_trains_and_a_causal_model_never_looks_ahead(encoding: st
     assert not torch.allclose(a[:, 7:], b[:, 7:])
 
 
-@pytest.mark.parametrize("encoding", ["rope", "alibi", "learned"])
+@pytest.mark.parametrize("encoding", ["rope", "alibi", "learned", "shaw"])
 def test_attention_weights_of_every_layer_match_the_transcription(encoding: str) -> None:
     torch.manual_seed(1)
     model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, max_length=12)
@@ -373,8 +386,23 @@ def test_attention_weights_of_every_layer_match_the_transcription(encoding: str)
     for w, ref in zip(got, expected):
         torch.testing.assert_close(w.double(), ref, atol=1e-6, rtol=1e-5)
         assert bool((w.triu(1) == 0).all())  # causal
-    with pytest.raises(TypeError, match="default SelfAttention"):
-        toy_attention_weights(toy_model("shaw"), tokens)
+
+
+class _PlainAttention(nn.Module):
+    """A custom attention layer that does not report its weights."""
+
+    def __init__(self, dim: int, num_heads: int) -> None:
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        return self.proj(x)
+
+
+def test_attention_weights_refuse_an_unknown_attention_layer() -> None:
+    model = TinyTransformer(10, 16, 2, 1, attention=_PlainAttention)
+    with pytest.raises(TypeError, match="SelfAttention or ShawRelativeMultiheadAttention"):
+        toy_attention_weights(model, torch.zeros(1, 4, dtype=torch.long))
 
 
 def test_rotary_module_is_shared_by_every_layer_and_has_no_parameters() -> None:
@@ -488,9 +516,8 @@ def test_length_generalisation_accuracy_is_toy_accuracy_of_the_trained_model() -
         for n in (8, 16):
             expected = toy_accuracy(model, "shift", length=n, num_sequences=16, seed=1234)
             assert results.accuracy[name][n] == pytest.approx(expected, abs=1e-12)
-    # the same seed and batches as a hand-made run of train_toy
-    torch.manual_seed(0)
-    model = toy_model("t5", dim=16, num_heads=2, num_layers=1, max_length=8)
+    # the same initial weights and batches as a hand-made run of train_toy
+    model = toy_model("t5", dim=16, num_heads=2, num_layers=1, max_length=8, seed=0)
     run = train_toy(model, "shift", steps=6, length=(6, 8))
     assert run.losses == results.losses["t5"]
 
@@ -537,3 +564,209 @@ def test_progress_bar_outside_a_notebook_is_tqdm_on_stderr(capsys: pytest.Captur
     _tiny_experiment(encodings=["none"], steps=2, progress=True)
     err = capsys.readouterr().err
     assert "training" in err and "2/2" in err
+
+
+# -- a shared initialisation across encodings ----------------------------------------------------
+def _shared_weights(model: TinyTransformer) -> list[torch.Tensor]:
+    """The weights every encoding has, in one order; Shaw's q, k, v stacked like qkv."""
+    out = [model.embed.weight, model.norm.weight, model.norm.bias, model.head.weight, model.head.bias]
+    for block in model.blocks:
+        attn = block.attn
+        if isinstance(attn, ShawRelativeMultiheadAttention):
+            lins = (attn.q_proj, attn.k_proj, attn.v_proj)
+            out += [torch.cat([lin.weight for lin in lins]), torch.cat([lin.bias for lin in lins]),
+                    attn.out_proj.weight, attn.out_proj.bias]
+        else:
+            out += [attn.qkv.weight, attn.qkv.bias, attn.out.weight, attn.out.bias]
+        out += [block.norm1.weight, block.norm1.bias, block.norm2.weight, block.norm2.bias,
+                block.mlp[0].weight, block.mlp[0].bias, block.mlp[2].weight, block.mlp[2].bias]
+    return [t.detach() for t in out]
+
+
+def test_a_seed_gives_every_encoding_the_same_shared_weights() -> None:
+    reference = _shared_weights(toy_model("none", seed=3))
+    for encoding in ENCODINGS:
+        got = _shared_weights(toy_model(encoding, seed=3))
+        assert all(torch.equal(a, b) for a, b in zip(got, reference)), encoding
+    other = _shared_weights(toy_model("none", seed=4))
+    assert not torch.equal(other[0], reference[0])
+    # the same distributions as PyTorch's defaults
+    model = toy_model("none", seed=3, dim=64)
+    assert abs(float(model.embed.weight.detach().std()) - 0.02) < 0.003
+    bound = 1 / math.sqrt(64)
+    for lin in (model.blocks[0].attn.qkv, model.blocks[0].mlp[0], model.head):
+        largest = float(lin.weight.detach().abs().max())
+        assert 0.9 * bound < largest <= bound
+    # the encoding's own parameters come from another stream than the shared ones
+    learned = toy_model("learned", seed=3)
+    assert not torch.equal(learned.position.table[:2].detach(), learned.embed.weight[:2].detach())
+
+
+def test_a_seeded_model_is_reproducible_and_leaves_the_global_generator_alone() -> None:
+    torch.manual_seed(11)
+    state = torch.random.get_rng_state()
+    a, b = toy_model("shaw", seed=5), toy_model("shaw", seed=5)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
+        assert torch.equal(x, y), name
+    with pytest.raises(ValueError, match="seed"):
+        toy_model("none", seed=-1)
+
+
+@pytest.mark.parametrize("encoding", ["shaw", "t5", "learned"])
+def test_at_initialisation_a_seeded_model_differs_from_none_by_its_encoding_only(encoding: str) -> None:
+    model, plain = toy_model(encoding, seed=2), toy_model("none", seed=2)
+    tokens = torch.randint(0, 16, (3, 12), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        assert not torch.allclose(model(tokens), plain(tokens), atol=1e-6)
+        if encoding == "shaw":
+            tables = [t for block in model.blocks for t in (block.attn.rel_k, block.attn.rel_v)]
+        elif encoding == "t5":
+            tables = [model.attention_bias.relative_attention_bias.weight]
+        else:
+            tables = [model.position.table]
+        size = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+        assert size(model) == size(plain) + sum(t.numel() for t in tables)  # nothing else is extra
+        for table in tables:
+            table.zero_()
+        torch.testing.assert_close(model(tokens), plain(tokens), atol=1e-5, rtol=1e-5)
+
+
+def test_length_generalisation_starts_every_named_encoding_from_the_same_weights() -> None:
+    results = _tiny_experiment(encodings=["none", "shaw"], steps=1)
+    for name, model in results.models.items():
+        fresh = toy_model(name, dim=16, num_heads=2, num_layers=1, max_length=8, seed=0)
+        run = train_toy(fresh, "shift", steps=1, length=(6, 8))
+        assert run.losses == results.losses[name]
+
+
+# -- the order-blind guess -------------------------------------------------------------------------
+from itertools import product  # noqa: E402
+
+from posenc.toy import frequency_guess_accuracy, frequency_guess_position_accuracy  # noqa: E402
+
+
+def _enumerated_guess_accuracy(n: int, vocab: int, k: int, causal: bool) -> list[float]:
+    """Run the guess on every one of the V^n sequences (ties: the smallest token)."""
+    hits = [0] * n
+    for x in product(range(vocab), repeat=n):
+        for p in range(k, n):
+            bag = list(x[:p]) if causal else list(x[:p]) + list(x[p + 1 :])
+            counts = [bag.count(v) for v in range(vocab)]
+            guess = counts.index(max(counts))
+            hits[p] += guess == x[p - k]
+    return [math.nan] * k + [h / vocab**n for h in hits[k:]]
+
+
+@pytest.mark.parametrize(("n", "vocab", "k", "causal"),
+                         [(6, 3, 2, True), (6, 3, 2, False), (7, 2, 1, True), (5, 4, 3, False), (5, 4, 1, True)])
+def test_frequency_guess_matches_running_it_on_every_sequence(n: int, vocab: int, k: int, causal: bool) -> None:
+    got = frequency_guess_position_accuracy(n, vocab_size=vocab, k=k, causal=causal)
+    expected = torch.tensor(_enumerated_guess_accuracy(n, vocab, k, causal), dtype=torch.float64)
+    assert got.shape == (n,) and got.dtype == torch.float64
+    torch.testing.assert_close(got, expected, equal_nan=True, rtol=0, atol=1e-12)
+    assert frequency_guess_accuracy(n, vocab_size=vocab, k=k, causal=causal) == pytest.approx(
+        float(expected[k:].mean()), abs=1e-12)
+
+
+def test_frequency_guess_golden_values_and_limits() -> None:
+    acc = frequency_guess_position_accuracy(40, vocab_size=16)
+    # two tokens: the guess is right if it picks the answer; both equal with probability 1/V
+    assert float(acc[2]) == pytest.approx((1 + 1 / 16) / 2, abs=1e-14)
+    # three tokens over V: max count 3 w.p. 1/V², 1 w.p. (V−1)(V−2)/V², else 2
+    v = 16
+    e3 = (3 + 2 * 3 * (v - 1) + (v - 1) * (v - 2)) / v**2
+    assert float(acc[3]) == pytest.approx(e3 / 3, abs=1e-14)
+    assert bool((acc[3:] < acc[2:-1]).all())  # the more tokens, the less the counts say
+    assert bool((acc[2:] > 1 / 16).all())
+    # an encoder's guess is the same at every position: the bag of the n − 1 other tokens
+    bag = frequency_guess_position_accuracy(40, causal=False)
+    assert torch.allclose(bag[2:], torch.full((38,), float(acc[39]), dtype=torch.float64), atol=1e-12)
+    # a Monte Carlo run of the guess agrees at a larger length
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, 16, (20000, 64), generator=g)
+    counts = torch.nn.functional.one_hot(x[:, :63], 16).sum(1)  # [b, V]: the prefix x_0..x_62
+    hit = counts.gather(1, x[:, 61:62]).squeeze(1) == counts.amax(1)  # answer among the most frequent
+    ties = (counts == counts.amax(1, keepdim=True)).sum(1)
+    estimate = float((hit.double() / ties).mean())  # a uniformly broken tie
+    assert estimate == pytest.approx(float(frequency_guess_position_accuracy(64)[63]), abs=0.01)
+
+
+def test_frequency_guess_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="k must be smaller than length"):
+        frequency_guess_position_accuracy(4, k=4)
+    with pytest.raises(ValueError, match="vocab_size"):
+        frequency_guess_accuracy(8, vocab_size=1)
+    with pytest.raises(TypeError, match="causal"):
+        frequency_guess_accuracy(8, causal=1)  # type: ignore[arg-type]
+
+
+# -- RoPE's logits, pair by pair ----------------------------------------------------------------
+from posenc.toy import toy_rotary_pair_logits  # noqa: E402
+
+
+@pytest.mark.parametrize("interleaved", [True, False])
+def test_rotary_pair_logits_add_up_to_the_logits_and_match_a_transcription(interleaved: bool) -> None:
+    torch.manual_seed(0)
+    model = TinyTransformer(10, 16, 2, 2, rotary=RotaryEmbedding(8, interleaved=interleaved), causal=True)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    tokens = torch.randint(0, 10, (2, 9))
+    weights: list = []
+    with torch.no_grad():
+        _reference_forward(model, tokens, weights) if interleaved else None
+    for layer in (0, 1):
+        parts = toy_rotary_pair_logits(model, tokens, layer=layer)
+        assert parts.shape == (2, 2, 4, 9, 9)
+        logits = parts.sum(2).masked_fill(~causal_mask(9, 9), float("-inf"))
+        torch.testing.assert_close(torch.softmax(logits, -1), toy_attention_weights(model, tokens)[layer])
+        if interleaved:
+            torch.testing.assert_close(torch.softmax(logits.double(), -1), weights[layer], atol=1e-5, rtol=1e-4)
+    # pair c, written out for layer 0: q and k from the embeddings, rotated by θ_c · position
+    block = model.blocks[0]
+    h = _layer_norm(model.embed.weight.detach().double()[tokens], block.norm1)  # [b, n, d]
+    q, k = _linear(h, block.attn.qkv)[..., :16], _linear(h, block.attn.qkv)[..., 16:32]
+    parts = toy_rotary_pair_logits(model, tokens, layer=0)
+    for head in range(2):
+        for c in range(4):
+            theta = 10000.0 ** (-2 * c / 8)
+            idx = [8 * head + 2 * c, 8 * head + 2 * c + 1] if interleaved else [8 * head + c, 8 * head + c + 4]
+            qc, kc = q[..., idx], k[..., idx]  # [b, n, 2]
+            for i in range(9):
+                for j in range(9):
+                    angle = theta * (j - i)  # q_i · R_{θ(j−i)} k_j
+                    rotated = torch.stack([kc[:, j, 0] * math.cos(angle) - kc[:, j, 1] * math.sin(angle),
+                                           kc[:, j, 0] * math.sin(angle) + kc[:, j, 1] * math.cos(angle)], -1)
+                    expected = (qc[:, i] * rotated).sum(-1) / math.sqrt(8)
+                    torch.testing.assert_close(parts[:, head, c, i, j].double(), expected, atol=2e-5, rtol=1e-4)
+
+
+def test_rotary_pair_logits_bad_arguments() -> None:
+    tokens = torch.zeros(1, 4, dtype=torch.long)
+    with pytest.raises(TypeError, match="RotaryEmbedding"):
+        toy_rotary_pair_logits(toy_model("alibi"), tokens)
+    with pytest.raises(ValueError, match="layer must be below"):
+        toy_rotary_pair_logits(toy_model("rope"), tokens, layer=2)
+    with pytest.raises(TypeError, match="TinyTransformer"):
+        toy_rotary_pair_logits(nn.Linear(2, 2), tokens)  # type: ignore[arg-type]
+
+
+def test_length_results_hold_the_guess_without_order_of_their_models() -> None:
+    results = _tiny_experiment(encodings=["none", "rope"], steps=1)
+    assert sorted(results.guess) == [8, 16]
+    for n in (8, 16):
+        torch.testing.assert_close(results.guess[n], frequency_guess_position_accuracy(n), equal_nan=True)
+        assert results.guess_accuracy()[n] == pytest.approx(frequency_guess_accuracy(n), abs=1e-12)
+    assert "(guess)" in results.table() and "guess without order" in results._repr_html_()
+    encoder = _tiny_experiment(encodings=["none"], steps=1, causal=False, vocab_size=8)
+    torch.testing.assert_close(encoder.guess[16], frequency_guess_position_accuracy(16, vocab_size=8, causal=False),
+                               equal_nan=True)
+    other_task = _tiny_experiment(encodings=["none"], steps=1, task="local_max")
+    assert other_task.guess == {} and "(guess)" not in other_task.table()
+    mixed = length_generalisation(
+        {"decoder": lambda: toy_model("none", dim=8, num_heads=2, num_layers=1),
+         "encoder": lambda: toy_model("none", dim=8, num_heads=2, num_layers=1, causal=False)},
+        train_lengths=(6, 8), eval_lengths=(8,), steps=1, num_sequences=4, progress=False,
+    )
+    assert mixed.guess == {}  # two different questions: no single guess

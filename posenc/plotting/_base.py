@@ -35,6 +35,29 @@ def new_figure(
     return Figure(figsize=(width, height), layout=layout, **kwargs)
 
 
+def panel_grid(
+    count: int, columns: int, panel_size: tuple[float, float], margin: tuple[float, float] = (0.4, 0.5)
+) -> tuple[Figure, list[Axes]]:
+    """A figure with ``count`` panels sharing both axes, ``columns`` per row, spare cells hidden.
+
+    Args:
+        count: how many panels are drawn (at least 1).
+        columns: panels per row (at most ``count`` are used).
+        panel_size: ``(width, height)`` of one panel in inches.
+        margin: inches added to the figure's width and height for labels and titles.
+
+    Returns:
+        the figure and its ``count`` visible axes, row by row.
+    """
+    columns = min(columns, count)
+    rows = -(-count // columns)
+    fig = new_figure(panel_size[0] * columns + margin[0], panel_size[1] * rows + margin[1])
+    axes = list(fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).flat)
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return fig, axes[:count]
+
+
 def to_numpy(x: Tensor | np.ndarray) -> np.ndarray:
     """A float64 NumPy copy of a tensor or array (detached, on the CPU)."""
     if isinstance(x, Tensor):

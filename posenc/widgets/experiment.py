@@ -21,9 +21,10 @@ def length_results_explorer(
 
     One control picks the encoding, a slider the test length. The figure
     (:func:`posenc.plotting.experiment.encoding_detail_figure`) shows that encoding's accuracy
-    at every position of the test sequences, over the other encodings in grey, and its
-    training loss. Everything is drawn from ``results``: nothing is trained or evaluated
-    again, so the explorer costs only the drawing (one figure per encoding and length).
+    at every position of the test sequences, bold, over the other encodings, faint in their
+    own colours, and the training losses of all, with a legend naming every colour.
+    Everything is drawn from ``results``: nothing is trained or evaluated again, so the
+    explorer costs only the drawing (one figure per encoding and length).
 
     Args:
         results: from :func:`posenc.toy.length_generalisation`.
