@@ -10,6 +10,8 @@ export PYTHONHASHSEED := 0
 # The book's tensors are tiny: one thread per process avoids oversubscribing a 2-core machine
 # (measured: small ops 100x slower with 2 threads under load) and makes runs reproducible.
 export OMP_NUM_THREADS := 1
+# Test processes run side by side (pytest-xdist); one per core of the 2-core machine.
+JOBS ?= 2
 
 .PHONY: setup chromium book test unit notebooks build-book browser lab strip freeze clean preview
 
@@ -42,12 +44,12 @@ build-book:
 test: setup unit notebooks build-book browser
 
 unit:
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n $(JOBS) tests
 	$(PY) -m pytest -q --doctest-modules posenc
 	$(PY) tools/nbtool.py check chapters/*.ipynb appendix/*.ipynb
 
 notebooks:
-	$(PY) -m pytest -q --nbval-lax --nbval-current-env chapters appendix
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile --nbval-lax --nbval-current-env chapters appendix
 
 # The built site in Debian's chromium: offline loading, console, math, explorers, page sizes.
 # Screenshots and a per-page table go to _build/screenshots/.

@@ -35,7 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_int, check_positive_float, check_tensor
+from ._checks import check_heads, check_int, check_positive_float, check_tensor
 from ._threads import torch_threads
 from .alibi import ALiBiBias
 from .attention import SelfAttention, causal_mask, masked_softmax
@@ -245,8 +245,7 @@ class TinyTransformer(nn.Module):
             raise TypeError(f"attention must be a factory (dim, num_heads) -> nn.Module, got {type(attention).__name__}")
         if not isinstance(causal, bool):
             raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
-        if dim % num_heads:
-            raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+        check_heads(dim, num_heads)
         bias_heads = getattr(attention_bias, "num_heads", num_heads)
         if bias_heads != num_heads:
             raise ValueError(
@@ -913,8 +912,7 @@ def toy_model(
         raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
     dim = check_int("dim", dim)
     num_heads = check_int("num_heads", num_heads)
-    if dim % num_heads:
-        raise ValueError(f"num_heads must divide dim, got dim={dim}, num_heads={num_heads}")
+    check_heads(dim, num_heads)
     if not isinstance(causal, bool):
         raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
     if encoding == "rope" and (dim // num_heads) % 2:
