@@ -4,11 +4,12 @@ import base64
 import json
 import re
 
+import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 from posenc.widgets import explorer
-from posenc.widgets.explorer import WIDGET_VIEW_MIME
+from posenc.widgets.explorer import WIDGET_VIEW_MIME, palette_png
 
 CALLS = []
 
@@ -59,7 +60,7 @@ def test_static_html_holds_every_combination_in_row_major_order():
     # every combination's image is the one png() gives for those values (last control fastest)
     for flat, (i, j, k) in enumerate(ex.all_indices()):
         values = {"n": [2, 3, 5][i], "flip": [False, True][j], "colour": ["r", "b"][k]}
-        assert base64.b64decode(data["images"][data["table"][flat]]) == ex.png(**values)
+        assert base64.b64decode(data["images"][data["table"][flat]]) == palette_png(ex.png(**values))
     assert len(set(data["images"])) == len(data["images"])  # deduplicated
     # the controls are in the page, with the slider over indices 0..2 and the shown default
     assert 'type="range"' in html and 'max="2"' in html
@@ -128,3 +129,28 @@ def test_true_false_order_is_a_select_not_a_checkbox():
     assert ex.controls[0].kind == "select"
     html = ex.static_html()
     assert 'type="checkbox"' not in html and ">True</option>" in html
+
+
+def _pixels(data):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data))
+    return image.mode, np.asarray(image.convert("RGB"), dtype=np.int16)
+
+
+def test_palette_png_keeps_the_picture_in_fewer_bytes():
+    from posenc.widgets.sinusoidal import sinusoidal_explorer
+
+    original = sinusoidal_explorer().png()  # a heatmap with a diverging colour map and a curve
+    small = palette_png(original)
+    mode, pixels = _pixels(small)
+    _, reference = _pixels(original)
+    assert mode == "P" and pixels.shape == reference.shape
+    assert pixels[0, 0].tolist() == reference[0, 0].tolist() == [255, 255, 255]  # white stays white
+    assert np.abs(pixels - reference).max() <= 16  # every channel within 16 of 255 levels
+    assert np.abs(pixels - reference).mean() < 1.0
+    assert len(small) < 0.6 * len(original)
+    assert palette_png(small) == small or _pixels(palette_png(small))[1].tolist() == pixels.tolist()

@@ -7,6 +7,7 @@ import base64
 import pytest
 import torch
 
+from posenc.widgets.explorer import palette_png
 from posenc.widgets.learned import training_snapshots_explorer
 
 
@@ -46,7 +47,7 @@ def test_static_html_holds_every_distinct_image() -> None:
     distinct = {ex.png(**ex._values(key)) for key in ex.all_indices()}
     assert len(distinct) == 6
     for data in distinct:
-        assert base64.b64encode(data).decode("ascii") in html
+        assert base64.b64encode(palette_png(data)).decode("ascii") in html
 
 
 def test_live_widget_redraws() -> None:
