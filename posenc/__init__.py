@@ -76,7 +76,7 @@ from .sinusoidal import (
 from .t5 import T5RelativePositionBias, t5_bucket_index, t5_bucket_starts, t5_relative_bucket
 from .window import (
     IndexCheck,
-    RelativePositionBias,
+    SwinRelativePositionBias,
     WindowAttention,
     frame_offset_counts,
     relative_index_check,
@@ -99,7 +99,7 @@ __all__ = [
     "IndexCheck",
     "LearnedPositionalEmbedding",
     "LearnedRowColEmbedding",
-    "RelativePositionBias",
+    "SwinRelativePositionBias",
     "RotaryEmbedding",
     "SelfAttention",
     "ShawRelativeMultiheadAttention",

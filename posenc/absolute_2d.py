@@ -46,7 +46,7 @@ def sinusoidal_encoding_2d(
     dim: int,
     *,
     base: float = 10000.0,
-    interleave: bool = True,
+    interleaved: bool = True,
     row_first: bool = True,
 ) -> Tensor:
     """Return a fixed 2-D sin/cos encoding: half the channels for the row, half for the column.
@@ -62,7 +62,7 @@ def sinusoidal_encoding_2d(
     ``r·width + c`` of the result.
 
     The defaults reproduce seed 000's ``create_2d_absolute_sincos_pe``.
-    ``interleave=False, row_first=False`` reproduces MAE's ``get_2d_sincos_pos_embed``
+    ``interleaved=False, row_first=False`` reproduces MAE's ``get_2d_sincos_pos_embed``
     exactly: there the first half (named ``emb_h``) encodes the *column*, because
     MAE calls NumPy's meshgrid with the column coordinates first (mae issue #18).
 
@@ -71,7 +71,7 @@ def sinusoidal_encoding_2d(
         width: number of columns of the grid.
         dim: ``d``, total channels (a multiple of 4: two axes, each with sin/cos pairs).
         base: frequency base, as in the 1-D encoding.
-        interleave: layout within each half (sin/cos alternating, or sines then cosines).
+        interleaved: layout within each half (sin/cos alternating, or sines then cosines).
         row_first: whether the first half of the channels encodes the row.
 
     Returns:
@@ -87,14 +87,14 @@ def sinusoidal_encoding_2d(
     dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
     rows = torch.arange(height).repeat_interleave(width)  # [h*w]: r of each position
     cols = torch.arange(width).repeat(height)  # [h*w]: c of each position
-    row_code = sinusoidal_encoding(rows, dim // 2, base=base, interleave=interleave)  # [h*w, d/2]
-    col_code = sinusoidal_encoding(cols, dim // 2, base=base, interleave=interleave)  # [h*w, d/2]
+    row_code = sinusoidal_encoding(rows, dim // 2, base=base, interleaved=interleaved)  # [h*w, d/2]
+    col_code = sinusoidal_encoding(cols, dim // 2, base=base, interleaved=interleaved)  # [h*w, d/2]
     halves = (row_code, col_code) if row_first else (col_code, row_code)
     return torch.cat(halves, dim=1)  # [h*w, d]
 
 
 def sinusoidal_2d_channel_permutation(
-    dim: int, *, interleave: bool = False, row_first: bool = False
+    dim: int, *, interleaved: bool = False, row_first: bool = False
 ) -> Tensor:
     """Return the channel permutation from the seed layout to another 2-D sin/cos layout.
 
@@ -102,13 +102,13 @@ def sinusoidal_2d_channel_permutation(
 
         PE_{\\text{layout}}[:, j] = PE_{\\text{seed}}[:, \\pi(j)]
 
-    where the seed layout is ``interleave=True, row_first=True``. The defaults give the
+    where the seed layout is ``interleaved=True, row_first=True``. The defaults give the
     permutation to MAE's layout. Every layout holds the same numbers: only the channel order
     differs, so a model trained with one layout can use another after permuting its weights.
 
     Args:
         dim: ``d``, total channels (a multiple of 4).
-        interleave: the target layout's within-half order.
+        interleaved: the target layout's within-half order.
         row_first: whether the target layout puts the row half first.
 
     Returns:
@@ -118,7 +118,7 @@ def sinusoidal_2d_channel_permutation(
     half = dim // 2
     pairs = torch.arange(half // 2)  # [d/4]
     # inside a half: interleaved keeps (sin_i, cos_i) order; otherwise all sines, then cosines
-    within = torch.arange(half) if interleave else torch.cat((2 * pairs, 2 * pairs + 1))  # [d/2]
+    within = torch.arange(half) if interleaved else torch.cat((2 * pairs, 2 * pairs + 1))  # [d/2]
     first, second = (0, half) if row_first else (half, 0)
     return torch.cat((first + within, second + within))  # [d]
 
@@ -126,7 +126,7 @@ def sinusoidal_2d_channel_permutation(
 def detr_sine_encoding(
     padding_mask: Tensor,
     num_pos_feats: int = 64,
-    temperature: float = 10000.0,
+    base: float = 10000.0,
     normalize: bool = False,
     scale: float | None = None,
 ) -> Tensor:
@@ -149,7 +149,7 @@ def detr_sine_encoding(
         padding_mask: boolean ``[b, H, W]``, ``True`` at **padding** (DETR's convention;
             Hugging Face's ``DetrSinePositionEmbedding`` takes the opposite, 1 = valid).
         num_pos_feats: ``F``, channels per axis (even); the output has ``2F``.
-        temperature: ``T``, the frequency base.
+        base: ``T``, the frequency base (DETR calls it ``temperature``).
         normalize: scale positions to ``(0, scale]`` per row/column.
         scale: the upper end with ``normalize``; passing it without ``normalize`` is an error
             (as in DETR).
@@ -167,7 +167,7 @@ def detr_sine_encoding(
     if padding_mask.dtype != torch.bool:
         raise TypeError(f"padding_mask must be a boolean tensor (True = padding), got {padding_mask.dtype}")
     feats = check_even("num_pos_feats", num_pos_feats)
-    temperature = check_positive_float("temperature", temperature)
+    base = check_positive_float("base", base)
     if scale is not None and not normalize:
         raise ValueError("scale is only used with normalize=True; pass normalize=True or drop scale")
     scale = 2 * math.pi if scale is None else check_positive_float("scale", scale)
@@ -180,7 +180,7 @@ def detr_sine_encoding(
         y = y / (y[:, -1:, :] + eps) * scale
         x = x / (x[:, :, -1:] + eps) * scale
     j = torch.arange(feats, dtype=torch.float64)  # [F]
-    dim_t = temperature ** (2 * torch.div(j, 2, rounding_mode="floor") / feats)  # [F]
+    dim_t = base ** (2 * torch.div(j, 2, rounding_mode="floor") / feats)  # [F]
 
     def encode(p: Tensor) -> Tensor:
         angles = p[..., None] / dim_t  # [b, H, W, F]
@@ -199,13 +199,13 @@ class LearnedRowColEmbedding(nn.Module):
         \\mathbb{R}^{M \\times F}\\ \\text{learned}
 
     The column (``x``) half comes first, the opposite of :func:`detr_sine_encoding`. Both tables
-    have ``max_size`` rows (50 in DETR), so a feature map with more than ``max_size`` rows or
+    have ``max_positions`` rows (50 in DETR), so a feature map with more than ``max_positions`` rows or
     columns has no embedding: it raises a ``ValueError`` here (in DETR it is an index error,
     detr#251).
 
     Args:
         num_pos_feats: ``F``, channels per axis; the output has ``2F``.
-        max_size: ``M``, the largest height or width covered.
+        max_positions: ``M``, the largest height or width covered.
 
     Shapes:
         ``x``: ``[b, C, H, W]`` (only its shape is used) → ``[b, 2F, H, W]``.
@@ -215,12 +215,12 @@ class LearnedRowColEmbedding(nn.Module):
     ``DetrLearnedPositionEmbedding``.
     """
 
-    def __init__(self, num_pos_feats: int = 256, max_size: int = 50) -> None:
+    def __init__(self, num_pos_feats: int = 256, max_positions: int = 50) -> None:
         super().__init__()
         self.num_pos_feats = check_int("num_pos_feats", num_pos_feats)
-        self.max_size = check_int("max_size", max_size)
-        self.row_embed = nn.Embedding(self.max_size, self.num_pos_feats)
-        self.col_embed = nn.Embedding(self.max_size, self.num_pos_feats)
+        self.max_positions = check_int("max_positions", max_positions)
+        self.row_embed = nn.Embedding(self.max_positions, self.num_pos_feats)
+        self.col_embed = nn.Embedding(self.max_positions, self.num_pos_feats)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -231,10 +231,10 @@ class LearnedRowColEmbedding(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         check_tensor("x", x, ndim=4)
         b, _, h, w = x.shape
-        if h > self.max_size or w > self.max_size:
+        if h > self.max_positions or w > self.max_positions:
             raise ValueError(
-                f"feature map of {h}x{w} exceeds max_size={self.max_size}: the learned row and "
-                f"column tables have no entries beyond {self.max_size - 1} (use a larger max_size, "
+                f"feature map of {h}x{w} exceeds max_positions={self.max_positions}: the learned row and "
+                f"column tables have no entries beyond {self.max_positions - 1} (use a larger max_positions, "
                 "resample the tables, or a sine encoding)"
             )
         col = self.col_embed(torch.arange(w, device=x.device))  # [W, F]

@@ -41,7 +41,7 @@ from .rotary import RotaryEmbedding
 from .shaw import ShawRelativeMultiheadAttention
 from .sinusoidal import SinusoidalPositionalEncoding
 from .t5 import T5RelativePositionBias
-from .window import RelativePositionBias, WindowAttention, window_partition
+from .window import SwinRelativePositionBias, WindowAttention, window_partition
 
 __all__ = [
     "ENCODINGS",
@@ -262,8 +262,8 @@ ENCODINGS: tuple[Encoding, ...] = (
         key="detr_learned", name="DETR learned rows, columns", kind="absolute",
         enters="queries, keys (every layer)", dims="2-D", models="DETR (alternative)",
         chapter="05_absolute_2d", posenc=("posenc.absolute_2d.LearnedRowColEmbedding",),
-        parameter_formula="2·grid·d/2", beyond="no rows past max_size",
-        build=lambda s: LearnedRowColEmbedding(s.d // 2, max_size=s.grid), run=_run_detr_learned,
+        parameter_formula="2·grid·d/2", beyond="no rows past max_positions",
+        build=lambda s: LearnedRowColEmbedding(s.d // 2, max_positions=s.grid), run=_run_detr_learned,
     ),
     Encoding(
         key="shaw", name="Shaw (aᴷ, aⱽ)", kind="relative", enters="logits, values", dims="1-D",
@@ -276,7 +276,7 @@ ENCODINGS: tuple[Encoding, ...] = (
     Encoding(
         key="swin", name="Swin window bias", kind="relative", enters="logits", dims="2-D",
         models="Swin", chapter="07_swin_relative_bias",
-        posenc=("posenc.window.RelativePositionBias", "posenc.window.relative_position_index",
+        posenc=("posenc.window.SwinRelativePositionBias", "posenc.window.relative_position_index",
                 "posenc.window.WindowAttention"),
         parameter_formula="(2Wh−1)(2Ww−1)·h",
         beyond="more windows; a larger window has no rows",
@@ -285,10 +285,10 @@ ENCODINGS: tuple[Encoding, ...] = (
     Encoding(
         key="window_3d", name="3-D window bias", kind="relative", enters="logits", dims="3-D",
         models="Video Swin, RSTT", chapter="08_video_cross_attention",
-        posenc=("posenc.window.RelativePositionBias", "posenc.window.relative_position_index"),
+        posenc=("posenc.window.SwinRelativePositionBias", "posenc.window.relative_position_index"),
         parameter_formula="(2D−1)(2Wh−1)(2Ww−1)·h",
         beyond="more windows; a longer window has no rows",
-        build=lambda s: RelativePositionBias((s.frames, *s.window), s.h), run=_run_window_3d,
+        build=lambda s: SwinRelativePositionBias((s.frames, *s.window), s.h), run=_run_window_3d,
     ),
     Encoding(
         key="rope", name="RoPE", kind="relative (by rotation)", enters="queries, keys (rotated)",

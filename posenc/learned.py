@@ -52,11 +52,11 @@ class LearnedPositionalEmbedding(nn.Module):
 
     The table is an ``nn.Embedding`` (``self.embedding.weight``), as in BERT's
     ``position_embeddings``. It has one row per position seen in training and nothing beyond:
-    a sequence longer than ``num_positions`` raises a ``ValueError``, because there is no
+    a sequence longer than ``max_positions`` raises a ``ValueError``, because there is no
     row to look up (a learned table cannot extrapolate).
 
     Args:
-        num_positions: ``N_max``, the longest sequence the table covers.
+        max_positions: ``N_max``, the longest sequence the table covers.
         dim: ``d``, the model width.
         init: ``"trunc_normal"``: ``N(0, std²)`` redrawn outside ``±2·std`` (BERT's
             ``tf.truncated_normal_initializer(0.02)``); ``"normal"``: ``N(0, std²)`` (the
@@ -76,17 +76,17 @@ class LearnedPositionalEmbedding(nn.Module):
     """
 
     def __init__(
-        self, num_positions: int, dim: int, *, init: Init = "trunc_normal", std: float = 0.02
+        self, max_positions: int, dim: int, *, init: Init = "trunc_normal", std: float = 0.02
     ) -> None:
         super().__init__()
-        self.num_positions = check_int("num_positions", num_positions)
+        self.max_positions = check_int("max_positions", max_positions)
         self.dim = check_int("dim", dim)
         self.std = check_positive_float("std", std)
         if init not in ("trunc_normal", "normal", "zeros"):
             raise ValueError(f"init must be 'trunc_normal', 'normal' or 'zeros', got {init!r}")
         self.init = init
-        weight = torch.empty(self.num_positions, self.dim)  # [N_max, d], filled below
-        self.embedding = nn.Embedding(self.num_positions, self.dim, _weight=weight)
+        weight = torch.empty(self.max_positions, self.dim)  # [N_max, d], filled below
+        self.embedding = nn.Embedding(self.max_positions, self.dim, _weight=weight)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -110,10 +110,10 @@ class LearnedPositionalEmbedding(nn.Module):
         n, d = x.shape[-2:]
         if d != self.dim:
             raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
-        if n > self.num_positions:
+        if n > self.max_positions:
             raise ValueError(
-                f"sequence length {n} exceeds num_positions={self.num_positions}: a learned "
-                f"table has no row for positions {self.num_positions}..{n - 1}, so it cannot "
+                f"sequence length {n} exceeds max_positions={self.max_positions}: a learned "
+                f"table has no row for positions {self.max_positions}..{n - 1}, so it cannot "
                 "extrapolate (use a longer table, resample it, or a formula-based encoding)"
             )
         positions = torch.arange(n, device=x.device)  # [n]

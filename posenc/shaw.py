@@ -30,7 +30,7 @@ from ._threads import torch_threads
 from .attention import masked_softmax
 
 
-def shaw_relative_index(n_q: int, n_k: int, max_distance: int) -> Tensor:
+def shaw_relative_index(n_q: int, n_k: int, max_relative_position: int) -> Tensor:
     """Return the index of each query-key pair into a ``2k+1`` relative table.
 
     .. math::
@@ -43,7 +43,7 @@ def shaw_relative_index(n_q: int, n_k: int, max_distance: int) -> Tensor:
     Args:
         n_q: number of query positions.
         n_k: number of key positions.
-        max_distance: ``k``, the clipping distance (``k >= 0``; ``k = 0`` means no position
+        max_relative_position: ``k``, the clipping distance (``k >= 0``; ``k = 0`` means no position
             information at all).
 
     Returns:
@@ -53,7 +53,7 @@ def shaw_relative_index(n_q: int, n_k: int, max_distance: int) -> Tensor:
     """
     n_q = check_int("n_q", n_q)
     n_k = check_int("n_k", n_k)
-    k = check_int("max_distance", max_distance, minimum=0)
+    k = check_int("max_relative_position", max_relative_position, minimum=0)
     i = torch.arange(n_q)[:, None]  # [n_q, 1]
     j = torch.arange(n_k)[None, :]  # [1, n_k]
     return (j - i).clamp(-k, k) + k  # [n_q, n_k]
@@ -250,7 +250,7 @@ class ShawRelativeMultiheadAttention(nn.Module):
     Args:
         dim: ``d``, the model width.
         num_heads: ``h`` (must divide ``dim``).
-        max_distance: ``k``, the clipping distance.
+        max_relative_position: ``k``, the clipping distance.
         bias: whether the projections have biases.
 
     Shapes:
@@ -261,18 +261,18 @@ class ShawRelativeMultiheadAttention(nn.Module):
     barely changing for ``k >= 2``).
     """
 
-    def __init__(self, dim: int, num_heads: int, max_distance: int, *, bias: bool = True) -> None:
+    def __init__(self, dim: int, num_heads: int, max_relative_position: int, *, bias: bool = True) -> None:
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
         head_dim = check_heads(self.dim, self.num_heads)
-        self.max_distance = check_int("max_distance", max_distance, minimum=0)
+        self.max_relative_position = check_int("max_relative_position", max_relative_position, minimum=0)
         self.q_proj = nn.Linear(dim, dim, bias=bias)
         self.k_proj = nn.Linear(dim, dim, bias=bias)
         self.v_proj = nn.Linear(dim, dim, bias=bias)
         self.out_proj = nn.Linear(dim, dim, bias=bias)
-        self.rel_k = nn.Parameter(torch.empty(2 * self.max_distance + 1, head_dim))
-        self.rel_v = nn.Parameter(torch.empty(2 * self.max_distance + 1, head_dim))
+        self.rel_k = nn.Parameter(torch.empty(2 * self.max_relative_position + 1, head_dim))
+        self.rel_v = nn.Parameter(torch.empty(2 * self.max_relative_position + 1, head_dim))
         nn.init.trunc_normal_(self.rel_k, std=0.02)
         nn.init.trunc_normal_(self.rel_v, std=0.02)
 
@@ -295,7 +295,7 @@ class ShawRelativeMultiheadAttention(nn.Module):
 
 
 def shaw_intermediate_bytes(
-    n: int, dim: int, max_distance: int, *, element_size: int = 4
+    n: int, dim: int, max_relative_position: int, *, element_size: int = 4
 ) -> dict[str, int]:
     """Bytes of the large intermediate tensors of one head's Shaw attention (analytic count).
 
@@ -311,7 +311,7 @@ def shaw_intermediate_bytes(
     Args:
         n: sequence length.
         dim: ``d``, channels per head.
-        max_distance: ``k``.
+        max_relative_position: ``k``.
         element_size: bytes per number (4 for float32).
 
     Returns:
@@ -319,7 +319,7 @@ def shaw_intermediate_bytes(
     """
     n = check_int("n", n)
     d = check_int("dim", dim)
-    k = check_int("max_distance", max_distance, minimum=0)
+    k = check_int("max_relative_position", max_relative_position, minimum=0)
     size = check_int("element_size", element_size)
     c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
     return {
@@ -333,7 +333,7 @@ def shaw_attention_timings(
     sizes: Sequence[int] = (128, 256, 512, 1024),
     *,
     dim: int = 64,
-    max_distance: int = 16,
+    max_relative_position: int = 16,
     naive_max: int = 256,
     repeats: int = 3,
     threads: int = 1,
@@ -349,7 +349,7 @@ def shaw_attention_timings(
     Args:
         sizes: the sequence lengths ``n`` to time.
         dim: ``d``, channels of the single head.
-        max_distance: ``k``.
+        max_relative_position: ``k``.
         naive_max: the largest ``n`` at which the naive version is timed.
         repeats: timed calls per measurement (the median is kept).
         threads: ``torch`` intra-op threads during the measurement.
@@ -360,10 +360,10 @@ def shaw_attention_timings(
     """
     repeats = check_int("repeats", repeats)
     with torch_threads(threads):
-        return _timings(sizes, dim, max_distance, naive_max, repeats, seed)
+        return _timings(sizes, dim, max_relative_position, naive_max, repeats, seed)
 
 
-def _timings(sizes: Sequence[int], dim: int, max_distance: int, naive_max: int, repeats: int,
+def _timings(sizes: Sequence[int], dim: int, max_relative_position: int, naive_max: int, repeats: int,
              seed: int) -> dict[str, list[float | None]]:
     g = torch.Generator().manual_seed(seed)
     out: dict[str, list[float | None]] = {
@@ -372,8 +372,8 @@ def _timings(sizes: Sequence[int], dim: int, max_distance: int, naive_max: int, 
     for n in sizes:
         n = check_int("sizes", n)
         q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
-        rk = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
-        rv = torch.randn(2 * max_distance + 1, dim, generator=g)  # [2k+1, d]
+        rk = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
+        rv = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
         calls = {
             "plain": lambda: torch.softmax(q @ k.T / math.sqrt(dim), -1) @ v,
             "posenc": lambda: shaw_attention(q, k, v, rk, rv),

@@ -70,7 +70,7 @@ def sinusoidal_encoding(
     dim: int,
     *,
     base: float = 10000.0,
-    interleave: bool = True,
+    interleaved: bool = True,
     dtype: torch.dtype = torch.float32,
     compute_dtype: torch.dtype = torch.float64,
 ) -> Tensor:
@@ -81,7 +81,7 @@ def sinusoidal_encoding(
         PE(p, 2i) = \\sin(p\\,\\omega_i), \\qquad PE(p, 2i+1) = \\cos(p\\,\\omega_i),
         \\qquad \\omega_i = \\text{base}^{-2i/d}
 
-    With ``interleave=False`` the same numbers are laid out as all sines then all cosines,
+    With ``interleaved=False`` the same numbers are laid out as all sines then all cosines,
     ``[sin(pω_0) … sin(pω_{d/2-1}) | cos(pω_0) … cos(pω_{d/2-1})]``
     (tensor2tensor's ``get_timing_signal_1d`` and MAE's 1-D helper).
 
@@ -90,7 +90,7 @@ def sinusoidal_encoding(
             fractional and negative positions are allowed.
         dim: ``d``, the number of channels (even).
         base: the base of the frequencies (``10000`` in the paper).
-        interleave: ``True`` for sin/cos alternating channel by channel, ``False`` for
+        interleaved: ``True`` for sin/cos alternating channel by channel, ``False`` for
             concatenated halves.
         dtype: dtype of the result.
         compute_dtype: dtype in which the angles ``p·ω`` and their sines are computed.
@@ -112,7 +112,7 @@ def sinusoidal_encoding(
     check_floating_dtype("compute_dtype", compute_dtype)
     angles = pos.to(compute_dtype)[:, None] * omega.to(pos.device, compute_dtype)[None, :]  # [n, d/2]
     sin, cos = torch.sin(angles), torch.cos(angles)  # [n, d/2] each
-    if interleave:
+    if interleaved:
         table = torch.stack((sin, cos), dim=-1).flatten(-2)  # [n, d]
     else:
         table = torch.cat((sin, cos), dim=-1)  # [n, d]
@@ -120,7 +120,7 @@ def sinusoidal_encoding(
 
 
 def sinusoidal_shift_matrix(
-    offset: float, dim: int, *, base: float = 10000.0, interleave: bool = True
+    offset: float, dim: int, *, base: float = 10000.0, interleaved: bool = True
 ) -> Tensor:
     """Return the matrix ``M_k`` with ``PE(p + k) = M_k · PE(p)`` for every position ``p``.
 
@@ -138,7 +138,7 @@ def sinusoidal_shift_matrix(
         offset: ``k``, the shift (any real number).
         dim: ``d``, the number of channels (even).
         base: as in :func:`sinusoidal_encoding`.
-        interleave: the channel layout of the encoding it acts on.
+        interleaved: the channel layout of the encoding it acts on.
 
     Returns:
         float64 tensor of shape ``[d, d]`` (block diagonal, orthogonal).
@@ -149,8 +149,8 @@ def sinusoidal_shift_matrix(
     theta = float(offset) * omega  # [d/2]
     c, s = torch.cos(theta), torch.sin(theta)  # [d/2] each
     half = dim // 2
-    sin_idx = torch.arange(0, dim, 2) if interleave else torch.arange(half)  # [d/2]
-    cos_idx = sin_idx + 1 if interleave else sin_idx + half  # [d/2]
+    sin_idx = torch.arange(0, dim, 2) if interleaved else torch.arange(half)  # [d/2]
+    cos_idx = sin_idx + 1 if interleaved else sin_idx + half  # [d/2]
     m = torch.zeros(dim, dim, dtype=torch.float64)  # [d, d]
     m[sin_idx, sin_idx] = c
     m[sin_idx, cos_idx] = s
@@ -233,7 +233,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         dim: ``d``, the model width (even).
         max_positions: how many positions to precompute.
         base: as in :func:`sinusoidal_encoding`.
-        interleave: as in :func:`sinusoidal_encoding`.
+        interleaved: as in :func:`sinusoidal_encoding`.
 
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]``.
@@ -242,14 +242,14 @@ class SinusoidalPositionalEncoding(nn.Module):
     encoding: Tensor
 
     def __init__(
-        self, dim: int, max_positions: int = 512, *, base: float = 10000.0, interleave: bool = True
+        self, dim: int, max_positions: int = 512, *, base: float = 10000.0, interleaved: bool = True
     ) -> None:
         super().__init__()
         self.dim = check_even("dim", dim)
         self.base = check_positive_float("base", base)
-        self.interleave = interleave
+        self.interleaved = interleaved
         max_positions = check_int("max_positions", max_positions)
-        table = sinusoidal_encoding(max_positions, dim, base=base, interleave=interleave)
+        table = sinusoidal_encoding(max_positions, dim, base=base, interleaved=interleaved)
         self.register_buffer("encoding", table, persistent=False)  # [max_positions, d]
 
     def forward(self, x: Tensor) -> Tensor:
@@ -260,6 +260,6 @@ class SinusoidalPositionalEncoding(nn.Module):
         if n <= self.encoding.shape[0]:
             table = self.encoding[:n]  # [n, d]
         else:
-            table = sinusoidal_encoding(n, d, base=self.base, interleave=self.interleave)
+            table = sinusoidal_encoding(n, d, base=self.base, interleaved=self.interleaved)
         return x + table.to(device=x.device, dtype=x.dtype)  # [b, n, d]
 

@@ -158,7 +158,7 @@ def _shaw_weights(attn: ShawRelativeMultiheadAttention, h: Tensor, mask: Tensor 
     heads = attn.num_heads
     q = attn.q_proj(h).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
     k = attn.k_proj(h).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
-    index = shaw_relative_index(n, n, attn.max_distance).to(h.device)  # [n, n]
+    index = shaw_relative_index(n, n, attn.max_relative_position).to(h.device)  # [n, n]
     position = (q @ attn.rel_k.T).gather(-1, index.expand(b, heads, n, n))  # [b, h, n, n]: q_i·a^K
     logits = (q @ k.transpose(-1, -2) + position) / math.sqrt(d // heads)  # [b, h, n, n]
     return masked_softmax(logits, mask)  # [b, h, n, n]
@@ -214,7 +214,7 @@ class TinyTransformer(nn.Module):
             (:func:`posenc.attention.causal_mask`), as in a decoder.
 
     Shapes:
-        ``tokens``: ``[b, n]`` (int64) → logits ``[b, n, V]``; ``n <= max_length`` when the
+        ``tokens``: ``[b, n]`` (int64) → logits ``[b, n, V]``; ``n <= max_positions`` when the
         position module has a maximum length.
     """
 
@@ -294,10 +294,10 @@ class TinyTransformer(nn.Module):
         return tuple(name for name, on in used.items() if on)
 
     @property
-    def max_length(self) -> int | None:
-        """The longest sequence the model accepts: the position module's ``num_positions``
+    def max_positions(self) -> int | None:
+        """The longest sequence the model accepts: the position module's ``max_positions``
         (a learned table has no row beyond it), or ``None`` for no limit."""
-        limit = getattr(self.position, "num_positions", None)
+        limit = getattr(self.position, "max_positions", None)
         return None if limit is None else int(limit)
 
     def forward(self, tokens: Tensor) -> Tensor:
@@ -499,10 +499,10 @@ def _length_range(length: int | tuple[int, int]) -> tuple[int, int]:
 
 def _check_fits(model: TinyTransformer, length: int, name: str) -> None:
     """Refuse a length beyond the model's position table, naming ``name``."""
-    limit = model.max_length
+    limit = model.max_positions
     if limit is not None and length > limit:
         raise ValueError(
-            f"{name} must be at most the model's max_length={limit} (its position table has "
+            f"{name} must be at most the model's max_positions={limit} (its position table has "
             f"no row beyond), got {length}"
         )
 
@@ -849,8 +849,8 @@ def toy_model(
     num_heads: int = 4,
     num_layers: int = 2,
     causal: bool = True,
-    max_length: int = 16,
-    shaw_max_distance: int = 8,
+    max_positions: int = 16,
+    shaw_max_relative_position: int = 8,
     t5_num_buckets: int | None = None,
     t5_max_distance: int = 16,
     rope_base: float = 10000.0,
@@ -868,9 +868,9 @@ def toy_model(
     ================  ===================================================================
     ``"none"``        nothing: with ``causal=True`` only the mask tells order (NoPE)
     ``"sinusoidal"``  ``position=SinusoidalPositionalEncoding(dim)``
-    ``"learned"``     ``position=LearnedPositionalEmbedding(max_length, dim)``
+    ``"learned"``     ``position=LearnedPositionalEmbedding(max_positions, dim)``
     ``"shaw"``        ``attention=``: a ``ShawRelativeMultiheadAttention(dim, num_heads,
-                      shaw_max_distance)`` in every layer (own ``a^K``, ``a^V`` per layer)
+                      shaw_max_relative_position)`` in every layer (own ``a^K``, ``a^V`` per layer)
     ``"t5"``          ``attention_bias=T5RelativePositionBias(num_heads, ...)``, one table
                       shared by every layer (as in T5)
     ``"alibi"``       ``attention_bias=ALiBiBias(num_heads, causal=causal)`` (fixed slopes)
@@ -891,9 +891,9 @@ def toy_model(
     Args:
         encoding: one of :data:`ENCODINGS`.
         vocab_size, dim, num_heads, num_layers, causal: as in :class:`TinyTransformer`.
-        max_length: the rows of the learned table (``"learned"`` only): the longest sequence
+        max_positions: the rows of the learned table (``"learned"`` only): the longest sequence
             that model can run.
-        shaw_max_distance: Shaw's clipping distance ``k``.
+        shaw_max_relative_position: Shaw's clipping distance ``k``.
         t5_num_buckets: T5's ``num_buckets``; default 8 per direction (8 when causal, 16
             otherwise).
         t5_max_distance: T5's ``max_distance``, the end of the logarithmic scale of its
@@ -921,7 +921,7 @@ def toy_model(
             f"got dim / num_heads = {dim} / {num_heads} = {dim // num_heads}"
         )
     if encoding == "shaw":
-        clip = check_int("shaw_max_distance", shaw_max_distance, minimum=0)
+        clip = check_int("shaw_max_relative_position", shaw_max_relative_position, minimum=0)
     if seed is not None:
         seed = check_int("seed", seed, minimum=0)
 
@@ -930,7 +930,7 @@ def toy_model(
         if encoding == "sinusoidal":
             options["position"] = SinusoidalPositionalEncoding(dim)
         elif encoding == "learned":
-            options["position"] = LearnedPositionalEmbedding(max_length, dim)
+            options["position"] = LearnedPositionalEmbedding(max_positions, dim)
         elif encoding == "shaw":
             options["attention"] = lambda d, h: ShawRelativeMultiheadAttention(d, h, clip)
         elif encoding == "t5":
@@ -1237,7 +1237,7 @@ def length_generalisation(
 
     Args:
         encodings: names from :data:`ENCODINGS` (built by :func:`toy_model` with
-            ``max_length = train_lengths[1]`` and ``**model_options``), or a mapping
+            ``max_positions = train_lengths[1]`` and ``**model_options``), or a mapping
             ``label -> factory`` of functions that build a :class:`TinyTransformer`.
         task, k: the task, as in :func:`toy_batch`.
         train_lengths: ``(n_min, n_max)``: each training batch has a length drawn from
@@ -1268,7 +1268,7 @@ def length_generalisation(
         unknown = [e for e in names if e not in ENCODINGS]
         if unknown:
             raise ValueError(f"encodings must be names from {ENCODINGS}, got {unknown}")
-        options = {"max_length": _length_range(train_lengths)[1], "seed": seed, **model_options}
+        options = {"max_positions": _length_range(train_lengths)[1], "seed": seed, **model_options}
         factories = {e: (lambda e=e: toy_model(e, **options)) for e in names}  # type: ignore[misc]
     if not factories:
         raise ValueError("encodings must name at least one encoding")
@@ -1303,7 +1303,7 @@ def length_generalisation(
             results.losses[label] = run.losses
             results.accuracy[label], results.position_accuracy[label] = {}, {}
             for n in lengths:
-                if model.max_length is not None and n > model.max_length:
+                if model.max_positions is not None and n > model.max_positions:
                     per_position = torch.full((n,), math.nan, dtype=torch.float64)  # [n]
                 else:
                     with torch_threads(1):

@@ -351,7 +351,7 @@ def spread_key_step(query_frames: int, key_frames: int) -> int:
     return (d1 - 1) // (d2 - 1) if d2 > 1 else 1
 
 
-class RelativePositionBias(nn.Module):
+class SwinRelativePositionBias(nn.Module):
     """A learned bias per head for each coordinate difference in a window (Swin's B).
 
     .. math::
@@ -541,7 +541,7 @@ class WindowAttention(nn.Module):
         self.num_heads = check_int("num_heads", num_heads)
         check_heads(self.dim, self.num_heads)
         self.window_size = _shape("window_size", window_size)
-        self.relative_position = RelativePositionBias(self.window_size, num_heads)
+        self.relative_position = SwinRelativePositionBias(self.window_size, num_heads)
         self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
         self.proj = nn.Linear(dim, dim)
 

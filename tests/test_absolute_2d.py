@@ -97,7 +97,7 @@ def torch_bicubic_reference(image, out_h, out_w, a=-0.75):
 
 @pytest.mark.parametrize("h,w,dim", [(1, 1, 4), (3, 5, 8), (14, 14, 64), (7, 4, 32)])
 def test_mae_layout_reproduces_mae_exactly(h, w, dim):
-    ours = sinusoidal_encoding_2d(h, w, dim, interleave=False, row_first=False)
+    ours = sinusoidal_encoding_2d(h, w, dim, interleaved=False, row_first=False)
     ref = torch.from_numpy(mae_2d_sincos(dim, h, w)).float()
     assert ours.shape == (h * w, dim) and ours.dtype == torch.float32
     torch.testing.assert_close(ours, ref, rtol=0, atol=1e-6)
@@ -118,24 +118,24 @@ def test_golden_2x2_dim4():
     torch.testing.assert_close(sinusoidal_encoding_2d(2, 2, 4), expected, rtol=0, atol=1e-7)
 
 
-def layout_permutation(dim, interleave, row_first):
+def layout_permutation(dim, interleaved, row_first):
     """Where channel j of a layout comes from in the seed layout (interleaved, row first)."""
     q = dim // 2
-    within = list(range(q)) if interleave else [2 * i for i in range(q // 2)] + [2 * i + 1 for i in range(q // 2)]
+    within = list(range(q)) if interleaved else [2 * i for i in range(q // 2)] + [2 * i + 1 for i in range(q // 2)]
     first, second = (0, q) if row_first else (q, 0)
     return [first + k for k in within] + [second + k for k in within]
 
 
-@pytest.mark.parametrize("interleave", [True, False])
+@pytest.mark.parametrize("interleaved", [True, False])
 @pytest.mark.parametrize("row_first", [True, False])
-def test_every_layout_is_a_fixed_channel_permutation_of_the_seed_layout(interleave, row_first):
+def test_every_layout_is_a_fixed_channel_permutation_of_the_seed_layout(interleaved, row_first):
     dim = 16
     seed = sinusoidal_encoding_2d(5, 6, dim)
-    other = sinusoidal_encoding_2d(5, 6, dim, interleave=interleave, row_first=row_first)
-    perm = layout_permutation(dim, interleave, row_first)
+    other = sinusoidal_encoding_2d(5, 6, dim, interleaved=interleaved, row_first=row_first)
+    perm = layout_permutation(dim, interleaved, row_first)
     assert sorted(perm) == list(range(dim))
     assert torch.equal(other, seed[:, perm])
-    assert sinusoidal_2d_channel_permutation(dim, interleave=interleave, row_first=row_first).tolist() == perm
+    assert sinusoidal_2d_channel_permutation(dim, interleaved=interleaved, row_first=row_first).tolist() == perm
 
 
 def test_row_major_flattening():
@@ -174,11 +174,11 @@ def random_padding(b, h, w, seed):
 
 
 @pytest.mark.parametrize("normalize,scale", [(False, None), (True, None), (True, 1.0)])
-@pytest.mark.parametrize("temperature", [10, 10000])
-def test_detr_sine_matches_hugging_face(normalize, scale, temperature):
-    mask = random_padding(3, 9, 11, seed=temperature)
-    ours = detr_sine_encoding(mask, 32, temperature, normalize=normalize, scale=scale)
-    hf = DetrSinePositionEmbedding(32, temperature, normalize=normalize, scale=scale)
+@pytest.mark.parametrize("base", [10, 10000])
+def test_detr_sine_matches_hugging_face(normalize, scale, base):
+    mask = random_padding(3, 9, 11, seed=base)
+    ours = detr_sine_encoding(mask, 32, base, normalize=normalize, scale=scale)
+    hf = DetrSinePositionEmbedding(32, base, normalize=normalize, scale=scale)
     # Hugging Face's mask is 1 at valid pixels: the opposite of DETR's padding mask
     ref = hf((3, 3, 9, 11), "cpu", torch.float64, mask=~mask).float()
     assert ours.shape == (3, 64, 9, 11)
@@ -187,7 +187,7 @@ def test_detr_sine_matches_hugging_face(normalize, scale, temperature):
 
 def test_detr_sine_positions_start_at_one_and_y_comes_first():
     mask = torch.zeros(1, 3, 4, dtype=torch.bool)
-    pe = detr_sine_encoding(mask, num_pos_feats=4, temperature=10000)
+    pe = detr_sine_encoding(mask, num_pos_feats=4, base=10000)
     # channel 0 = sin(y / 1) with y = r + 1; channel 4 = sin(x / 1) with x = c + 1
     torch.testing.assert_close(pe[0, 0, :, 0], torch.sin(torch.tensor([1.0, 2.0, 3.0])))
     torch.testing.assert_close(pe[0, 4, 0, :], torch.sin(torch.tensor([1.0, 2.0, 3.0, 4.0])))
@@ -195,7 +195,7 @@ def test_detr_sine_positions_start_at_one_and_y_comes_first():
 
 
 def test_detr_sine_seed_example_shape():
-    # seed 002: num_pos_feats=64, temperature=10 on 20x20 maps gives 128 x 20 x 20
+    # seed 002: num_pos_feats=64, base=10 on 20x20 maps gives 128 x 20 x 20
     pe = detr_sine_encoding(torch.zeros(2, 20, 20, dtype=torch.bool), 64, 10)
     assert pe.shape == (2, 128, 20, 20)
 
@@ -230,7 +230,7 @@ def test_detr_sine_errors():
 
 def test_learned_row_col_matches_hugging_face():
     torch.manual_seed(0)
-    ours = LearnedRowColEmbedding(num_pos_feats=6, max_size=50)
+    ours = LearnedRowColEmbedding(num_pos_feats=6, max_positions=50)
     hf = DetrLearnedPositionEmbedding(embedding_dim=6)
     hf.row_embeddings.weight.data.copy_(ours.row_embed.weight)
     hf.column_embeddings.weight.data.copy_(ours.col_embed.weight)
@@ -240,7 +240,7 @@ def test_learned_row_col_matches_hugging_face():
 
 
 def test_learned_row_col_puts_columns_first():
-    emb = LearnedRowColEmbedding(num_pos_feats=3, max_size=10)
+    emb = LearnedRowColEmbedding(num_pos_feats=3, max_positions=10)
     pos = emb(torch.zeros(1, 1, 4, 5))
     assert pos.shape == (1, 6, 4, 5)
     assert torch.equal(pos[0, :3, 2, 4], emb.col_embed.weight[4])
@@ -255,16 +255,16 @@ def test_learned_row_col_init_is_uniform_unit_interval():
 
 
 def test_learned_row_col_too_large_map_is_a_value_error():
-    emb = LearnedRowColEmbedding(num_pos_feats=4, max_size=50)
+    emb = LearnedRowColEmbedding(num_pos_feats=4, max_positions=50)
     assert emb(torch.zeros(1, 1, 50, 50)).shape == (1, 8, 50, 50)
-    with pytest.raises(ValueError, match=r"feature map of 51x20 exceeds max_size=50"):
+    with pytest.raises(ValueError, match=r"feature map of 51x20 exceeds max_positions=50"):
         emb(torch.zeros(1, 1, 51, 20))
     with pytest.raises(ValueError, match=r"x must have 4 dimensions"):
         emb(torch.zeros(1, 50, 50))
 
 
 def test_learned_row_col_gradients_reach_only_used_rows():
-    emb = LearnedRowColEmbedding(num_pos_feats=2, max_size=10)
+    emb = LearnedRowColEmbedding(num_pos_feats=2, max_positions=10)
     emb(torch.zeros(1, 1, 3, 4)).sum().backward()
     assert emb.row_embed.weight.grad[:3].abs().sum() > 0 and emb.row_embed.weight.grad[3:].abs().sum() == 0
     assert emb.col_embed.weight.grad[:4].abs().sum() > 0 and emb.col_embed.weight.grad[4:].abs().sum() == 0

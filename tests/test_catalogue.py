@@ -145,10 +145,10 @@ def test_only_learned_absolute_tables_refuse_longer_inputs(size):
 
 def test_refusals_are_the_modules_value_errors():
     learned = get_encoding("learned")
-    with pytest.raises(ValueError, match="exceeds num_positions=40"):
+    with pytest.raises(ValueError, match="exceeds max_positions=40"):
         learned.run(learned.build(OTHER), OTHER, 2)
     rowcol = get_encoding("detr_learned")
-    with pytest.raises(ValueError, match="exceeds max_size=12"):
+    with pytest.raises(ValueError, match="exceeds max_positions=12"):
         rowcol.run(rowcol.build(OTHER), OTHER, 2)
 
 

@@ -125,7 +125,7 @@ def test_parameter_count_of_bert_base() -> None:
 def test_too_long_sequence_raises_value_error_explaining_why() -> None:
     pe = LearnedPositionalEmbedding(8, 4)
     pe(torch.zeros(1, 8, 4))  # the longest allowed
-    with pytest.raises(ValueError, match=r"sequence length 9 exceeds num_positions=8") as info:
+    with pytest.raises(ValueError, match=r"sequence length 9 exceeds max_positions=8") as info:
         pe(torch.zeros(1, 9, 4))
     assert "cannot extrapolate" in str(info.value)
     assert "8..8" in str(info.value)
@@ -135,13 +135,13 @@ def test_too_long_sequence_raises_value_error_explaining_why() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "name"),
     [
-        ({"num_positions": 0, "dim": 4}, ValueError, "num_positions"),
-        ({"num_positions": 2.0, "dim": 4}, TypeError, "num_positions"),
-        ({"num_positions": 4, "dim": -1}, ValueError, "dim"),
-        ({"num_positions": 4, "dim": True}, TypeError, "dim"),
-        ({"num_positions": 4, "dim": 4, "init": "xavier"}, ValueError, "init"),
-        ({"num_positions": 4, "dim": 4, "std": 0.0}, ValueError, "std"),
-        ({"num_positions": 4, "dim": 4, "std": "big"}, TypeError, "std"),
+        ({"max_positions": 0, "dim": 4}, ValueError, "max_positions"),
+        ({"max_positions": 2.0, "dim": 4}, TypeError, "max_positions"),
+        ({"max_positions": 4, "dim": -1}, ValueError, "dim"),
+        ({"max_positions": 4, "dim": True}, TypeError, "dim"),
+        ({"max_positions": 4, "dim": 4, "init": "xavier"}, ValueError, "init"),
+        ({"max_positions": 4, "dim": 4, "std": 0.0}, ValueError, "std"),
+        ({"max_positions": 4, "dim": 4, "std": "big"}, TypeError, "std"),
     ],
 )
 def test_bad_constructor_arguments(kwargs: dict, error: type, name: str) -> None:

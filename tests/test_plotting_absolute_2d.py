@@ -48,7 +48,7 @@ def test_layout_figure_draws_both_tables_and_the_permutation():
     fig = layout_comparison_figure(3, 3, 8)
     top, wires, bottom = fig.axes[:3]
     np.testing.assert_allclose(top.get_images()[0].get_array(), sinusoidal_encoding_2d(3, 3, 8).numpy())
-    mae = sinusoidal_encoding_2d(3, 3, 8, interleave=False, row_first=False)
+    mae = sinusoidal_encoding_2d(3, 3, 8, interleaved=False, row_first=False)
     np.testing.assert_allclose(bottom.get_images()[0].get_array(), mae.numpy())
     perm = sinusoidal_2d_channel_permutation(8).tolist()
     assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [(perm[j], j) for j in (0, 2, 4)]
@@ -126,7 +126,7 @@ def test_explorer_figure_is_one_composed_image_that_follows_its_arguments():
     padding = rgba[8, 0]  # below the valid rows: padding grey
     np.testing.assert_allclose(padding[:3], [0xD9 / 255] * 3)
     base = rgba.copy()
-    for kwargs in ({"normalize": True}, {"pair": "middle"}, {"temperature": 10.0, "pair": "middle"},
+    for kwargs in ({"normalize": True}, {"pair": "middle"}, {"base": 10.0, "pair": "middle"},
                    {"dim": 32}, {"height": 12}):
         other = np.asarray(images(absolute_2d_explorer_figure(**{"height": 6, "width": 10, "dim": 16,
                                                                   "canvas": 12, **kwargs}))[0].get_array())

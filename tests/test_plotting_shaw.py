@@ -90,9 +90,9 @@ def test_index_figure_bad_arguments():
         shaw_index_figure(8, 2, query="centre")
     with pytest.raises(ValueError, match="query must be < n = 8"):
         shaw_index_figure(8, 2, query=8)
-    with pytest.raises(ValueError, match="max_distance must be >= 0"):
+    with pytest.raises(ValueError, match="max_relative_position must be >= 0"):
         shaw_index_figure(8, -1)
-    with pytest.raises(ValueError, match="max_distance must be <= 32"):
+    with pytest.raises(ValueError, match="max_relative_position must be <= 32"):
         shaw_key_bias_row(8, 33, 0)
 
 
@@ -118,14 +118,14 @@ def test_skew_figure_band_reads_the_index(n, k):
 
 def test_timings_and_cost_figure():
     before = torch.get_num_threads()
-    timings = shaw_attention_timings((8, 16), dim=4, max_distance=2, naive_max=8, repeats=1,
+    timings = shaw_attention_timings((8, 16), dim=4, max_relative_position=2, naive_max=8, repeats=1,
                                      threads=1)
     assert torch.get_num_threads() == before  # restored
     assert timings["n"] == [8.0, 16.0]
     assert timings["naive"][1] is None
     assert all(t > 0 for key in ("plain", "posenc") for t in timings[key])
     assert timings["naive"][0] > 0
-    fig = shaw_cost_figure(timings, dim=4, max_distance=2)
+    fig = shaw_cost_figure(timings, dim=4, max_relative_position=2)
     mem_ax, time_ax = fig.axes
     naive_line = mem_ax.lines[0]
     xs = naive_line.get_xdata()

@@ -21,12 +21,12 @@ def image_data(ax):
     return np.asarray(ax.get_images()[0].get_array())
 
 
-@pytest.mark.parametrize("interleave", [True, False])
-def test_heatmap_shows_the_table(interleave):
-    fig = sinusoidal_heatmap_figure(40, 16, base=100.0, interleave=interleave)
+@pytest.mark.parametrize("interleaved", [True, False])
+def test_heatmap_shows_the_table(interleaved):
+    fig = sinusoidal_heatmap_figure(40, 16, base=100.0, interleaved=interleaved)
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
-    expected = sinusoidal_encoding(40, 16, base=100.0, interleave=interleave).double().numpy()
+    expected = sinusoidal_encoding(40, 16, base=100.0, interleaved=interleaved).double().numpy()
     np.testing.assert_allclose(image_data(ax), expected, atol=1e-7)
     assert ax.get_ylabel() == "position p" and ax.get_xlabel() == "channel"
     assert len(fig.axes) == 2  # image + colourbar

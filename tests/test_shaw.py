@@ -174,7 +174,7 @@ def test_errors_name_the_argument():
         shaw_attention_reference(q, kk, v, rk, rv, mask=torch.ones(3, 3))
     with pytest.raises(TypeError, match=r"mask must be a torch.Tensor"):
         shaw_attention(q, kk, v, rk, rv, mask=[[True] * 3] * 3)
-    with pytest.raises(ValueError, match=r"max_distance must be >= 0"):
+    with pytest.raises(ValueError, match=r"max_relative_position must be >= 0"):
         shaw_relative_index(3, 3, -1)
     with pytest.raises(TypeError, match=r"n_q must be an integer"):
         shaw_relative_index(3.0, 3, 1)
@@ -182,7 +182,7 @@ def test_errors_name_the_argument():
 
 def test_module_shapes_shared_tables_and_equivalence():
     torch.manual_seed(0)
-    attn = ShawRelativeMultiheadAttention(dim=12, num_heads=3, max_distance=2).double()
+    attn = ShawRelativeMultiheadAttention(dim=12, num_heads=3, max_relative_position=2).double()
     assert attn.rel_k.shape == (5, 4) and attn.rel_v.shape == (5, 4)
     x = torch.randn(2, 7, 12, dtype=torch.float64)
     y = attn(x)

@@ -22,13 +22,13 @@ from posenc.sinusoidal import (
 F64 = torch.float64
 
 
-def paper_table(positions, dim, base=10000.0, interleave=True):
+def paper_table(positions, dim, base=10000.0, interleaved=True):
     """Vaswani et al. §3.5, one math.sin/math.cos at a time, in float64."""
     rows = []
     for p in positions:
         sines = [math.sin(p / base ** (2 * i / dim)) for i in range(dim // 2)]
         cosines = [math.cos(p / base ** (2 * i / dim)) for i in range(dim // 2)]
-        if interleave:
+        if interleaved:
             rows.append([v for pair in zip(sines, cosines) for v in pair])
         else:
             rows.append(sines + cosines)
@@ -49,17 +49,17 @@ def test_golden_values_dim4():
         dtype=F64,
     )
     torch.testing.assert_close(sinusoidal_encoding(3, 4, dtype=F64), expected, rtol=0, atol=1e-15)
-    halves = sinusoidal_encoding(3, 4, interleave=False, dtype=F64)
+    halves = sinusoidal_encoding(3, 4, interleaved=False, dtype=F64)
     torch.testing.assert_close(halves, expected[:, [0, 2, 1, 3]], rtol=0, atol=1e-15)
     assert sinusoidal_encoding(3, 4).dtype == torch.float32
 
 
-@pytest.mark.parametrize("interleave", [True, False])
+@pytest.mark.parametrize("interleaved", [True, False])
 @pytest.mark.parametrize(("dim", "base"), [(2, 10000.0), (6, 10000.0), (64, 10000.0), (32, 100.0)])
-def test_matches_paper_formula(dim, base, interleave):
+def test_matches_paper_formula(dim, base, interleaved):
     pos = [0, 1, 2, 7, 50, 511, 2.5, -3.25]
-    got = sinusoidal_encoding(torch.tensor(pos), dim, base=base, interleave=interleave, dtype=F64)
-    expected = paper_table(pos, dim, base, interleave)
+    got = sinusoidal_encoding(torch.tensor(pos), dim, base=base, interleaved=interleaved, dtype=F64)
+    expected = paper_table(pos, dim, base, interleaved)
     np.testing.assert_allclose(got.numpy(), expected, atol=1e-12, rtol=0)
 
 
@@ -129,11 +129,11 @@ bases = st.sampled_from([100.0, 10000.0])
 
 
 @given(p=reals, k=st.floats(min_value=-1e3, max_value=1e3), dim=dims, base=bases,
-       interleave=st.booleans())
-def test_shift_is_a_rotation_independent_of_position(p, k, dim, base, interleave):
-    m = sinusoidal_shift_matrix(k, dim, base=base, interleave=interleave)  # [d, d]
+       interleaved=st.booleans())
+def test_shift_is_a_rotation_independent_of_position(p, k, dim, base, interleaved):
+    m = sinusoidal_shift_matrix(k, dim, base=base, interleaved=interleaved)  # [d, d]
     pk = torch.tensor([p, p + k], dtype=F64)
-    at = sinusoidal_encoding(pk, dim, base=base, interleave=interleave, dtype=F64)  # [2, d]
+    at = sinusoidal_encoding(pk, dim, base=base, interleaved=interleaved, dtype=F64)  # [2, d]
     torch.testing.assert_close(m @ at[0], at[1], rtol=0, atol=1e-9)
     torch.testing.assert_close(m @ m.T, torch.eye(dim, dtype=F64), rtol=0, atol=1e-12)
 
@@ -144,13 +144,13 @@ def test_shift_matrices_compose(a, b, dim):
     torch.testing.assert_close(ma @ mb, sinusoidal_shift_matrix(a + b, dim), rtol=0, atol=1e-10)
 
 
-@given(k=st.floats(-100, 100), dim=dims, base=bases, interleave=st.booleans())
-def test_shift_back_is_the_transpose_and_differs_from_shift_forward(k, dim, base, interleave):
-    m = sinusoidal_shift_matrix(k, dim, base=base, interleave=interleave)
-    back = sinusoidal_shift_matrix(-k, dim, base=base, interleave=interleave)
+@given(k=st.floats(-100, 100), dim=dims, base=bases, interleaved=st.booleans())
+def test_shift_back_is_the_transpose_and_differs_from_shift_forward(k, dim, base, interleaved):
+    m = sinusoidal_shift_matrix(k, dim, base=base, interleaved=interleaved)
+    back = sinusoidal_shift_matrix(-k, dim, base=base, interleaved=interleaved)
     torch.testing.assert_close(back, m.T, rtol=0, atol=1e-15)
     # the top-right entry of pair 0's block is sin(k·ω_0) = sin k, the bottom-left -sin k
-    j = 1 if interleave else dim // 2
+    j = 1 if interleaved else dim // 2
     assert m[0, j].item() == pytest.approx(math.sin(k), abs=1e-12)
     assert m[j, 0].item() == pytest.approx(-math.sin(k), abs=1e-12)
 
@@ -181,7 +181,7 @@ def test_values_bounded_and_pairs_on_unit_circle(pos, dim, base):
 def test_halves_layout_is_a_fixed_channel_permutation(n, dim, base):
     perm = list(range(0, dim, 2)) + list(range(1, dim, 2))
     inter = sinusoidal_encoding(n, dim, base=base)
-    halves = sinusoidal_encoding(n, dim, base=base, interleave=False)
+    halves = sinusoidal_encoding(n, dim, base=base, interleaved=False)
     torch.testing.assert_close(halves, inter[:, perm], rtol=0, atol=0)
 
 
@@ -224,9 +224,9 @@ def test_module_adds_table_and_keeps_it_out_of_state_dict():
 
 
 def test_module_encodes_inputs_longer_than_its_table():
-    mod = SinusoidalPositionalEncoding(8, max_positions=4, base=100.0, interleave=False)
+    mod = SinusoidalPositionalEncoding(8, max_positions=4, base=100.0, interleaved=False)
     out = mod(torch.zeros(1, 50, 8))
-    expected = sinusoidal_encoding(50, 8, base=100.0, interleave=False)
+    expected = sinusoidal_encoding(50, 8, base=100.0, interleaved=False)
     torch.testing.assert_close(out[0], expected, rtol=0, atol=0)
 
 

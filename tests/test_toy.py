@@ -165,9 +165,9 @@ def test_adam_leaves_entries_with_zero_gradient_exactly_unchanged() -> None:
 
 
 # -- training ----------------------------------------------------------------------------------
-def _learned_model(init: str = "trunc_normal", num_positions: int = 24) -> TinyTransformer:
+def _learned_model(init: str = "trunc_normal", max_positions: int = 24) -> TinyTransformer:
     torch.manual_seed(0)
-    return TinyTransformer(12, 32, 2, 1, LearnedPositionalEmbedding(num_positions, 32, init=init))
+    return TinyTransformer(12, 32, 2, 1, LearnedPositionalEmbedding(max_positions, 32, init=init))
 
 
 def test_training_learns_the_task_and_leaves_unused_rows_alone() -> None:
@@ -214,7 +214,7 @@ def test_training_is_reproducible() -> None:
 
 def test_learned_model_refuses_longer_test_sequences() -> None:
     with pytest.raises(ValueError, match="cannot extrapolate"):
-        toy_accuracy(_learned_model(num_positions=16), "shift", length=20)
+        toy_accuracy(_learned_model(max_positions=16), "shift", length=20)
 
 
 def test_train_toy_bad_arguments() -> None:
@@ -297,7 +297,7 @@ def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, w
         rel_k = attn.rel_k.detach().double()
         z = shaw_attention_reference(q, k, v, rel_k, attn.rel_v.detach().double(), mask=mask)
         if weights is not None:  # Shaw's logits, one query-key pair at a time
-            clip = attn.max_distance
+            clip = attn.max_relative_position
             logits = torch.empty(b, heads, n, n, dtype=torch.float64)
             for i in range(n):
                 for j in range(n):
@@ -343,7 +343,7 @@ def _reference_forward(model: TinyTransformer, tokens: torch.Tensor, weights=Non
 def test_every_encoding_matches_a_float64_transcription(encoding: str, causal: bool) -> None:
     torch.manual_seed(0)
     model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, causal=causal,
-                      max_length=12, shaw_max_distance=3, t5_max_distance=8)
+                      max_positions=12, shaw_max_relative_position=3, t5_max_distance=8)
     with torch.no_grad():  # move every parameter away from its initial value
         for p in model.parameters():
             p.add_(0.3 * torch.randn_like(p))
@@ -359,7 +359,7 @@ def test_every_encoding_matches_a_float64_transcription(encoding: str, causal: b
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_every_encoding_trains_and_a_causal_model_never_looks_ahead(encoding: str) -> None:
     torch.manual_seed(0)
-    model = toy_model(encoding, dim=16, num_heads=4, max_length=10)
+    model = toy_model(encoding, dim=16, num_heads=4, max_positions=10)
     before = [p.detach().clone() for p in model.parameters()]
     run = train_toy(model, "shift", steps=2, length=(6, 10), batch_size=4)
     assert all(torch.isfinite(torch.tensor(run.losses)))
@@ -376,7 +376,7 @@ def test_every_encoding_trains_and_a_causal_model_never_looks_ahead(encoding: st
 @pytest.mark.parametrize("encoding", ["rope", "alibi", "learned", "shaw"])
 def test_attention_weights_of_every_layer_match_the_transcription(encoding: str) -> None:
     torch.manual_seed(1)
-    model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, max_length=12)
+    model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, max_positions=12)
     tokens = torch.randint(0, 10, (2, 9))
     got = toy_attention_weights(model, tokens)
     expected: list = []
@@ -426,8 +426,8 @@ def test_position_parameter_counts_follow_the_formulas() -> None:
 
 
 def test_max_length_comes_from_the_position_table() -> None:
-    assert toy_model("learned", max_length=12).max_length == 12
-    assert all(toy_model(e).max_length is None for e in ENCODINGS if e != "learned")
+    assert toy_model("learned", max_positions=12).max_positions == 12
+    assert all(toy_model(e).max_positions is None for e in ENCODINGS if e != "learned")
 
 
 @pytest.mark.parametrize(
@@ -474,7 +474,7 @@ def test_training_lengths_are_drawn_from_the_range_and_a_fixed_length_is_unchang
 @pytest.mark.parametrize(
     ("length", "error", "message"),
     [((9, 5), ValueError, "n_min <= n_max"), ((4, 5, 6), ValueError, "pair"),
-     ((4, 30), ValueError, "length must be at most the model's max_length=24"),
+     ((4, 30), ValueError, "length must be at most the model's max_positions=24"),
      ((0, 5), ValueError, r"length\[0\] must be positive")],
 )
 def test_bad_length_ranges(length: tuple, error: type, message: str) -> None:
@@ -517,7 +517,7 @@ def test_length_generalisation_accuracy_is_toy_accuracy_of_the_trained_model() -
             expected = toy_accuracy(model, "shift", length=n, num_sequences=16, seed=1234)
             assert results.accuracy[name][n] == pytest.approx(expected, abs=1e-12)
     # the same initial weights and batches as a hand-made run of train_toy
-    model = toy_model("t5", dim=16, num_heads=2, num_layers=1, max_length=8, seed=0)
+    model = toy_model("t5", dim=16, num_heads=2, num_layers=1, max_positions=8, seed=0)
     run = train_toy(model, "shift", steps=6, length=(6, 8))
     assert run.losses == results.losses["t5"]
 
@@ -635,7 +635,7 @@ def test_at_initialisation_a_seeded_model_differs_from_none_by_its_encoding_only
 def test_length_generalisation_starts_every_named_encoding_from_the_same_weights() -> None:
     results = _tiny_experiment(encodings=["none", "shaw"], steps=1)
     for name, model in results.models.items():
-        fresh = toy_model(name, dim=16, num_heads=2, num_layers=1, max_length=8, seed=0)
+        fresh = toy_model(name, dim=16, num_heads=2, num_layers=1, max_positions=8, seed=0)
         run = train_toy(fresh, "shift", steps=1, length=(6, 8))
         assert run.losses == results.losses[name]
 

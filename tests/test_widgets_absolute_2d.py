@@ -9,27 +9,27 @@ from posenc.widgets.absolute_2d import absolute_2d_explorer
 
 def test_controls_and_defaults():
     ex = absolute_2d_explorer()
-    names = ["height", "width", "dim", "temperature", "normalize", "channel"]
+    names = ["height", "width", "dim", "base", "normalize", "channel"]
     assert [c.name for c in ex.controls] == names
     assert [c.kind for c in ex.controls] == ["slider", "slider", "slider", "slider", "checkbox", "select"]
     assert ex.n_combinations == 64
     first = {c.name: c.values[c.default_index] for c in ex.controls}
-    assert first == {"height": 24, "width": 24, "dim": 16, "temperature": 10000.0,
+    assert first == {"height": 24, "width": 24, "dim": 16, "base": 10000.0,
                      "normalize": False, "channel": "fastest"}
 
 
 def test_every_control_changes_the_image():
     ex = absolute_2d_explorer()
     base = ex.png()
-    for change in ({"height": 12}, {"width": 16}, {"dim": 64}, {"temperature": 10.0, "channel": "middle"},
+    for change in ({"height": 12}, {"width": 16}, {"dim": 64}, {"base": 10.0, "channel": "middle"},
                    {"normalize": True, "height": 12, "width": 16}, {"channel": "middle"}):
         assert ex.png(**change) != base, change
-    # the temperature leaves the fastest pair alone but changes the similarity panel
-    assert ex.png(temperature=10.0) != base
+    # the base (DETR: temperature) leaves the fastest pair alone but changes the similarity panel
+    assert ex.png(base=10.0) != base
 
 
 def test_static_html_has_one_image_per_combination():
-    ex = absolute_2d_explorer(heights=(12,), widths=(12, 24), dims=(16,), temperatures=(10.0, 10000.0))
+    ex = absolute_2d_explorer(heights=(12,), widths=(12, 24), dims=(16,), bases=(10.0, 10000.0))
     html = ex.static_html()
     data = json.loads(re.search(r"var data = (\{.*?\});\n", html).group(1))
     assert data["shape"] == [1, 2, 1, 2, 2, 2]

@@ -9,11 +9,11 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from transformers.models.swin.modeling_swin import SwinRelativePositionBias
+from transformers.models.swin.modeling_swin import SwinRelativePositionBias as HFSwinRelativePositionBias
 
 from posenc.window import (
     IndexCheck,
-    RelativePositionBias,
+    SwinRelativePositionBias,
     WindowAttention,
     frame_offset_counts,
     relative_index_check,
@@ -180,9 +180,9 @@ def test_rstt_stride_pitfall():
 
 def test_hugging_face_swin_bias():
     torch.manual_seed(0)
-    hf = SwinRelativePositionBias(num_heads=3, window_size=(3, 4))
+    hf = HFSwinRelativePositionBias(num_heads=3, window_size=(3, 4))
     torch.nn.init.normal_(hf.relative_position_bias_table)
-    ours = RelativePositionBias((3, 4), num_heads=3)
+    ours = SwinRelativePositionBias((3, 4), num_heads=3)
     ours.load_state_dict({"relative_position_bias_table": hf.relative_position_bias_table.detach()})
     assert torch.equal(ours.relative_position_index.reshape(-1), hf.relative_position_index)
     assert torch.equal(ours(), hf()[0])
@@ -221,7 +221,7 @@ def test_seed_bugs_fail_the_properties(shape):
 
 
 def test_bias_module_names_shapes_and_buffers():
-    bias = RelativePositionBias((2, 7, 7), num_heads=4)
+    bias = SwinRelativePositionBias((2, 7, 7), num_heads=4)
     assert bias.relative_position_bias_table.shape == (3 * 13 * 13, 4)
     assert bias().shape == (4, 98, 98)
     assert list(bias.state_dict()) == ["relative_position_bias_table"]  # index not persisted
@@ -231,7 +231,7 @@ def test_bias_module_names_shapes_and_buffers():
 
 
 def test_official_checkpoint_with_index_loads_and_a_wrong_index_is_refused():
-    bias = RelativePositionBias((2, 3), num_heads=2)
+    bias = SwinRelativePositionBias((2, 3), num_heads=2)
     table = torch.randn(3 * 5, 2)
     bias.load_state_dict({"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3)})
     assert torch.equal(bias.relative_position_bias_table.detach(), table)

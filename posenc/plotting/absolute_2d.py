@@ -56,20 +56,20 @@ def _image(ax: Axes, m: Tensor | np.ndarray, *, vmin: float = -1.0, vmax: float 
     return image
 
 
-def _channel_labels(dim: int, *, interleave: bool, row_first: bool) -> tuple[list[str], list[str]]:
+def _channel_labels(dim: int, *, interleaved: bool, row_first: bool) -> tuple[list[str], list[str]]:
     """Tick label (``s3``: sine of pair 3) and colour (row or column axis) of every channel."""
     half, pairs = dim // 2, dim // 4
-    within = ([f"{f}{i}" for i in range(pairs) for f in "sc"] if interleave
+    within = ([f"{f}{i}" for i in range(pairs) for f in "sc"] if interleaved
               else [f"s{i}" for i in range(pairs)] + [f"c{i}" for i in range(pairs)])
     first, second = (_ROW_COLOUR, _COL_COLOUR) if row_first else (_COL_COLOUR, _ROW_COLOUR)
     return within + within, [first] * half + [second] * half
 
 
-def _table_panel(ax: Axes, table: Tensor, dim: int, width: int, *, interleave: bool,
+def _table_panel(ax: Axes, table: Tensor, dim: int, width: int, *, interleaved: bool,
                  row_first: bool, title: str) -> object:
     """An ``[n, d]`` table with channel ticks coloured by the axis they encode."""
     image = table_image(ax, table)
-    labels, colours = _channel_labels(dim, interleave=interleave, row_first=row_first)
+    labels, colours = _channel_labels(dim, interleaved=interleaved, row_first=row_first)
     ax.set_xticks(range(dim), labels, fontsize=7)
     ax.tick_params(axis="x", top=True, labeltop=True, bottom=False, labelbottom=False)
     for tick, colour in zip(ax.xaxis.get_major_ticks(), colours):
@@ -162,13 +162,13 @@ def layout_comparison_figure(
     dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
     wired = (0, dim // 4, dim // 2) if wired is None else wired
     seed = sinusoidal_encoding_2d(height, width, dim)  # [n, d]
-    mae = sinusoidal_encoding_2d(height, width, dim, interleave=False, row_first=False)  # [n, d]
+    mae = sinusoidal_encoding_2d(height, width, dim, interleaved=False, row_first=False)  # [n, d]
     perm = sinusoidal_2d_channel_permutation(dim)  # [d]
     fig = new_figure(7.4, 6.4)
     top, wires, bottom = fig.subplots(3, 1, height_ratios=[1, 0.4, 1])
-    image = _table_panel(top, seed, dim, width, interleave=True, row_first=True,
+    image = _table_panel(top, seed, dim, width, interleaved=True, row_first=True,
                          title="seed 000: [PE(r) | PE(c)], sin/cos interleaved")
-    _table_panel(bottom, mae, dim, width, interleave=False, row_first=False,
+    _table_panel(bottom, mae, dim, width, interleaved=False, row_first=False,
                  title="MAE: [emb_h | emb_w] = [PE(c) | PE(r)], sines then cosines")
     for j in wired:
         src = int(perm[j])
@@ -184,7 +184,7 @@ def layout_comparison_figure(
 
 
 def detr_sine_heatmap_figure(
-    height: int = 20, width: int = 20, num_pos_feats: int = 64, temperature: float = 10.0,
+    height: int = 20, width: int = 20, num_pos_feats: int = 64, base: float = 10.0,
     *, positions: int | None = 60,
 ) -> Figure:
     """DETR's sine encoding of an unpadded map as one image: channels down, positions across.
@@ -199,7 +199,7 @@ def detr_sine_heatmap_figure(
         height: ``H``, rows of the feature map.
         width: ``W``, columns.
         num_pos_feats: ``F``, channels per axis.
-        temperature: ``T``, frequency base.
+        base: ``T``, frequency base.
         positions: how many flattened positions to show (``≤ H·W``), or ``None`` for all.
 
     Returns:
@@ -209,7 +209,7 @@ def detr_sine_heatmap_figure(
     if shown > height * width:
         raise ValueError(f"positions must be at most H*W = {height * width}, got {shown}")
     mask = torch.zeros(1, height, width, dtype=torch.bool)  # [1, H, W]
-    pos = detr_sine_encoding(mask, num_pos_feats, temperature)[0]  # [2F, H, W]
+    pos = detr_sine_encoding(mask, num_pos_feats, base)[0]  # [2F, H, W]
     flat = pos.reshape(2 * num_pos_feats, height * width)[:, :shown]  # [2F, shown]
     fig = new_figure(7.4, 3.8)
     ax = fig.add_subplot()
@@ -227,14 +227,14 @@ def detr_sine_heatmap_figure(
                   + (f", first {shown} positions = {shown // width} image rows)"
                      if shown < height * width else ")"))
     ax.set_ylabel("channel")
-    ax.set_title(f"DETR sine encoding, F = {num_pos_feats}, T = {temperature:g}: "
+    ax.set_title(f"DETR sine encoding, F = {num_pos_feats}, T = {base:g}: "
                  f"{2 * num_pos_feats} channels", fontsize=10)
     return fig
 
 
 def detr_normalize_figure(
     size: int = 24, valid: tuple[int, int] = (12, 16), num_pos_feats: int = 16,
-    temperature: float = 10000.0,
+    base: float = 10000.0,
 ) -> Figure:
     """A full image and a padded one, DETR sine encoded with and without ``normalize``.
 
@@ -249,7 +249,7 @@ def detr_normalize_figure(
         size: side of the padded batch canvas.
         valid: ``(height, width)`` of the second image's valid region.
         num_pos_feats: ``F``, channels per axis.
-        temperature: ``T``.
+        base: ``T``.
 
     Returns:
         a Figure with four image axes (rows: normalize off/on; columns: full, padded) and a
@@ -263,7 +263,7 @@ def detr_normalize_figure(
     axes = fig.subplots(2, 2)
     image = None
     for k, normalize in enumerate((False, True)):
-        pos = detr_sine_encoding(mask, num_pos_feats, temperature, normalize=normalize)
+        pos = detr_sine_encoding(mask, num_pos_feats, base, normalize=normalize)
         shown = (pos[:, 0] + pos[:, num_pos_feats]) / 2  # [2, S, S]
         for b in range(2):
             m = to_numpy(shown[b])
@@ -404,7 +404,7 @@ def _rgba(m: np.ndarray, cmap: str, vmin: float, vmax: float) -> np.ndarray:
 
 
 def absolute_2d_explorer_figure(
-    height: int = 12, width: int = 24, dim: int = 64, temperature: float = 10000.0,
+    height: int = 12, width: int = 24, dim: int = 64, base: float = 10000.0,
     normalize: bool = False, pair: str = "fastest", canvas: int = 24,
 ) -> Figure:
     """The explorer's panel: DETR sine encoding of an image padded to a ``canvas × canvas`` batch.
@@ -418,7 +418,7 @@ def absolute_2d_explorer_figure(
         height: rows of the valid image (``≤ canvas``).
         width: columns of the valid image (``≤ canvas``).
         dim: ``d = 2F``, total channels (a multiple of 4).
-        temperature: ``T``.
+        base: ``T``.
         normalize: DETR's ``normalize`` (positions as fractions of the valid extent, times 2π).
         pair: ``"fastest"`` (pair 0), ``"middle"`` (pair F/4) or ``"slowest"`` (pair F/2 − 1).
         canvas: side of the padded batch canvas.
@@ -437,7 +437,7 @@ def absolute_2d_explorer_figure(
     i = pairs[pair]
     mask = torch.ones(1, canvas, canvas, dtype=torch.bool)  # [1, S, S]
     mask[0, :height, :width] = False
-    pos = detr_sine_encoding(mask, feats, temperature, normalize=normalize)[0]  # [2F, S, S]
+    pos = detr_sine_encoding(mask, feats, base, normalize=normalize)[0]  # [2F, S, S]
     padded = to_numpy(mask[0]) > 0  # [S, S]
     table = pos[:, :height, :width].reshape(dim, -1).T  # [h*w, d]
     sim = np.full((canvas, canvas), np.nan)  # [S, S]
@@ -464,7 +464,7 @@ def absolute_2d_explorer_figure(
     ax = fig.add_axes((0.01, 0.02, 0.94, 0.8))
     ax.imshow(image, interpolation="nearest")
     ax.axis("off")
-    divisor = temperature ** (2 * i / feats)
+    divisor = base ** (2 * i / feats)
     titles = (f"channel {2 * i}: sin(y / {divisor:.3g})",
               f"channel {feats + 2 * i}: sin(x / {divisor:.3g})",
               "cosine similarity to the centre")
@@ -479,5 +479,5 @@ def absolute_2d_explorer_figure(
     ax.set_xlim(-0.5, image.shape[1] + 2.5)
     ax.set_ylim(canvas - 0.5, -0.5)
     fig.suptitle(f"{height}×{width} image in a {canvas}×{canvas} batch, d = {dim}, "
-                 f"T = {temperature:g}, normalize = {normalize}", fontsize=10, y=0.98)
+                 f"T = {base:g}, normalize = {normalize}", fontsize=10, y=0.98)
     return fig

@@ -37,20 +37,20 @@ _TABLE_DISTANCE = 32  # the explorer's tables cover distances −32..32; k picks
 _SEED = 29
 
 
-def _index_colormap(max_distance: int) -> Colormap:
+def _index_colormap(max_relative_position: int) -> Colormap:
     """One colour per index ``0..2k`` (distance ``−k`` dark blue … ``+k`` yellow)."""
-    size = 2 * max_distance + 1
+    size = 2 * max_relative_position + 1
     if size == 1:
         return ListedColormap(["#5b8fc9"])
     return ListedColormap(colormaps["viridis"](np.linspace(0.0, 1.0, size)))
 
 
 def shaw_key_bias_row(
-    n: int, max_distance: int, query: str | int, *, dim: int = 16, seed: int = _SEED
+    n: int, max_relative_position: int, query: str | int, *, dim: int = 16, seed: int = _SEED
 ) -> np.ndarray:
     """The key term ``q_i·w^K_{I_ij} / √d`` of one query against every key (random ``q``, ``w^K``).
 
-    The tables come from one fixed random table over distances ``−32..32``; ``max_distance``
+    The tables come from one fixed random table over distances ``−32..32``; ``max_relative_position``
     keeps its centre rows ``−k..k``, so changing ``k`` only changes which keys are clipped.
 
     .. math::
@@ -59,7 +59,7 @@ def shaw_key_bias_row(
 
     Args:
         n: sequence length.
-        max_distance: ``k`` (at most 32).
+        max_relative_position: ``k`` (at most 32).
         query: the query ``i``: ``"first"``, ``"middle"``, ``"last"`` or a position.
         dim: ``d``, channels of the random query and table.
         seed: their random seed.
@@ -68,10 +68,10 @@ def shaw_key_bias_row(
         float64 array ``[n]``.
     """
     n = check_int("n", n)
-    k = check_int("max_distance", max_distance, minimum=0)
+    k = check_int("max_relative_position", max_relative_position, minimum=0)
     query = sequence_position(query, n)
     if k > _TABLE_DISTANCE:
-        raise ValueError(f"max_distance must be <= {_TABLE_DISTANCE} here, got {k}")
+        raise ValueError(f"max_relative_position must be <= {_TABLE_DISTANCE} here, got {k}")
     g = torch.Generator().manual_seed(seed)
     table = torch.randn(2 * _TABLE_DISTANCE + 1, dim, generator=g, dtype=torch.float64)  # [65, d]
     q = torch.randn(dim, generator=g, dtype=torch.float64)  # [d]
@@ -81,7 +81,7 @@ def shaw_key_bias_row(
     return per_distance[idx].numpy()  # [n]
 
 
-def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = "middle",
+def shaw_index_figure(n: int = 16, max_relative_position: int = 2, *, query: str | int = "middle",
                       dim: int = 16, seed: int = _SEED) -> Figure:
     """Left: the index matrix ``I_ij = clip(j − i, −k, k) + k``; right: one query's key bias.
 
@@ -92,7 +92,7 @@ def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = 
 
     Args:
         n: sequence length (queries and keys).
-        max_distance: ``k``.
+        max_relative_position: ``k``.
         query: the highlighted query, ``"first"``, ``"middle"``, ``"last"`` or a position.
         dim: channels of the random query and table behind the right panel.
         seed: their random seed.
@@ -101,7 +101,7 @@ def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = 
         a Figure with two axes: the index image (``axes[0]``) and the bias bars (``axes[1]``).
     """
     n = check_int("n", n)
-    k = check_int("max_distance", max_distance, minimum=0)
+    k = check_int("max_relative_position", max_relative_position, minimum=0)
     i = sequence_position(query, n)
     idx = shaw_relative_index(n, n, k).numpy()  # [n, n]
     cmap = _index_colormap(k)
@@ -148,7 +148,7 @@ def shaw_index_figure(n: int = 16, max_distance: int = 2, *, query: str | int = 
     return fig
 
 
-def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
+def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
     """How the strided view turns the small ``n × (2k+1)`` matrix into the ``n × n`` key term.
 
     Panel 1: ``R = Q w^Kᵀ``, one column per distance; a cell marked ``r`` holds ``q_i·w^K_r``
@@ -161,13 +161,13 @@ def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
 
     Args:
         n: sequence length (kept small so every cell can be labelled).
-        max_distance: ``k``.
+        max_relative_position: ``k``.
 
     Returns:
         a Figure with three axes.
     """
     n = check_int("n", n)
-    k = check_int("max_distance", max_distance, minimum=0)
+    k = check_int("max_relative_position", max_relative_position, minimum=0)
     width = 2 * n + 2 * k - 1
     offsets = np.arange(width) - (n - 1) - k  # [W], the offset j − i of each padded column
     padded = np.tile(np.clip(offsets, -k, k) + k, (n, 1))  # [n, W]
@@ -222,13 +222,13 @@ def shaw_skew_figure(n: int = 6, max_distance: int = 2) -> Figure:
 
 
 def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int = 64,
-                     max_distance: int = 16) -> Figure:
+                     max_relative_position: int = 16) -> Figure:
     """Left: analytic memory of the intermediate tensors against ``n``; right: measured time.
 
     Args:
         timings: the result of :func:`shaw_attention_timings` (``None`` entries are skipped).
         dim: ``d`` used for the memory count (the timings' ``dim``).
-        max_distance: ``k`` used for the memory count.
+        max_relative_position: ``k`` used for the memory count.
 
     Returns:
         a Figure with two axes (memory, time), both log–log.
@@ -238,7 +238,7 @@ def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int 
     mem_ax = fig.add_axes((0.08, 0.14, 0.39, 0.76))
     time_ax = fig.add_axes((0.59, 0.14, 0.39, 0.76))
     grid = np.unique(np.round(np.geomspace(64, 8192, 15)).astype(int))
-    counts = [shaw_intermediate_bytes(int(n), dim, max_distance) for n in grid]
+    counts = [shaw_intermediate_bytes(int(n), dim, max_relative_position) for n in grid]
     styles = {"naive": ("C3", "naive: a^K, a^V (n × n × d)"),
               "posenc": ("C0", "posenc: one block's buffers"),
               "attention": ("0.5", "plain attention, unblocked (n × n)")}
@@ -247,7 +247,7 @@ def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int 
                       ls="--" if key == "attention" else "-")
     mem_ax.set_xlabel("sequence length n")
     mem_ax.set_ylabel("MiB (float32, one head)")
-    mem_ax.set_title(f"memory of the intermediates (analytic), d = {dim}, k = {max_distance}",
+    mem_ax.set_title(f"memory of the intermediates (analytic), d = {dim}, k = {max_relative_position}",
                      fontsize=9)
     mem_ax.legend(fontsize=7, loc="upper left")
     series = (("plain", "0.5", "plain attention"), ("posenc", "C0", "posenc shaw_attention"),

@@ -60,7 +60,7 @@ def _draw_dot_product(ax: Axes, dim: int, base: float, max_offset: int,
 
 
 def sinusoidal_heatmap_figure(
-    n_positions: int = 128, dim: int = 64, *, base: float = 10000.0, interleave: bool = True
+    n_positions: int = 128, dim: int = 64, *, base: float = 10000.0, interleaved: bool = True
 ) -> Figure:
     """The encoding table as an image: positions down, channels across, sin/cos in colour.
 
@@ -68,16 +68,16 @@ def sinusoidal_heatmap_figure(
         n_positions: how many positions (rows) to draw.
         dim: ``d``, the number of channels (even).
         base: as in :func:`posenc.sinusoidal.sinusoidal_encoding`.
-        interleave: the channel layout.
+        interleaved: the channel layout.
 
     Returns:
         a Figure with one image axis (and its colourbar); the image data is the table.
     """
-    table = sinusoidal_encoding(n_positions, dim, base=base, interleave=interleave)  # [n, d]
+    table = sinusoidal_encoding(n_positions, dim, base=base, interleaved=interleaved)  # [n, d]
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     table_image(ax, table, colorbar=True)
-    layout = "sin, cos alternating" if interleave else "all sines, then all cosines"
+    layout = "sin, cos alternating" if interleaved else "all sines, then all cosines"
     ax.set_title(f"Sinusoidal encoding, d = {dim}, base = {base:g} ({layout})")
     ax.set_xlabel("channel")
     ax.set_ylabel("position p")
@@ -159,7 +159,7 @@ def sinusoidal_dot_product_figure(
 
     The line is the closed form ``Σ_i cos(kω_i)``; the markers are dot products of real table
     rows for each starting position in ``positions`` (each on its own offsets, so that the
-    marker sets interleave). They all sit on the line. A dashed line marks the number of
+    marker sets interleaved). They all sit on the line. A dashed line marks the number of
     "slow" pairs, those with ``max_offset·ω_i < 0.3``: each contributes a cosine above 0.95 at
     every offset drawn, which is why the curve stays well above zero.
 

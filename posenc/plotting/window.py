@@ -38,7 +38,7 @@ from matplotlib.transforms import Affine2D
 from torch import Tensor
 
 from .._checks import check_int
-from ..window import RelativePositionBias, relative_position_index, shifted_window_mask
+from ..window import SwinRelativePositionBias, relative_position_index, shifted_window_mask
 from ._base import DIVERGING, new_figure, signed_label, to_numpy
 
 __all__ = [
@@ -670,7 +670,7 @@ def window_bias_figure(
     block marks the ``Wh × Ww`` cells that query ``(r, c)`` reads.
 
     The tables are :func:`example_bias_table` (made for Swin's sign), looked up through
-    :class:`posenc.window.RelativePositionBias`. ``convention`` says how they are read:
+    :class:`posenc.window.SwinRelativePositionBias`. ``convention`` says how they are read:
 
     * ``"swin"`` (query − key): ``B[k, i, j] = T[I[i, j], k]``. Key ``(r', c')`` reads cell
       ``(r − r' + Wh − 1, c − c' + Ww − 1)``: the block from cell ``(r, c)``, turned by
@@ -704,7 +704,7 @@ def window_bias_figure(
     i = window_query_token(query, (wh, ww))
     r, c = divmod(i, ww)
     table = example_bias_table((wh, ww), h)  # [(2Wh-1)(2Ww-1), h]
-    module = RelativePositionBias((wh, ww), h)
+    module = SwinRelativePositionBias((wh, ww), h)
     module.load_state_dict({"relative_position_bias_table": table.float()})
     with torch.no_grad():
         full = module()  # [h, N, N]: Swin's reading, B[k, i, j] = T[I[i, j], k]

@@ -16,46 +16,46 @@ def absolute_2d_explorer(
     heights: Sequence[int] = (24, 12),
     widths: Sequence[int] = (24, 16),
     dims: Sequence[int] = (16, 64),
-    temperatures: Sequence[float] = (10.0, 10000.0),
+    bases: Sequence[float] = (10.0, 10000.0),
     pairs: Sequence[str] = ("fastest", "middle"),
     *,
     canvas: int = 24,
     defaults: dict[str, object] | None = None,
 ) -> Explorer:
-    """Explore DETR's sine encoding: height, width, ``dim``, temperature, ``normalize``, channel.
+    """Explore DETR's sine encoding: height, width, ``dim``, base, ``normalize``, channel.
 
     The image (``height × width``) sits in the top-left corner of a ``canvas × canvas`` batch,
     the rest padding, as when DETR batches images of different sizes. Left and middle: ``sin y``
     and ``sin x`` of the chosen sin/cos pair; right: cosine similarity of the image centre to
     every valid position. ``normalize`` makes the pattern follow the image's own extent; the
-    temperature changes every pair except the fastest.
+    base changes every pair except the fastest.
 
     Args:
         heights: values of the ``height`` control, rows of the valid image (each ``≤ canvas``).
         widths: values of the ``width`` control, columns of the valid image (each ``≤ canvas``).
         dims: values of the ``dim`` control (``d = 2F``, multiples of 4).
-        temperatures: values of the ``temperature`` control.
+        bases: values of the ``base`` control.
         pairs: values of the ``channel`` control, among ``"fastest"``, ``"middle"``,
             ``"slowest"``.
         canvas: side of the padded batch canvas.
         defaults: initial values by control name (``height``, ``width``, ``dim``,
-            ``temperature``, ``normalize``, ``channel``).
+            ``base``, ``normalize``, ``channel``).
 
     Returns:
         an :class:`~posenc.widgets.explorer.Explorer`; with the defaults
         ``2·2·2·2·2·2 = 64`` figures are pre-rendered for the static book.
     """
-    temperature_labels = {f"{t:g}": float(t) for t in temperatures}
+    base_labels = {f"{t:g}": float(t) for t in bases}
     channel_labels = {f"{p} pair": p for p in pairs}
     start: dict[str, object] = {}
-    if 10000.0 in temperature_labels.values():
-        start["temperature"] = 10000.0
+    if 10000.0 in base_labels.values():
+        start["base"] = 10000.0
     start.update(defaults or {})
 
-    def render(height: int, width: int, dim: int, temperature: float, normalize: bool,
+    def render(height: int, width: int, dim: int, base: float, normalize: bool,
                channel: str) -> Figure:
         return absolute_2d_explorer_figure(height=height, width=width, dim=dim,
-                                           temperature=temperature, normalize=normalize,
+                                           base=base, normalize=normalize,
                                            pair=channel, canvas=canvas)
 
     return explorer(
@@ -64,7 +64,7 @@ def absolute_2d_explorer(
             "height": [int(h) for h in heights],
             "width": [int(w) for w in widths],
             "dim": list(dims),
-            "temperature": temperature_labels,
+            "base": base_labels,
             "normalize": [False, True],
             "channel": channel_labels,
         },
