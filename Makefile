@@ -44,6 +44,8 @@ build-book:
 test: setup unit notebooks build-book browser
 
 unit:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(PY) -m pytest -q -n $(JOBS) tests
 	$(PY) -m pytest -q --doctest-modules posenc
 	$(PY) tools/nbtool.py check chapters/*.ipynb appendix/*.ipynb

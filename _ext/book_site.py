@@ -41,9 +41,13 @@ MATHJAX_SCRIPT = "mathjax/tex-chtml.js"  # relative to the site's _static/
 
 def mathjax_source() -> Path:
     """Return the folder holding the MathJax 3 files shipped by ``sphinx-mathjax-offline``."""
-    folder = Path(str(distribution(MATHJAX_DISTRIBUTION).locate_file("sphinx-mathjax-offline/static/mathjax")))
+    folder = Path(
+        str(distribution(MATHJAX_DISTRIBUTION).locate_file("sphinx-mathjax-offline/static/mathjax"))
+    )
     if not (folder / "tex-chtml.js").is_file():
-        raise FileNotFoundError(f"{MATHJAX_DISTRIBUTION} is installed but {folder}/tex-chtml.js is missing")
+        raise FileNotFoundError(
+            f"{MATHJAX_DISTRIBUTION} is installed but {folder}/tex-chtml.js is missing"
+        )
     return folder
 
 
@@ -64,7 +68,9 @@ def _is_thebe_asset(asset: Any) -> bool:
 
 
 # The theme writes this tag straight from a template macro, not through Sphinx's asset list.
-_FONTAWESOME_TAG = re.compile(r'\n?[ \t]*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
+_FONTAWESOME_TAG = re.compile(
+    r'\n?[ \t]*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>'
+)
 
 
 def _strip_fontawesome(app: Sphinx, exception: Exception | None) -> None:
@@ -77,14 +83,16 @@ def _strip_fontawesome(app: Sphinx, exception: Exception | None) -> None:
             page.write_text(stripped, encoding="utf-8")
 
 
-def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+def _drop_thebe(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     for key in ("script_files", "css_files"):
         if key in context:
             context[key] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
 
 
 def _read_in_parallel(app: Sphinx) -> None:
-    jobs = int(os.environ.get("BOOK_JOBS", 0)) or app.config.book_parallel_jobs
+    jobs = int(os.environ.get("BOOK_JOBS", "0")) or app.config.book_parallel_jobs
     multitoc = app.extensions.get("sphinx_multitoc_numbering")
     if multitoc is not None:
         multitoc.parallel_read_safe = True

@@ -46,11 +46,19 @@ def training_snapshots() -> Explorer:
     for init in ("trunc_normal", "zeros"):
         torch.manual_seed(0)
         model = TinyTransformer(16, 32, 2, 1, LearnedPositionalEmbedding(48, 32, init=init))
-        runs[init] = train_toy(model, "local_max", steps=200, length=32, k=2,
-                               record=lambda m: m.position.table, record_steps=steps)
+        runs[init] = train_toy(
+            model,
+            "local_max",
+            steps=200,
+            length=32,
+            k=2,
+            record=lambda m: m.position.table,
+            record_steps=steps,
+        )
     return training_snapshots_explorer(
         {name: run.snapshots for name, run in runs.items()},
-        losses={name: run.losses for name, run in runs.items()}, train_length=32,
+        losses={name: run.losses for name, run in runs.items()},
+        train_length=32,
     )
 
 
@@ -91,7 +99,13 @@ def measure(ex: Explorer) -> tuple[int, float, float, float, float]:
         redraws.append(time.perf_counter() - t0)
     prerender = time.perf_counter() - start
     size = len(ex.static_html().encode())
-    return ex.n_combinations, 1e3 * statistics.median(redraws), 1e3 * max(redraws), prerender, size / 1e6
+    return (
+        ex.n_combinations,
+        1e3 * statistics.median(redraws),
+        1e3 * max(redraws),
+        prerender,
+        size / 1e6,
+    )
 
 
 def main() -> None:
@@ -99,12 +113,16 @@ def main() -> None:
     t0 = time.perf_counter()
     rows += book_explorers()
     build = time.perf_counter() - t0
-    print(f"{'explorer':44} {'combos':>6} {'median ms':>9} {'max ms':>7} {'ratio':>6} {'prerender s':>11} {'HTML MB':>7}")
+    print(
+        f"{'explorer':44} {'combos':>6} {'median ms':>9} {'max ms':>7} {'ratio':>6} {'prerender s':>11} {'HTML MB':>7}"
+    )
     ref_median = None
     for name, ex in rows:
         n, med, worst, pre, mb = measure(ex)
         ref_median = ref_median or med
-        print(f"{name:44} {n:6d} {med:9.1f} {worst:7.1f} {med / ref_median:6.2f} {pre:11.2f} {mb:7.2f}")
+        print(
+            f"{name:44} {n:6d} {med:9.1f} {worst:7.1f} {med / ref_median:6.2f} {pre:11.2f} {mb:7.2f}"
+        )
     print(f"(building the explorers, including any training they do: {build:.2f} s)")
 
 

@@ -55,30 +55,44 @@ print(json.dumps({"peak_mib": peak / 1024, "ms": 1e3 * statistics.median(times)}
 def run(name: str, n: int, repeats: int, threads: int) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, name, str(n), str(repeats), str(threads)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048, 4096])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--naive-max", type=int, default=2048, help="largest n for the naive version")
+    parser.add_argument(
+        "--naive-max", type=int, default=2048, help="largest n for the naive version"
+    )
     args = parser.parse_args()
     print(f"d=64, k=16, float32, {args.threads} threads; peak = extra RSS of one call")
-    print(f"{'n':>5} | {'plain ms':>8} {'sdpa ms':>8} {'posenc ms':>9} {'naive ms':>9} | "
-          f"{'posenc/plain':>12} | {'plain MiB':>9} {'posenc MiB':>10} {'naive MiB':>9} {'naive/posenc':>12}")
+    print(
+        f"{'n':>5} | {'plain ms':>8} {'sdpa ms':>8} {'posenc ms':>9} {'naive ms':>9} | "
+        f"{'posenc/plain':>12} | {'plain MiB':>9} {'posenc MiB':>10} {'naive MiB':>9} {'naive/posenc':>12}"
+    )
     for n in args.sizes:
         r = {name: run(name, n, args.repeats, args.threads) for name in ("plain", "sdpa", "posenc")}
         naive = run("naive", n, args.repeats, args.threads) if n <= args.naive_max else None
         naive_ms = f"{naive['ms']:9.1f}" if naive else f"{'-':>9}"
         naive_mb = f"{naive['peak_mib']:9.1f}" if naive else f"{'-':>9}"
-        ratio_mb = f"{naive['peak_mib'] / max(r['posenc']['peak_mib'], 1e-9):12.1f}" if naive else f"{'-':>12}"
-        print(f"{n:5d} | {r['plain']['ms']:8.1f} {r['sdpa']['ms']:8.1f} {r['posenc']['ms']:9.1f} {naive_ms} | "
-              f"{r['posenc']['ms'] / r['plain']['ms']:12.2f} | {r['plain']['peak_mib']:9.1f} "
-              f"{r['posenc']['peak_mib']:10.1f} {naive_mb} {ratio_mb}")
+        ratio_mb = (
+            f"{naive['peak_mib'] / max(r['posenc']['peak_mib'], 1e-9):12.1f}"
+            if naive
+            else f"{'-':>12}"
+        )
+        print(
+            f"{n:5d} | {r['plain']['ms']:8.1f} {r['sdpa']['ms']:8.1f} {r['posenc']['ms']:9.1f} {naive_ms} | "
+            f"{r['posenc']['ms'] / r['plain']['ms']:12.2f} | {r['plain']['peak_mib']:9.1f} "
+            f"{r['posenc']['peak_mib']:10.1f} {naive_mb} {ratio_mb}"
+        )
 
 
 if __name__ == "__main__":

@@ -126,7 +126,9 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
     first call, about a second that every notebook using RoPE or Shaw's attention would pay.
     """
     out: list[int] = []
-    for sizes in zip(*(reversed((1,) * (max(map(len, shapes)) - len(s)) + tuple(s)) for s in shapes)):
+    for sizes in zip(
+        *(reversed((1,) * (max(map(len, shapes)) - len(s)) + tuple(s)) for s in shapes)
+    ):
         wide = {size for size in sizes if size != 1}
         if len(wide) > 1:
             return None

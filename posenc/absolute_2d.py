@@ -165,11 +165,15 @@ def detr_sine_encoding(
     """
     check_tensor("padding_mask", padding_mask, ndim=3)
     if padding_mask.dtype != torch.bool:
-        raise TypeError(f"padding_mask must be a boolean tensor (True = padding), got {padding_mask.dtype}")
+        raise TypeError(
+            f"padding_mask must be a boolean tensor (True = padding), got {padding_mask.dtype}"
+        )
     feats = check_even("num_pos_feats", num_pos_feats)
     base = check_positive_float("base", base)
     if scale is not None and not normalize:
-        raise ValueError("scale is only used with normalize=True; pass normalize=True or drop scale")
+        raise ValueError(
+            "scale is only used with normalize=True; pass normalize=True or drop scale"
+        )
     scale = 2 * math.pi if scale is None else check_positive_float("scale", scale)
 
     valid = (~padding_mask).to(torch.float64)  # [b, H, W]
@@ -443,8 +447,12 @@ def sincos_resampling_error(
 def _check_sincos_error(error: object) -> Tensor:
     """``error`` as float64 ``[n, d]`` after checking ``d`` is a multiple of 4."""
     check_tensor("error", error, ndim=2)
-    check_multiple("error.shape[1]", error.shape[1], 4,
-                   "the 2-D sin/cos layout: half the channels per axis, each half in sin/cos pairs")
+    check_multiple(
+        "error.shape[1]",
+        error.shape[1],
+        4,
+        "the 2-D sin/cos layout: half the channels per axis, each half in sin/cos pairs",
+    )
     return error.detach().to(torch.float64)
 
 
@@ -513,7 +521,9 @@ def resampling_error_map(
     omega = sinusoidal_frequencies(d // 2, base=base)  # [d/4]
     slow_pairs = omega < max_frequency  # [d/4]
     if not bool(slow_pairs.any()):
-        raise ValueError(f"max_frequency must exceed the slowest frequency "
-                         f"({float(omega.min()):.3g}), got {max_frequency}")
+        raise ValueError(
+            f"max_frequency must exceed the slowest frequency "
+            f"({float(omega.min()):.3g}), got {max_frequency}"
+        )
     slow = torch.cat([slow_pairs] * 2).repeat_interleave(2)  # [d]: True for slow channels
     return e[:, slow].pow(2).mean(1).sqrt().reshape(side, side)  # [h', h']

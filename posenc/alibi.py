@@ -152,7 +152,9 @@ def alibi_bias(
     check_floating_dtype("dtype", dtype)
     slopes = alibi_slopes(num_heads)  # [h]
     dist = alibi_distances(n_q, n_k, causal=causal, query_offset=query_offset)  # [n_q, n_k]
-    return (slopes[:, None, None] * (-dist).to(torch.float64)).to(dtype)  # [h, n_q, n_k], +0.0 where D = 0
+    return (slopes[:, None, None] * (-dist).to(torch.float64)).to(
+        dtype
+    )  # [h, n_q, n_k], +0.0 where D = 0
 
 
 def alibi_span(num_heads: int, n: int, *, mass: float = 0.9) -> Tensor:
@@ -229,9 +231,13 @@ class ALiBiBias(nn.Module):
         self.causal = causal
         self.register_buffer("slopes", alibi_slopes(num_heads).to(torch.float32), persistent=False)
 
-    def forward(self, n_q: int, n_k: int | None = None, *, query_offset: int | None = None) -> Tensor:
+    def forward(
+        self, n_q: int, n_k: int | None = None, *, query_offset: int | None = None
+    ) -> Tensor:
         n_k = n_q if n_k is None else n_k
-        dist = alibi_distances(n_q, n_k, causal=self.causal, query_offset=query_offset)  # [n_q, n_k]
+        dist = alibi_distances(
+            n_q, n_k, causal=self.causal, query_offset=query_offset
+        )  # [n_q, n_k]
         return self.slopes[:, None, None] * (-dist).to(self.slopes)  # [h, n_q, n_k]
 
     def extra_repr(self) -> str:

@@ -42,7 +42,9 @@ def attention_weights(
     if q.ndim < 2 or k.ndim < 2:
         raise ValueError("q and k must have at least 2 dimensions [..., n, d]")
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+        raise ValueError(
+            f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
     logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
     if bias is not None:
         check_tensor("bias", bias)
@@ -101,10 +103,14 @@ def dot_product_attention(
     """
     check_tensor("v", v)
     if v.ndim < 2:
-        raise ValueError(f"v must have at least 2 dimensions [..., n_k, d_v], got shape {tuple(v.shape)}")
+        raise ValueError(
+            f"v must have at least 2 dimensions [..., n_k, d_v], got shape {tuple(v.shape)}"
+        )
     check_tensor("k", k)
     if k.ndim >= 2 and v.shape[-2] != k.shape[-2]:
-        raise ValueError(f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}")
+        raise ValueError(
+            f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
+        )
     return attention_weights(q, k, bias=bias, mask=mask) @ v  # [..., n_q, d_v]
 
 
@@ -251,7 +257,7 @@ def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
     for w in words:
         if not isinstance(w, str):
             raise TypeError(f"words must hold strings, got {type(w).__name__} {w!r}")
-        g = torch.Generator().manual_seed(zlib.crc32(f"{seed}:{w}".encode("utf-8")))
+        g = torch.Generator().manual_seed(zlib.crc32(f"{seed}:{w}".encode()))
         rows.append(torch.randn(dim, generator=g))  # [d]
     return torch.stack(rows)  # [n, d]
 
@@ -381,7 +387,9 @@ def shuffled_attention(
     return a, a_perm, (y_perm[inverse] - y).norm(dim=-1)  # [n, n], [n, n], [n]
 
 
-def query_key_positions(n_q: int, n_k: int, *, query_offset: int | None = None) -> tuple[Tensor, Tensor]:
+def query_key_positions(
+    n_q: int, n_k: int, *, query_offset: int | None = None
+) -> tuple[Tensor, Tensor]:
     """Return the positions of ``n_q`` queries and ``n_k`` keys in one sequence.
 
     .. math::

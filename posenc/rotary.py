@@ -199,12 +199,16 @@ def apply_rotary(
     """
     check_tensor("x", x)
     if x.ndim < 2:
-        raise ValueError(f"x must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}"
+        )
     if not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor, got dtype {x.dtype}")
     n, d = x.shape[-2:]
     if d % 2:
-        raise ValueError(f"x's last dimension d must be even (channels are rotated in pairs), got {d}")
+        raise ValueError(
+            f"x's last dimension d must be even (channels are rotated in pairs), got {d}"
+        )
     if positions is None:
         positions = torch.arange(n, device=x.device)  # [n]
     else:
@@ -219,7 +223,9 @@ def apply_rotary(
                 f"positions' leading dimensions {tuple(positions.shape[:-1])} do not broadcast "
                 f"against x's {tuple(x.shape[:-2])}"
             )
-    cos, sin = rotary_cos_sin(positions, d, base=base, interleaved=interleaved, dtype=x.dtype)  # [..., n, d]
+    cos, sin = rotary_cos_sin(
+        positions, d, base=base, interleaved=interleaved, dtype=x.dtype
+    )  # [..., n, d]
     return x * cos.to(x.device) + rotary_quarter_turn(x, interleaved=interleaved) * sin.to(x.device)
 
 
@@ -269,7 +275,9 @@ def rotary_offset_logits(
             f"q and k must be [..., d] with the same d, got shapes {tuple(q.shape)} and {tuple(k.shape)}"
         )
     if not (q.is_floating_point() and k.is_floating_point()):
-        raise TypeError(f"q and k must be floating-point tensors, got dtypes {q.dtype} and {k.dtype}")
+        raise TypeError(
+            f"q and k must be floating-point tensors, got dtypes {q.dtype} and {k.dtype}"
+        )
     if isinstance(offsets, Tensor):
         check_tensor("offsets", offsets, ndim=1)
     r = _rotary_positions("offsets", offsets)  # [R]
@@ -281,7 +289,9 @@ def rotary_offset_logits(
         )
     d = q.shape[-1]
     keys = k.expand(*batch, d).unsqueeze(-2).expand(*batch, r.shape[0], d)  # [..., R, d]
-    rotated = apply_rotary(keys, r.to(k.device), base=base, interleaved=interleaved)  # [..., R, d]: R_r k
+    rotated = apply_rotary(
+        keys, r.to(k.device), base=base, interleaved=interleaved
+    )  # [..., R, d]: R_r k
     return (rotated * q.expand(*batch, d).unsqueeze(-2)).sum(-1)  # [..., R]
 
 
@@ -320,7 +330,9 @@ def rotary_decay_bound(offsets: int | Tensor, dim: int, *, base: float = 10000.0
     return partial.abs().mean(-1)  # [R]
 
 
-def rotary_matrix(position: float, dim: int, *, base: float = 10000.0, interleaved: bool = True) -> Tensor:
+def rotary_matrix(
+    position: float, dim: int, *, base: float = 10000.0, interleaved: bool = True
+) -> Tensor:
     """Return the ``d × d`` rotation ``R_m`` that RoPE applies at position ``m``.
 
     .. math::
@@ -347,11 +359,17 @@ def rotary_matrix(position: float, dim: int, *, base: float = 10000.0, interleav
         ``d``: channels.
     """
     if isinstance(position, bool) or not isinstance(position, numbers.Real):
-        raise TypeError(f"position must be a real number, got {type(position).__name__} {position!r}")
-    angles = rotary_angles(torch.tensor([float(position)], dtype=torch.float64), dim, base=base)[0]  # [d/2]
+        raise TypeError(
+            f"position must be a real number, got {type(position).__name__} {position!r}"
+        )
+    angles = rotary_angles(torch.tensor([float(position)], dtype=torch.float64), dim, base=base)[
+        0
+    ]  # [d/2]
     c, s = torch.cos(angles), torch.sin(angles)  # [d/2] each
     half = dim // 2
-    a = torch.arange(0, dim, 2) if interleaved else torch.arange(half)  # [d/2]: first channel of each pair
+    a = (
+        torch.arange(0, dim, 2) if interleaved else torch.arange(half)
+    )  # [d/2]: first channel of each pair
     b = a + 1 if interleaved else a + half  # [d/2]: second channel
     r = torch.zeros(dim, dim, dtype=torch.float64)  # [d, d]
     r[a, a] = c
@@ -449,7 +467,9 @@ class RotaryEmbedding(nn.Module):
         self._build(max_positions, torch.float32, torch.device("cpu"))
 
     def _build(self, length: int, dtype: torch.dtype, device: torch.device) -> None:
-        cos, sin = rotary_cos_sin(length, self.dim, base=self.base, interleaved=self.interleaved, dtype=dtype)
+        cos, sin = rotary_cos_sin(
+            length, self.dim, base=self.base, interleaved=self.interleaved, dtype=dtype
+        )
         self.cos_cached, self.sin_cached = cos.to(device), sin.to(device)  # [L, d] each
         self._cached_dtype = dtype  # what the tables were rounded to (a later .to() may cast them)
 
@@ -465,7 +485,9 @@ class RotaryEmbedding(nn.Module):
     def _rotate(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         return x * cos + rotary_quarter_turn(x, interleaved=self.interleaved) * sin  # [..., n, d]
 
-    def forward(self, q: Tensor, k: Tensor, *, query_offset: int | None = None) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, q: Tensor, k: Tensor, *, query_offset: int | None = None
+    ) -> tuple[Tensor, Tensor]:
         for name, t in (("q", q), ("k", k)):
             check_tensor(name, t)
             if t.ndim < 2 or t.shape[-1] != self.dim:
@@ -475,7 +497,9 @@ class RotaryEmbedding(nn.Module):
         if q.dtype != k.dtype:
             raise TypeError(f"q and k must have the same dtype, got {q.dtype} and {k.dtype}")
         n_q, n_k = q.shape[-2], k.shape[-2]
-        q_pos, _ = query_key_positions(n_q, n_k, query_offset=query_offset)  # [n_q], keys are 0..n_k-1
+        q_pos, _ = query_key_positions(
+            n_q, n_k, query_offset=query_offset
+        )  # [n_q], keys are 0..n_k-1
         first = int(q_pos[0])
         cos, sin = self._tables(max(n_k, first + n_q), q.dtype, q.device)  # [L, d] each
         q_rot = self._rotate(q, cos[first : first + n_q], sin[first : first + n_q])  # [..., n_q, d]

@@ -64,16 +64,24 @@ def _check_shaw_inputs(q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Te
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t)
         if t.ndim < 2:
-            raise ValueError(f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}")
+            raise ValueError(
+                f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}"
+            )
     check_tensor("rel_k", rel_k, ndim=2)
     check_tensor("rel_v", rel_v, ndim=2)
     if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}")
+        raise ValueError(
+            f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
     if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}")
+        raise ValueError(
+            f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
+        )
     length = rel_k.shape[0]
     if length % 2 == 0:
-        raise ValueError(f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}")
+        raise ValueError(
+            f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}"
+        )
     if rel_v.shape[0] != length:
         raise ValueError(f"rel_v must have as many rows as rel_k ({length}), got {rel_v.shape[0]}")
     if rel_k.shape[1] != q.shape[-1]:
@@ -159,13 +167,17 @@ def shaw_attention(
     # small (cache-sized) and the skew buffer is only as wide as n_k plus the block.
     block = max(1, _BLOCK_ELEMENTS // n_k)
     outs = [
-        _shaw_block(q[:, i0 : i0 + block], k, v, rel_k, rel_v, _mask_rows(mask, n_q, i0, block), i0, batch)
+        _shaw_block(
+            q[:, i0 : i0 + block], k, v, rel_k, rel_v, _mask_rows(mask, n_q, i0, block), i0, batch
+        )
         for i0 in range(0, n_q, block)
     ]
     return torch.cat(outs, dim=1).reshape(*batch, n_q, v.shape[-1])
 
 
-_BLOCK_ELEMENTS = 2**18  # logits per block of queries (1 MiB in float32): fastest of 2^15..2^20 measured
+_BLOCK_ELEMENTS = (
+    2**18
+)  # logits per block of queries (1 MiB in float32): fastest of 2^15..2^20 measured
 
 
 def _mask_rows(mask: Tensor | None, n_q: int, start: int, size: int) -> Tensor | None:
@@ -176,8 +188,14 @@ def _mask_rows(mask: Tensor | None, n_q: int, start: int, size: int) -> Tensor |
 
 
 def _shaw_block(
-    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None,
-    first_row: int, batch: torch.Size,
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    rel_k: Tensor,
+    rel_v: Tensor,
+    mask: Tensor | None,
+    first_row: int,
+    batch: torch.Size,
 ) -> Tensor:
     """Shaw attention for the queries at positions ``first_row … first_row + c − 1``.
 
@@ -234,10 +252,16 @@ def _bucket_sums(weights: Tensor, max_k: int, first_row: int = 0) -> Tensor:
 
     running = weights.cumsum(-1)  # [B, n_q, n_k]
     first = rows - max_k  # [n_q, 1]: last key of bucket 0 (beyond the row: the whole row)
-    head = running.gather(-1, first.clamp(0, n_k - 1).expand(b, -1, -1)) * (first >= 0)  # [B, n_q, 1]
-    middle = take(weights, rows + torch.arange(1 - max_k, max_k, device=weights.device))  # [B, n_q, 2k-1]
+    head = running.gather(-1, first.clamp(0, n_k - 1).expand(b, -1, -1)) * (
+        first >= 0
+    )  # [B, n_q, 1]
+    middle = take(
+        weights, rows + torch.arange(1 - max_k, max_k, device=weights.device)
+    )  # [B, n_q, 2k-1]
     last = (rows + max_k - 1).clamp(max=n_k - 1)  # [n_q, 1]: last key before bucket 2k
-    tail = running[..., -1:] - running.gather(-1, last.expand(b, -1, -1))  # [B, n_q, 1]: Σ_{j >= i+k}
+    tail = running[..., -1:] - running.gather(
+        -1, last.expand(b, -1, -1)
+    )  # [B, n_q, 1]: Σ_{j >= i+k}
     return torch.cat((head, middle, tail), dim=-1)  # [B, n_q, 2k+1]
 
 
@@ -261,12 +285,16 @@ class ShawRelativeMultiheadAttention(nn.Module):
     barely changing for ``k >= 2``).
     """
 
-    def __init__(self, dim: int, num_heads: int, max_relative_position: int, *, bias: bool = True) -> None:
+    def __init__(
+        self, dim: int, num_heads: int, max_relative_position: int, *, bias: bool = True
+    ) -> None:
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
         head_dim = check_heads(self.dim, self.num_heads)
-        self.max_relative_position = check_int("max_relative_position", max_relative_position, minimum=0)
+        self.max_relative_position = check_int(
+            "max_relative_position", max_relative_position, minimum=0
+        )
         self.q_proj = nn.Linear(dim, dim, bias=bias)
         self.k_proj = nn.Linear(dim, dim, bias=bias)
         self.v_proj = nn.Linear(dim, dim, bias=bias)
@@ -280,12 +308,16 @@ class ShawRelativeMultiheadAttention(nn.Module):
         b, n, _ = t.shape
         return t.reshape(b, n, self.num_heads, -1).transpose(1, 2)  # [b, h, n, d/h]
 
-    def forward(self, x: Tensor, context: Tensor | None = None, *, mask: Tensor | None = None) -> Tensor:
+    def forward(
+        self, x: Tensor, context: Tensor | None = None, *, mask: Tensor | None = None
+    ) -> Tensor:
         check_tensor("x", x, ndim=3)
         context = x if context is None else check_tensor("context", context, ndim=3)
         for name, t in (("x", x), ("context", context)):
             if t.shape[-1] != self.dim:
-                raise ValueError(f"{name} must have {self.dim} channels in its last dimension, got {t.shape[-1]}")
+                raise ValueError(
+                    f"{name} must have {self.dim} channels in its last dimension, got {t.shape[-1]}"
+                )
         q = self._heads(self.q_proj(x))  # [b, h, n_q, d/h]
         k = self._heads(self.k_proj(context))  # [b, h, n_k, d/h]
         v = self._heads(self.v_proj(context))  # [b, h, n_k, d/h]
@@ -363,21 +395,31 @@ def shaw_attention_timings(
         return _timings(sizes, dim, max_relative_position, naive_max, repeats, seed)
 
 
-def _timings(sizes: Sequence[int], dim: int, max_relative_position: int, naive_max: int, repeats: int,
-             seed: int) -> dict[str, list[float | None]]:
+def _timings(
+    sizes: Sequence[int],
+    dim: int,
+    max_relative_position: int,
+    naive_max: int,
+    repeats: int,
+    seed: int,
+) -> dict[str, list[float | None]]:
     g = torch.Generator().manual_seed(seed)
     out: dict[str, list[float | None]] = {
-        "n": [float(s) for s in sizes], "plain": [], "posenc": [], "naive": []
+        "n": [float(s) for s in sizes],
+        "plain": [],
+        "posenc": [],
+        "naive": [],
     }
     for n in sizes:
         n = check_int("sizes", n)
         q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
         rk = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
         rv = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
+        args = (q, k, v, rk, rv)
         calls = {
-            "plain": lambda: torch.softmax(q @ k.T / math.sqrt(dim), -1) @ v,
-            "posenc": lambda: shaw_attention(q, k, v, rk, rv),
-            "naive": lambda: shaw_attention_reference(q, k, v, rk, rv),
+            "plain": lambda a=args: torch.softmax(a[0] @ a[1].T / math.sqrt(dim), -1) @ a[2],
+            "posenc": lambda a=args: shaw_attention(*a),
+            "naive": lambda a=args: shaw_attention_reference(*a),
         }
         for name, call in calls.items():
             if name == "naive" and n > naive_max:

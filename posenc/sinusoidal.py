@@ -110,7 +110,9 @@ def sinusoidal_encoding(
     omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
     check_floating_dtype("dtype", dtype)
     check_floating_dtype("compute_dtype", compute_dtype)
-    angles = pos.to(compute_dtype)[:, None] * omega.to(pos.device, compute_dtype)[None, :]  # [n, d/2]
+    angles = (
+        pos.to(compute_dtype)[:, None] * omega.to(pos.device, compute_dtype)[None, :]
+    )  # [n, d/2]
     sin, cos = torch.sin(angles), torch.cos(angles)  # [n, d/2] each
     if interleaved:
         table = torch.stack((sin, cos), dim=-1).flatten(-2)  # [n, d]
@@ -262,4 +264,3 @@ class SinusoidalPositionalEncoding(nn.Module):
         else:
             table = sinusoidal_encoding(n, d, base=self.base, interleaved=self.interleaved)
         return x + table.to(device=x.device, dtype=x.dtype)  # [b, n, d]
-

@@ -26,7 +26,9 @@ from ._checks import check_int, check_tensor
 from .attention import query_key_positions
 
 
-def _check_bucket_args(bidirectional: bool, num_buckets: object, max_distance: object) -> tuple[int, int]:
+def _check_bucket_args(
+    bidirectional: bool, num_buckets: object, max_distance: object
+) -> tuple[int, int]:
     """Check T5's bucket arguments; return ``(num_buckets, max_distance)`` as ints."""
     if bidirectional:
         num_buckets = check_int("num_buckets", num_buckets, minimum=4)
@@ -160,7 +162,9 @@ def t5_bucket_index(
     )
 
 
-def t5_bucket_starts(*, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> Tensor:
+def t5_bucket_starts(
+    *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
+) -> Tensor:
     """Return the smallest distance that falls into each bucket of one direction.
 
     For ``b = 0..B−1`` (``B`` buckets per direction, as in :func:`t5_relative_bucket`),
@@ -230,20 +234,33 @@ class T5RelativePositionBias(nn.Module):
     """
 
     def __init__(
-        self, num_heads: int, *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
+        self,
+        num_heads: int,
+        *,
+        bidirectional: bool = True,
+        num_buckets: int = 32,
+        max_distance: int = 128,
     ) -> None:
         super().__init__()
         self.num_heads = check_int("num_heads", num_heads)
         self.bidirectional = bidirectional
-        self.num_buckets, self.max_distance = _check_bucket_args(bidirectional, num_buckets, max_distance)
+        self.num_buckets, self.max_distance = _check_bucket_args(
+            bidirectional, num_buckets, max_distance
+        )
         self.relative_attention_bias = nn.Embedding(self.num_buckets, self.num_heads)
         nn.init.normal_(self.relative_attention_bias.weight, std=0.02)
 
-    def forward(self, n_q: int, n_k: int | None = None, *, query_offset: int | None = None) -> Tensor:
+    def forward(
+        self, n_q: int, n_k: int | None = None, *, query_offset: int | None = None
+    ) -> Tensor:
         n_k = n_q if n_k is None else n_k
         index = t5_bucket_index(
-            n_q, n_k, bidirectional=self.bidirectional, num_buckets=self.num_buckets,
-            max_distance=self.max_distance, query_offset=query_offset,
+            n_q,
+            n_k,
+            bidirectional=self.bidirectional,
+            num_buckets=self.num_buckets,
+            max_distance=self.max_distance,
+            query_offset=query_offset,
         ).to(self.relative_attention_bias.weight.device)  # [n_q, n_k]
         return self.relative_attention_bias(index).permute(2, 0, 1)  # [h, n_q, n_k]
 

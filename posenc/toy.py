@@ -126,11 +126,17 @@ class _Block(nn.Module):
         )
 
     def forward(
-        self, x: Tensor, bias: Tensor | None, mask: Tensor | None, weights: list[Tensor] | None = None
+        self,
+        x: Tensor,
+        bias: Tensor | None,
+        mask: Tensor | None,
+        weights: list[Tensor] | None = None,
     ) -> Tensor:
         h = self.norm1(x)  # [b, n, d]
         if weights is not None and isinstance(self.attn, SelfAttention):  # also keep the weights
-            y, w = self.attn(h, bias=bias, mask=mask, return_weights=True)  # [b, n, d], [b, h, n, n]
+            y, w = self.attn(
+                h, bias=bias, mask=mask, return_weights=True
+            )  # [b, n, d], [b, h, n, n]
             weights.append(w)
             x = x + y
         elif weights is not None and isinstance(self.attn, ShawRelativeMultiheadAttention):
@@ -238,11 +244,17 @@ class TinyTransformer(nn.Module):
         self.num_heads = check_int("num_heads", num_heads)
         check_int("num_layers", num_layers)
         check_int("mlp_ratio", mlp_ratio)
-        for name, module in (("position", position), ("attention_bias", attention_bias), ("rotary", rotary)):
+        for name, module in (
+            ("position", position),
+            ("attention_bias", attention_bias),
+            ("rotary", rotary),
+        ):
             if module is not None and not isinstance(module, nn.Module):
                 raise TypeError(f"{name} must be an nn.Module or None, got {type(module).__name__}")
         if attention is not None and not callable(attention):
-            raise TypeError(f"attention must be a factory (dim, num_heads) -> nn.Module, got {type(attention).__name__}")
+            raise TypeError(
+                f"attention must be a factory (dim, num_heads) -> nn.Module, got {type(attention).__name__}"
+            )
         if not isinstance(causal, bool):
             raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
         check_heads(dim, num_heads)
@@ -274,10 +286,14 @@ class TinyTransformer(nn.Module):
                 return SelfAttention(dim, num_heads, rotary=rotary)
             layer = attention(dim, num_heads)
             if not isinstance(layer, nn.Module):
-                raise TypeError(f"attention(dim, num_heads) must return an nn.Module, got {type(layer).__name__}")
+                raise TypeError(
+                    f"attention(dim, num_heads) must return an nn.Module, got {type(layer).__name__}"
+                )
             return layer
 
-        self.blocks = nn.ModuleList(_Block(dim, mlp_ratio, make_attention) for _ in range(num_layers))
+        self.blocks = nn.ModuleList(
+            _Block(dim, mlp_ratio, make_attention) for _ in range(num_layers)
+        )
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, vocab_size)
 
@@ -377,8 +393,10 @@ class Adam:
         self.t += 1
         beta1, beta2 = self.betas
         c1, c2 = 1.0 - beta1**self.t, 1.0 - beta2**self.t
-        grads = [p.grad.reshape(-1) if p.grad is not None else torch.zeros_like(p).reshape(-1)
-                 for p in self.params]
+        grads = [
+            p.grad.reshape(-1) if p.grad is not None else torch.zeros_like(p).reshape(-1)
+            for p in self.params
+        ]
         g = torch.cat(grads)  # [P]
         self.m.mul_(beta1).add_(g, alpha=1.0 - beta1)  # m ← β₁m + (1−β₁)g
         self.v.mul_(beta2).addcmul_(g, g, value=1.0 - beta2)  # v ← β₂v + (1−β₂)g²
@@ -726,6 +744,7 @@ def toy_rotary_pair_logits(model: TinyTransformer, tokens: Tensor, *, layer: int
 
 # -- what a model without positions can do -------------------------------------------------------
 
+
 def _expected_max_counts(max_tokens: int, vocab_size: int) -> Tensor:
     """``E[max_v c_v]`` for ``m = 0..max_tokens`` tokens drawn uniformly from ``V`` values.
 
@@ -936,7 +955,9 @@ def toy_model(
         elif encoding == "t5":
             buckets = (8 if causal else 16) if t5_num_buckets is None else t5_num_buckets
             options["attention_bias"] = T5RelativePositionBias(
-                num_heads, bidirectional=not causal, num_buckets=buckets,
+                num_heads,
+                bidirectional=not causal,
+                num_buckets=buckets,
                 max_distance=t5_max_distance,
             )
         elif encoding == "alibi":
@@ -944,7 +965,11 @@ def toy_model(
         elif encoding == "rope":
             options["rotary"] = RotaryEmbedding(dim // num_heads, base=rope_base)
         return TinyTransformer(
-            vocab_size, dim, num_heads, num_layers, **options  # type: ignore[arg-type]
+            vocab_size,
+            dim,
+            num_heads,
+            num_layers,
+            **options,  # type: ignore[arg-type]
         )
 
     if seed is None:
@@ -1069,7 +1094,9 @@ class LengthResults:
         if encoding not in self.position_accuracy:
             raise ValueError(f"encoding must be one of {self.encodings}, got {encoding!r}")
         if length not in self.eval_lengths:
-            raise ValueError(f"length must be one of the eval_lengths {self.eval_lengths}, got {length}")
+            raise ValueError(
+                f"length must be one of the eval_lengths {self.eval_lengths}, got {length}"
+            )
         acc = self.position_accuracy[encoding][length]  # [n]
         if bool(acc.isnan().all()):
             return 0
@@ -1078,12 +1105,20 @@ class LengthResults:
 
     def cannot_run(self) -> list[tuple[str, int]]:
         """The ``(encoding, length)`` pairs the model could not be run at."""
-        return [(name, n) for name, accs in self.rows() for n, a in zip(self.eval_lengths, accs) if math.isnan(a)]
+        return [
+            (name, n)
+            for name, accs in self.rows()
+            for n, a in zip(self.eval_lengths, accs)
+            if math.isnan(a)
+        ]
 
     def _header(self) -> list[str]:
         top = self.train_lengths[1]
-        return [f"n={n}" + (f" ({n // top}L)" if n % top == 0 and n != top else " (L)" if n == top else "")
-                for n in self.eval_lengths]
+        return [
+            f"n={n}"
+            + (f" ({n // top}L)" if n % top == 0 and n != top else " (L)" if n == top else "")
+            for n in self.eval_lengths
+        ]
 
     def table(self, digits: int = 2) -> str:
         """The accuracies as a plain-text table; ``—`` marks a length the model cannot run."""
@@ -1094,7 +1129,9 @@ class LengthResults:
         lines = [" " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))]
         for name, accs in self.rows():
             cells = ["—" if math.isnan(a) else f"{a:.{digits}f}" for a in accs]
-            lines.append(name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols)))
+            lines.append(
+                name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
+            )
         guess = self.guess_accuracy()
         if guess:
             cells = [f"{guess[n]:.{digits}f}" if n in guess else "" for n in self.eval_lengths]
@@ -1116,7 +1153,8 @@ class LengthResults:
         body = []
         for name, accs in self.rows():
             cells = "".join(
-                '<td title="cannot run">—</td>' if math.isnan(a) else f"<td>{a:.2f}</td>" for a in accs
+                '<td title="cannot run">—</td>' if math.isnan(a) else f"<td>{a:.2f}</td>"
+                for a in accs
             )
             body.append(f"<tr><th>{name}</th>{cells}</tr>")
         guess = self.guess_accuracy()
@@ -1168,8 +1206,15 @@ class _Progress:
         from tqdm import tqdm
 
         elapsed = time.perf_counter() - self._start
-        return tqdm.format_meter(self.n, self.total, elapsed, ncols=72, prefix=self.desc, unit="step",
-                                 postfix=self.postfix or None)
+        return tqdm.format_meter(
+            self.n,
+            self.total,
+            elapsed,
+            ncols=72,
+            prefix=self.desc,
+            unit="step",
+            postfix=self.postfix or None,
+        )
 
     def update(self, n: int, postfix: str, *, force: bool = False) -> None:
         """Move to ``n`` steps done; redraw at most every 0.2 s unless ``force``."""
@@ -1256,14 +1301,18 @@ def length_generalisation(
     """
     if isinstance(encodings, Mapping):
         if model_options:
-            raise ValueError("model_options apply to named encodings only, not to a mapping of factories")
+            raise ValueError(
+                "model_options apply to named encodings only, not to a mapping of factories"
+            )
         factories = dict(encodings)
         for label, factory in factories.items():
             if not callable(factory):
                 raise TypeError(f"encodings[{label!r}] must be a factory () -> TinyTransformer")
     else:
         if isinstance(encodings, str):
-            raise TypeError(f"encodings must be a sequence of names, e.g. [{encodings!r}], not one str")
+            raise TypeError(
+                f"encodings must be a sequence of names, e.g. [{encodings!r}], not one str"
+            )
         names = list(encodings)
         unknown = [e for e in names if e not in ENCODINGS]
         if unknown:
@@ -1280,8 +1329,17 @@ def length_generalisation(
     seed = check_int("seed", seed, minimum=0)
 
     results = LengthResults(
-        task=task, k=k, train_lengths=(lo, hi), eval_lengths=lengths, accuracy={},
-        position_accuracy={}, losses={}, models={}, chance=math.nan, seed=seed, steps=steps,
+        task=task,
+        k=k,
+        train_lengths=(lo, hi),
+        eval_lengths=lengths,
+        accuracy={},
+        position_accuracy={},
+        losses={},
+        models={},
+        chance=math.nan,
+        seed=seed,
+        steps=steps,
     )
     bar = _Progress(len(factories) * steps, "training", progress)
     try:
@@ -1289,15 +1347,26 @@ def length_generalisation(
             torch.manual_seed(seed)
             model = factory()
             if not isinstance(model, TinyTransformer):
-                raise TypeError(f"the factory of {label!r} must return a TinyTransformer, got {type(model).__name__}")
+                raise TypeError(
+                    f"the factory of {label!r} must return a TinyTransformer, got {type(model).__name__}"
+                )
             done = index * steps
 
             def tick(step: int, label: str = label, done: int = done) -> None:
                 bar.update(done + step, label, force=step == steps)
 
             start = time.perf_counter()
-            run = train_toy(model, task, steps=steps, length=(lo, hi), batch_size=batch_size, k=k,
-                            lr=lr, seed=seed, on_step=tick)
+            run = train_toy(
+                model,
+                task,
+                steps=steps,
+                length=(lo, hi),
+                batch_size=batch_size,
+                k=k,
+                lr=lr,
+                seed=seed,
+                on_step=tick,
+            )
             results.seconds[label] = time.perf_counter() - start
             results.models[label] = model
             results.losses[label] = run.losses

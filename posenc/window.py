@@ -94,10 +94,14 @@ def relative_offsets(
     q_shape = _shape("query_shape", query_shape)
     k_shape = q_shape if key_shape is None else _shape("key_shape", key_shape)
     if len(k_shape) != len(q_shape):
-        raise ValueError(f"key_shape must have as many axes as query_shape ({len(q_shape)}), got {k_shape}")
+        raise ValueError(
+            f"key_shape must have as many axes as query_shape ({len(q_shape)}), got {k_shape}"
+        )
     step = (1,) * len(q_shape) if key_step is None else _shape("key_step", key_step)
     if len(step) != len(q_shape):
-        raise ValueError(f"key_step must have as many axes as query_shape ({len(q_shape)}), got {step}")
+        raise ValueError(
+            f"key_step must have as many axes as query_shape ({len(q_shape)}), got {step}"
+        )
     for a, (q, k, s) in enumerate(zip(q_shape, k_shape, step)):
         if (k - 1) * s > q - 1:
             raise ValueError(
@@ -265,8 +269,9 @@ def relative_index_check(index: Tensor, window_size: Sequence[int]) -> IndexChec
         for value in found:
             owners.setdefault(value, []).append(offset)
     shared = [(value, offsets) for value, offsets in sorted(owners.items()) if len(offsets) > 1]
-    split = [(offset, sorted(found)) for offset, found in sorted(by_offset.items())
-             if len(found) > 1]
+    split = [
+        (offset, sorted(found)) for offset, found in sorted(by_offset.items()) if len(found) > 1
+    ]
     rows = math.prod(2 * s - 1 for s in shape)
     used = set(owners)
     out_of_range = sorted(v for v in used if not 0 <= v < rows)
@@ -274,7 +279,9 @@ def relative_index_check(index: Tensor, window_size: Sequence[int]) -> IndexChec
     return IndexCheck(len(by_offset), len(used), rows, shared, split, out_of_range, unused)
 
 
-def frame_offset_counts(query_frames: int, key_frames: int | None = None, key_step: int = 1) -> Tensor:
+def frame_offset_counts(
+    query_frames: int, key_frames: int | None = None, key_step: int = 1
+) -> Tensor:
     """How many (query frame, key frame) pairs have each frame offset ``−(D_1−1) … D_1−1``.
 
     A frame offset with count 0 is never looked up: its ``(2W_h−1)(2W_w−1)`` table rows get no
@@ -318,8 +325,10 @@ def rstt_key_frames(query_frames: int, key_frames: int) -> list[int]:
     d2 = check_int("key_frames", key_frames)
     step = (d1 + 1) // d2
     if step == 0:
-        raise ValueError(f"key_frames ({d2}) must be at most query_frames + 1 ({d1 + 1}): "
-                         "RSTT's step (D1 + 1) // D2 would be 0")
+        raise ValueError(
+            f"key_frames ({d2}) must be at most query_frames + 1 ({d1 + 1}): "
+            "RSTT's step (D1 + 1) // D2 would be 0"
+        )
     return list(range(0, d1, step))
 
 
@@ -346,8 +355,10 @@ def spread_key_step(query_frames: int, key_frames: int) -> int:
     d1 = check_int("query_frames", query_frames)
     d2 = check_int("key_frames", key_frames)
     if d2 > d1:
-        raise ValueError(f"key_frames ({d2}) must not exceed query_frames ({d1}): "
-                         "the key frames must fit inside the query frames' time span")
+        raise ValueError(
+            f"key_frames ({d2}) must not exceed query_frames ({d1}): "
+            "the key frames must fit inside the query frames' time span"
+        )
     return (d1 - 1) // (d2 - 1) if d2 > 1 else 1
 
 
@@ -398,7 +409,9 @@ class SwinRelativePositionBias(nn.Module):
 
     def forward(self) -> Tensor:
         n_q, n_k = self.relative_position_index.shape
-        bias = self.relative_position_bias_table[self.relative_position_index.reshape(-1)]  # [N_q*N_k, h]
+        bias = self.relative_position_bias_table[
+            self.relative_position_index.reshape(-1)
+        ]  # [N_q*N_k, h]
         return bias.reshape(n_q, n_k, self.num_heads).permute(2, 0, 1)  # [h, N_q, N_k]
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
@@ -435,8 +448,12 @@ def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
     wh, ww = _shape("window_size", window_size)
     b, h, w, c = x.shape
     if h % wh or w % ww:
-        raise ValueError(f"x's height and width ({h}, {w}) must be multiples of window_size ({wh}, {ww})")
-    x = x.reshape(b, h // wh, wh, w // ww, ww, c).permute(0, 1, 3, 2, 4, 5)  # [b, H/Wh, W/Ww, Wh, Ww, c]
+        raise ValueError(
+            f"x's height and width ({h}, {w}) must be multiples of window_size ({wh}, {ww})"
+        )
+    x = x.reshape(b, h // wh, wh, w // ww, ww, c).permute(
+        0, 1, 3, 2, 4, 5
+    )  # [b, H/Wh, W/Ww, Wh, Ww, c]
     return x.reshape(-1, wh * ww, c)  # [b*n_w, Wh*Ww, c]
 
 
@@ -462,18 +479,24 @@ def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width
     wh, ww = _shape("window_size", window_size)
     height, width = check_int("height", height), check_int("width", width)
     if height % wh or width % ww:
-        raise ValueError(f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})")
+        raise ValueError(
+            f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})"
+        )
     nh, nw = height // wh, width // ww
     if windows.shape[0] % (nh * nw) or windows.shape[1] != wh * ww:
         raise ValueError(
             f"windows must be [b·{nh * nw}, {wh * ww}, c] for a {height}x{width} map, got {tuple(windows.shape)}"
         )
     c = windows.shape[-1]
-    x = windows.reshape(-1, nh, nw, wh, ww, c).permute(0, 1, 3, 2, 4, 5)  # [b, H/Wh, Wh, W/Ww, Ww, c]
+    x = windows.reshape(-1, nh, nw, wh, ww, c).permute(
+        0, 1, 3, 2, 4, 5
+    )  # [b, H/Wh, Wh, W/Ww, Ww, c]
     return x.reshape(-1, height, width, c)
 
 
-def shifted_window_mask(height: int, width: int, window_size: Sequence[int], shift: Sequence[int]) -> Tensor:
+def shifted_window_mask(
+    height: int, width: int, window_size: Sequence[int], shift: Sequence[int]
+) -> Tensor:
     """Which token pairs may attend after Swin's cyclic shift (True = same original region).
 
     After rolling the map by ``−shift``, a window at the border holds tokens from up to four
@@ -497,14 +520,24 @@ def shifted_window_mask(height: int, width: int, window_size: Sequence[int], shi
     wh, ww = _shape("window_size", window_size)
     height, width = check_int("height", height), check_int("width", width)
     if height % wh or width % ww:
-        raise ValueError(f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})")
+        raise ValueError(
+            f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})"
+        )
     sh, sw = (check_int(f"shift[{a}]", s, minimum=0) for a, s in enumerate(shift))
     if sh >= wh or sw >= ww:
         raise ValueError(f"shift ({sh}, {sw}) must be smaller than window_size ({wh}, {ww})")
     region = torch.zeros(1, height, width, 1)
     label = 0
-    for rows in (slice(0, -wh), slice(-wh, -sh or None), slice(-sh or None, None) if sh else slice(0, 0)):
-        for cols in (slice(0, -ww), slice(-ww, -sw or None), slice(-sw or None, None) if sw else slice(0, 0)):
+    for rows in (
+        slice(0, -wh),
+        slice(-wh, -sh or None),
+        slice(-sh or None, None) if sh else slice(0, 0),
+    ):
+        for cols in (
+            slice(0, -ww),
+            slice(-ww, -sw or None),
+            slice(-sw or None, None) if sw else slice(0, 0),
+        ):
             region[:, rows, cols, :] = label
             label += 1
     ids = window_partition(region, (wh, ww))[..., 0]  # [n_w, Wh*Ww]
@@ -535,7 +568,9 @@ class WindowAttention(nn.Module):
     ``self.relative_position``).
     """
 
-    def __init__(self, dim: int, window_size: Sequence[int], num_heads: int, *, qkv_bias: bool = True) -> None:
+    def __init__(
+        self, dim: int, window_size: Sequence[int], num_heads: int, *, qkv_bias: bool = True
+    ) -> None:
         super().__init__()
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
@@ -553,7 +588,9 @@ class WindowAttention(nn.Module):
                 f"x must be [windows, {math.prod(self.window_size)}, {self.dim}], got {tuple(x.shape)}"
             )
         h = self.num_heads
-        q, k, v = self.qkv(x).reshape(bn, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [bn, h, n, d/h] each
+        q, k, v = (
+            self.qkv(x).reshape(bn, n, 3, h, d // h).permute(2, 0, 3, 1, 4)
+        )  # [bn, h, n, d/h] each
         bias = self.relative_position()  # [h, n, n]
         if mask is None:
             weights = attention_weights(q, k, bias=bias)  # [bn, h, n, n]
@@ -565,7 +602,9 @@ class WindowAttention(nn.Module):
                 raise ValueError(f"mask must be [n_w, {n}, {n}], got {tuple(mask.shape)}")
             n_w = mask.shape[0]
             if bn % n_w:
-                raise ValueError(f"x's first dimension ({bn}) must be a multiple of mask's windows ({n_w})")
+                raise ValueError(
+                    f"x's first dimension ({bn}) must be a multiple of mask's windows ({n_w})"
+                )
             # x holds b images of n_w windows each: window w of every image gets mask[w]
             q, k = (t.reshape(bn // n_w, n_w, h, n, d // h) for t in (q, k))  # [b, n_w, h, n, d/h]
             window_mask = mask[None, :, None]  # [1, n_w, 1, n, n]

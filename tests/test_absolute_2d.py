@@ -57,7 +57,9 @@ def seed000_2d_sincos(height, width, dim):
         pe[:, 1::2] = np.cos(out)
         return pe
 
-    rows, cols = np.meshgrid(np.arange(height, dtype=np.float64), np.arange(width, dtype=np.float64), indexing="ij")
+    rows, cols = np.meshgrid(
+        np.arange(height, dtype=np.float64), np.arange(width, dtype=np.float64), indexing="ij"
+    )
     return np.concatenate([one_d(rows.ravel(), dim // 2), one_d(cols.ravel(), dim // 2)], axis=1)
 
 
@@ -121,7 +123,11 @@ def test_golden_2x2_dim4():
 def layout_permutation(dim, interleaved, row_first):
     """Where channel j of a layout comes from in the seed layout (interleaved, row first)."""
     q = dim // 2
-    within = list(range(q)) if interleaved else [2 * i for i in range(q // 2)] + [2 * i + 1 for i in range(q // 2)]
+    within = (
+        list(range(q))
+        if interleaved
+        else [2 * i for i in range(q // 2)] + [2 * i + 1 for i in range(q // 2)]
+    )
     first, second = (0, q) if row_first else (q, 0)
     return [first + k for k in within] + [second + k for k in within]
 
@@ -135,7 +141,12 @@ def test_every_layout_is_a_fixed_channel_permutation_of_the_seed_layout(interlea
     perm = layout_permutation(dim, interleaved, row_first)
     assert sorted(perm) == list(range(dim))
     assert torch.equal(other, seed[:, perm])
-    assert sinusoidal_2d_channel_permutation(dim, interleaved=interleaved, row_first=row_first).tolist() == perm
+    assert (
+        sinusoidal_2d_channel_permutation(
+            dim, interleaved=interleaved, row_first=row_first
+        ).tolist()
+        == perm
+    )
 
 
 def test_row_major_flattening():
@@ -201,9 +212,7 @@ def test_detr_sine_seed_example_shape():
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    h=st.integers(1, 8), w=st.integers(1, 8), pad_h=st.integers(0, 5), pad_w=st.integers(0, 5)
-)
+@given(h=st.integers(1, 8), w=st.integers(1, 8), pad_h=st.integers(0, 5), pad_w=st.integers(0, 5))
 def test_padding_changes_only_padded_positions(h, w, pad_h, pad_w):
     unpadded = detr_sine_encoding(torch.zeros(1, h, w, dtype=torch.bool), 8)
     mask = torch.ones(1, h + pad_h, w + pad_w, dtype=torch.bool)
@@ -266,8 +275,14 @@ def test_learned_row_col_too_large_map_is_a_value_error():
 def test_learned_row_col_gradients_reach_only_used_rows():
     emb = LearnedRowColEmbedding(num_pos_feats=2, max_positions=10)
     emb(torch.zeros(1, 1, 3, 4)).sum().backward()
-    assert emb.row_embed.weight.grad[:3].abs().sum() > 0 and emb.row_embed.weight.grad[3:].abs().sum() == 0
-    assert emb.col_embed.weight.grad[:4].abs().sum() > 0 and emb.col_embed.weight.grad[4:].abs().sum() == 0
+    assert (
+        emb.row_embed.weight.grad[:3].abs().sum() > 0
+        and emb.row_embed.weight.grad[3:].abs().sum() == 0
+    )
+    assert (
+        emb.col_embed.weight.grad[:4].abs().sum() > 0
+        and emb.col_embed.weight.grad[4:].abs().sum() == 0
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -335,7 +350,9 @@ def pil_bicubic_reference(image, out_h, out_w, a=-0.5):
             hi = min(int(centre + support + 0.5), n_in)
             w = np.array([kernel((j + lo - centre + 0.5) * inv) for j in range(hi - lo)])
             w /= w.sum()
-            out.append(np.tensordot(w, np.take(arr, np.arange(lo, hi), axis=axis), axes=([0], [axis])))
+            out.append(
+                np.tensordot(w, np.take(arr, np.arange(lo, hi), axis=axis), axes=([0], [axis]))
+            )
         return np.moveaxis(np.stack(out), 0, axis)
 
     return resize_axis(resize_axis(image, out_h, 0), out_w, 1)
@@ -354,7 +371,9 @@ def test_antialias_is_the_pil_filter_with_a_minus_half(old, new):
 
 
 def test_resample_errors():
-    with pytest.raises(ValueError, match=r"table has 10 rows but num_prefix_tokens \+ old_size gives 0 \+ 3\*3 = 9"):
+    with pytest.raises(
+        ValueError, match=r"table has 10 rows but num_prefix_tokens \+ old_size gives 0 \+ 3\*3 = 9"
+    ):
         resample_positional_embedding(torch.zeros(10, 2), 3, 4)
     with pytest.raises(ValueError, match=r"mode must be"):
         resample_positional_embedding(torch.zeros(9, 2), 3, 4, mode="area")
@@ -375,8 +394,18 @@ def test_similarity_map_matches_a_loop_over_positions():
     table = torch.randn(3 * 4, 5)
     sim = position_similarity_map(table, 3, 4, row=1, col=2)
     ref = torch.tensor(
-        [[float(torch.dot(table[6], table[r * 4 + c]) / (table[6].norm() * table[r * 4 + c].norm()))
-          for c in range(4)] for r in range(3)], dtype=torch.float64)
+        [
+            [
+                float(
+                    torch.dot(table[6], table[r * 4 + c])
+                    / (table[6].norm() * table[r * 4 + c].norm())
+                )
+                for c in range(4)
+            ]
+            for r in range(3)
+        ],
+        dtype=torch.float64,
+    )
     assert sim.shape == (3, 4) and sim.dtype == torch.float64
     torch.testing.assert_close(sim, ref, rtol=0, atol=1e-6)
     assert sim[1, 2] == pytest.approx(1.0)
@@ -385,7 +414,7 @@ def test_similarity_map_matches_a_loop_over_positions():
 def test_similarity_of_2d_sincos_is_the_mean_of_row_and_column_terms():
     d, h, w = 32, 7, 9
     omega = 10000.0 ** (-4 * np.arange(d // 4) / d)
-    rho = lambda k: np.cos(k * omega).mean()  # noqa: E731
+    rho = lambda k: np.cos(k * omega).mean()
     sim = position_similarity_map(sinusoidal_encoding_2d(h, w, d), h, w, 2, 3).numpy()
     ref = np.array([[0.5 * rho(r - 2) + 0.5 * rho(c - 3) for c in range(w)] for r in range(h)])
     np.testing.assert_allclose(sim, ref, atol=1e-6)
@@ -441,7 +470,9 @@ def test_which_filters_reproduce_a_ramp_when_enlarging_14_to_16():
 
     bilinear, keys_half, keys_mae = error(mode="bilinear"), error(antialias=True), error()
     assert bilinear[1:-1].abs().max() < 1e-12
-    assert bilinear[0].item() == pytest.approx(0.0625) and bilinear[-1].item() == pytest.approx(-0.0625)
+    assert bilinear[0].item() == pytest.approx(0.0625) and bilinear[-1].item() == pytest.approx(
+        -0.0625
+    )
     assert keys_half[2:-2].abs().max() < 1e-12 and keys_half[:2].abs().min() > 0.02
     assert 0.045 < keys_mae[2:-2].abs().max() < 0.05
 
@@ -480,8 +511,11 @@ def sincos_2d_at(coords, d, base=10000.0):
 
 @pytest.mark.parametrize(
     "kw, resize",
-    [({}, torch_bicubic_reference), ({"antialias": True}, pil_bicubic_reference),
-     ({"mode": "bilinear"}, torch_bilinear_reference)],
+    [
+        ({}, torch_bicubic_reference),
+        ({"antialias": True}, pil_bicubic_reference),
+        ({"mode": "bilinear"}, torch_bilinear_reference),
+    ],
 )
 @pytest.mark.parametrize("old, new, base", [(14, 16, 10000.0), (8, 5, 100.0)])
 def test_resampling_error_is_the_resized_formula_minus_the_formula(kw, resize, old, new, base):
@@ -517,8 +551,9 @@ def test_resampling_error_per_pair_matches_a_loop_over_the_four_channels():
     expected = torch.tensor(expected, dtype=torch.float64)
     torch.testing.assert_close(ours, expected, rtol=1e-12, atol=0)
     single = error.float()  # taken to float64 first
-    assert torch.equal(resampling_error_per_pair(single),
-                       resampling_error_per_pair(single.double()))
+    assert torch.equal(
+        resampling_error_per_pair(single), resampling_error_per_pair(single.double())
+    )
 
 
 @pytest.mark.parametrize("max_frequency, base", [(0.1, 10000.0), (0.5, 100.0), (2.0, 10000.0)])
@@ -530,8 +565,15 @@ def test_resampling_error_map_is_the_rms_over_the_slow_channels(max_frequency, b
     omega = [base ** (-4 * i / d) for i in range(d // 4)]  # the frequency of pair i
     slow = [k for k in range(d) if omega[(k % (d // 2)) // 2] < max_frequency]
     expected = torch.tensor(
-        [[math.sqrt(sum(float(error[r * side + c, k]) ** 2 for k in slow) / len(slow))
-          for c in range(side)] for r in range(side)], dtype=torch.float64)
+        [
+            [
+                math.sqrt(sum(float(error[r * side + c, k]) ** 2 for k in slow) / len(slow))
+                for c in range(side)
+            ]
+            for r in range(side)
+        ],
+        dtype=torch.float64,
+    )
     assert ours.shape == (side, side)
     torch.testing.assert_close(ours, expected, rtol=1e-12, atol=0)
 

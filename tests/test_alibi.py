@@ -10,8 +10,7 @@ from transformers.models.bloom.modeling_bloom import _get_alibi_slopes, build_al
 from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
 
 from posenc.alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes, alibi_span
-from posenc.attention import causal_mask
-from posenc.attention import attention_weights
+from posenc.attention import attention_weights, causal_mask
 from posenc.toy import TinyTransformer
 
 F64 = torch.float64
@@ -34,27 +33,44 @@ def official_get_slopes(n):
 
 
 def test_golden_slopes():
-    assert alibi_slopes(8).tolist() == [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]
+    assert alibi_slopes(8).tolist() == [
+        1 / 2,
+        1 / 4,
+        1 / 8,
+        1 / 16,
+        1 / 32,
+        1 / 64,
+        1 / 128,
+        1 / 256,
+    ]
     r = 2**-0.5
     # 12 heads: the 8 slopes of 8 heads, then slopes 1, 3, 5, 7 of 16 heads (2^-0.5 · 2^-k)
     twelve = [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256, r, r / 2, r / 4, r / 8]
-    torch.testing.assert_close(alibi_slopes(12), torch.tensor(twelve, dtype=F64), rtol=1e-15, atol=0)
+    torch.testing.assert_close(
+        alibi_slopes(12), torch.tensor(twelve, dtype=F64), rtol=1e-15, atol=0
+    )
     # 6 heads: the 4 slopes of 4 heads (2^-2k), then slopes 1 and 3 of 8 heads
     assert alibi_slopes(6).tolist() == [1 / 4, 1 / 16, 1 / 64, 1 / 256, 1 / 2, 1 / 8]
     assert alibi_slopes(1).tolist() == [1 / 256]
     sixteen = alibi_slopes(16)
-    torch.testing.assert_close(sixteen, torch.tensor([r**k for k in range(1, 17)], dtype=F64), rtol=1e-14, atol=0)
+    torch.testing.assert_close(
+        sixteen, torch.tensor([r**k for k in range(1, 17)], dtype=F64), rtol=1e-14, atol=0
+    )
 
 
 @pytest.mark.parametrize("n", range(1, 65))
 def test_slopes_match_official_code(n):
-    torch.testing.assert_close(alibi_slopes(n), torch.tensor(official_get_slopes(n), dtype=F64), rtol=1e-14, atol=0)
+    torch.testing.assert_close(
+        alibi_slopes(n), torch.tensor(official_get_slopes(n), dtype=F64), rtol=1e-14, atol=0
+    )
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 112])
 def test_slopes_match_bloom_and_mpt(n):
     ours = alibi_slopes(n)
-    torch.testing.assert_close(_get_alibi_slopes(n, torch.device("cpu")).double(), ours, rtol=1e-6, atol=0)
+    torch.testing.assert_close(
+        _get_alibi_slopes(n, torch.device("cpu")).double(), ours, rtol=1e-6, atol=0
+    )
     # MPT builds slopes·(j − (L − 1)) for L keys: at j = 0 that is −(L − 1)·slope
     mpt = build_mpt_alibi_tensor(n, 2)  # [h, 1, 2]
     torch.testing.assert_close(-mpt[:, 0, 0].double(), ours, rtol=1e-6, atol=0)
@@ -68,7 +84,9 @@ def test_slope_properties(n):
     assert (s > 0).all() and (s < 1).all()
     low = 1 << (n.bit_length() - 1)
     assert (s[1:low] < s[: low - 1]).all()  # the power-of-two part decreases geometrically
-    torch.testing.assert_close(s[1:low] / s[: low - 1], torch.full((low - 1,), 2 ** (-8 / low), dtype=F64))
+    torch.testing.assert_close(
+        s[1:low] / s[: low - 1], torch.full((low - 1,), 2 ** (-8 / low), dtype=F64)
+    )
 
 
 # -- biases -----------------------------------------------------------------------------------
@@ -76,14 +94,18 @@ def test_slope_properties(n):
 
 def test_golden_bias():
     # 2 heads: slopes 1/16 and 1/256; 3 queries at positions 2, 3, 4 of 5 keys
-    expected_head0 = -torch.tensor([[2, 1, 0, 0, 0], [3, 2, 1, 0, 0], [4, 3, 2, 1, 0]], dtype=F64) / 16
+    expected_head0 = (
+        -torch.tensor([[2, 1, 0, 0, 0], [3, 2, 1, 0, 0], [4, 3, 2, 1, 0]], dtype=F64) / 16
+    )
     bias = alibi_bias(3, 5, 2, dtype=F64)
     assert bias.shape == (2, 3, 5)
     torch.testing.assert_close(bias[0], expected_head0, rtol=0, atol=0)
     torch.testing.assert_close(bias[1], expected_head0 * 16 / 256, rtol=0, atol=0)
     assert not torch.signbit(bias).logical_and(bias == 0).any()  # zeros print as 0, not -0
     symmetric = alibi_bias(3, 3, 1, causal=False, dtype=F64)[0]
-    torch.testing.assert_close(symmetric, -torch.tensor([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=F64) / 256)
+    torch.testing.assert_close(
+        symmetric, -torch.tensor([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=F64) / 256
+    )
     assert alibi_bias(4, 4, 3).dtype == torch.float32
 
 
@@ -96,11 +118,15 @@ def test_masked_softmax_equals_bloom_and_mpt(heads):
     q, k = torch.randn(heads, n, 8, generator=g), torch.randn(heads, n, 8, generator=g)
     mask = causal_mask(n, n)
     ours = attention_weights(q, k, bias=alibi_bias(n, n, heads), mask=mask)
-    bloom = build_alibi_tensor(torch.ones(1, n, dtype=torch.long), heads, torch.float32)  # [h, 1, n]
+    bloom = build_alibi_tensor(
+        torch.ones(1, n, dtype=torch.long), heads, torch.float32
+    )  # [h, 1, n]
     theirs = attention_weights(q, k, bias=bloom, mask=mask)
     torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
     mpt = build_mpt_alibi_tensor(heads, n)  # [h, 1, n]
-    torch.testing.assert_close(ours, attention_weights(q, k, bias=mpt, mask=mask), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(
+        ours, attention_weights(q, k, bias=mpt, mask=mask), rtol=1e-5, atol=1e-6
+    )
     # and the differences really are constant along each row (on the allowed keys)
     diff = (alibi_bias(n, n, heads, dtype=F64) - bloom.double()).masked_fill(~mask, 0.0)
     row_const = diff[..., :1].expand_as(diff).masked_fill(~mask, 0.0)
@@ -114,7 +140,9 @@ def test_matches_sdpa_with_a_float_mask():
     bias = alibi_bias(n, n, h)
     float_mask = bias.masked_fill(~causal_mask(n, n), float("-inf"))
     expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=float_mask)
-    torch.testing.assert_close(attention_weights(q, k, bias=bias, mask=causal_mask(n, n)) @ v, expected)
+    torch.testing.assert_close(
+        attention_weights(q, k, bias=bias, mask=causal_mask(n, n)) @ v, expected
+    )
 
 
 @settings(max_examples=50)
@@ -157,7 +185,9 @@ def test_module_is_the_function_with_a_buffer():
     assert mod.slopes.dtype == torch.float32 and mod.slopes.shape == (12,)
     torch.testing.assert_close(mod(6), alibi_bias(6, 6, 12))
     torch.testing.assert_close(mod(3, 8), alibi_bias(3, 8, 12))
-    torch.testing.assert_close(ALiBiBias(4, causal=False)(5, 5, query_offset=0), alibi_bias(5, 5, 4, causal=False))
+    torch.testing.assert_close(
+        ALiBiBias(4, causal=False)(5, 5, query_offset=0), alibi_bias(5, 5, 4, causal=False)
+    )
     assert mod.double()(4).dtype == F64
 
 
@@ -181,12 +211,17 @@ def test_module_plugs_into_the_tiny_transformer_and_symmetric_alibi_cannot_tell_
 # -- the span of each head --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("heads", "n", "mass"), [(8, 1024, 0.9), (12, 300, 0.5), (16, 64, 0.99), (3, 1, 0.9)])
+@pytest.mark.parametrize(
+    ("heads", "n", "mass"), [(8, 1024, 0.9), (12, 300, 0.5), (16, 64, 0.99), (3, 1, 0.9)]
+)
 def test_span_matches_the_geometric_series(heads, n, mass):
     got = alibi_span(heads, n, mass=mass)
     assert got.dtype == torch.long and got.shape == (heads,)
     for c, m in zip(got.tolist(), official_get_slopes(heads)):
-        covered = lambda c: (1 - math.exp(-m * c)) / (1 - math.exp(-m * n))  # noqa: E731
+
+        def covered(c, m=m):
+            return (1 - math.exp(-m * c)) / (1 - math.exp(-m * n))
+
         assert 1 <= c <= n and covered(c) >= mass - 1e-12
         assert c == 1 or covered(c - 1) < mass
 
@@ -194,13 +229,24 @@ def test_span_matches_the_geometric_series(heads, n, mass):
 def test_span_is_the_attention_of_a_query_with_equal_content_logits():
     heads, n = 8, 200
     zeros = torch.zeros(heads, n, 4, dtype=F64)  # q·k = 0 for every pair: only the bias speaks
-    weights = attention_weights(zeros, zeros, bias=alibi_bias(n, n, heads, dtype=F64), mask=causal_mask(n, n))
+    weights = attention_weights(
+        zeros, zeros, bias=alibi_bias(n, n, heads, dtype=F64), mask=causal_mask(n, n)
+    )
     last = weights[:, -1].flip(-1)  # [h, n]: the last query's weights, nearest key first
     for h, c in enumerate(alibi_span(heads, n).tolist()):
         assert last[h, :c].sum() >= 0.9 > last[h, : c - 1].sum()
     # the 90 % span is about ln(10)/m for long sequences: 5 keys for m = 1/2, 551 for m = 1/256
     assert alibi_span(8, 4096).tolist() == [5, 10, 19, 37, 74, 148, 295, 590]
-    assert [math.ceil(math.log(10) * 2**k) for k in range(1, 9)] == [5, 10, 19, 37, 74, 148, 295, 590]
+    assert [math.ceil(math.log(10) * 2**k) for k in range(1, 9)] == [
+        5,
+        10,
+        19,
+        37,
+        74,
+        148,
+        295,
+        590,
+    ]
 
 
 def test_span_errors():

@@ -49,7 +49,9 @@ def test_self_attention_matches_float64_transcription(heads):
     torch.manual_seed(0)
     layer = SelfAttention(8, num_heads=heads)
     x = torch.randn(3, 5, 8)
-    torch.testing.assert_close(layer(x).double(), reference_self_attention(layer, x), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        layer(x).double(), reference_self_attention(layer, x), atol=1e-5, rtol=1e-5
+    )
 
 
 def test_self_attention_matches_torch_multihead_attention():
@@ -136,19 +138,55 @@ def test_attention_weights_rows_sum_to_one_and_masked_entries_are_zero():
 @pytest.mark.parametrize(
     "call, error, words",
     [
-        (lambda: attention_weights([[1.0]], torch.ones(1, 1)), TypeError, "q must be a torch.Tensor"),
-        (lambda: attention_weights(torch.ones(3), torch.ones(3)), ValueError, "at least 2 dimensions"),
-        (lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 4)), ValueError, "last dimension"),
-        (lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 3), mask=torch.ones(2, 2)), TypeError, "boolean"),
-        (lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 3), bias=1.0), TypeError, "bias must be"),
-        (lambda: dot_product_attention(torch.ones(2, 3), torch.ones(2, 3), torch.ones(4, 3)), ValueError, "same number"),
-        (lambda: dot_product_attention(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3)), ValueError, "v must have"),
+        (
+            lambda: attention_weights([[1.0]], torch.ones(1, 1)),
+            TypeError,
+            "q must be a torch.Tensor",
+        ),
+        (
+            lambda: attention_weights(torch.ones(3), torch.ones(3)),
+            ValueError,
+            "at least 2 dimensions",
+        ),
+        (
+            lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 4)),
+            ValueError,
+            "last dimension",
+        ),
+        (
+            lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 3), mask=torch.ones(2, 2)),
+            TypeError,
+            "boolean",
+        ),
+        (
+            lambda: attention_weights(torch.ones(2, 3), torch.ones(2, 3), bias=1.0),
+            TypeError,
+            "bias must be",
+        ),
+        (
+            lambda: dot_product_attention(torch.ones(2, 3), torch.ones(2, 3), torch.ones(4, 3)),
+            ValueError,
+            "same number",
+        ),
+        (
+            lambda: dot_product_attention(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3)),
+            ValueError,
+            "v must have",
+        ),
         (lambda: SelfAttention(6, num_heads=4), ValueError, "num_heads must divide"),
         (lambda: SelfAttention(0), ValueError, "dim must be positive"),
         (lambda: SelfAttention(4)(torch.ones(2, 4)), ValueError, "x must have 3 dimensions"),
         (lambda: SelfAttention(4)(torch.ones(1, 2, 5)), ValueError, "4 channels"),
-        (lambda: SelfAttention(8, 2, rotary=lambda q, k: (q, k)), TypeError, "rotary must be an nn.Module"),
-        (lambda: SelfAttention(8, 2, rotary=_rotary(8)), ValueError, "rotary must act on the 4 channels"),
+        (
+            lambda: SelfAttention(8, 2, rotary=lambda q, k: (q, k)),
+            TypeError,
+            "rotary must be an nn.Module",
+        ),
+        (
+            lambda: SelfAttention(8, 2, rotary=_rotary(8)),
+            ValueError,
+            "rotary must act on the 4 channels",
+        ),
         (lambda: permutation_matrix([0, 0, 1]), ValueError, "permutation"),
         (lambda: permutation_matrix(torch.tensor([0.0, 1.0])), TypeError, "integers"),
         (lambda: permutation_matrix([]), ValueError, "permutation"),
@@ -174,8 +212,8 @@ def test_permutation_matrix_reorders_rows_and_is_orthogonal():
 
 
 def test_word_vectors_depend_on_the_word_only():
-    a = word_vectors("dog bites man".split(), 8)
-    b = word_vectors("man bites dog".split(), 8)
+    a = word_vectors(["dog", "bites", "man"], 8)
+    b = word_vectors(["man", "bites", "dog"], 8)
     torch.testing.assert_close(a[[2, 1, 0]], b, rtol=0, atol=0)
     assert a.shape == (3, 8) and a.dtype == torch.float32
     assert not torch.equal(a[0], a[1])
@@ -357,7 +395,7 @@ def test_toy_layer_scales_query_and_key_weights_only():
 
 
 def test_sentence_vectors_add_the_sinusoidal_code_of_each_slot():
-    words = "the dog chased a ball".split()
+    words = ["the", "dog", "chased", "a", "ball"]
     plain = sentence_vectors(words, 8)
     assert torch.equal(plain, word_vectors(words, 8))
     with_positions = sentence_vectors(words, 8, positions=True)
@@ -367,7 +405,7 @@ def test_sentence_vectors_add_the_sinusoidal_code_of_each_slot():
 
 def test_sentence_attention_is_the_layer_on_a_batch_of_one():
     layer = toy_attention_layer(8, seed=1)
-    x = sentence_vectors("man bites dog".split(), 8)
+    x = sentence_vectors(["man", "bites", "dog"], 8)
     y, a = sentence_attention(layer, x)
     assert y.shape == (3, 8) and a.shape == (3, 3) and not y.requires_grad
     expected = reference_self_attention(layer, x[None])[0]

@@ -19,8 +19,8 @@ from posenc.catalogue import (
     learned_parameter_count,
     markdown_table,
     overview_rows,
-    position_parameter_count,
     posenc_rows,
+    position_parameter_count,
     reach_rows,
     runs_beyond,
 )
@@ -45,7 +45,9 @@ def hand_count(key: str, s: CatalogueSize) -> int:
     return {
         "learned": s.n * s.d,  # one d-vector per position (BERT, GPT-2, ViT)
         "detr_learned": 2 * s.grid * (s.d // 2),  # a row and a column table of F = d/2 channels
-        "shaw": 2 * (2 * s.k + 1) * (s.d // s.h),  # w^K and w^V: 2k+1 vectors of d/h, shared by heads
+        "shaw": 2
+        * (2 * s.k + 1)
+        * (s.d // s.h),  # w^K and w^V: 2k+1 vectors of d/h, shared by heads
         "swin": (2 * wh - 1) * (2 * ww - 1) * s.h,  # one number per offset and head
         "window_3d": (2 * s.frames - 1) * (2 * wh - 1) * (2 * ww - 1) * s.h,
         "t5": s.num_buckets * s.h,  # one number per bucket and head
@@ -57,8 +59,21 @@ def hand_count(key: str, s: CatalogueSize) -> int:
 
 def test_every_encoding_of_the_book_is_a_row():
     keys = [e.key for e in ENCODINGS]
-    assert keys == ["none", "numeric", "sinusoidal", "learned", "sincos_2d", "detr_sine",
-                    "detr_learned", "shaw", "swin", "window_3d", "rope", "alibi", "t5"]
+    assert keys == [
+        "none",
+        "numeric",
+        "sinusoidal",
+        "learned",
+        "sincos_2d",
+        "detr_sine",
+        "detr_learned",
+        "shaw",
+        "swin",
+        "window_3d",
+        "rope",
+        "alibi",
+        "t5",
+    ]
     assert {e.kind.split()[0] for e in ENCODINGS} == {"none", "absolute", "relative"}
     assert {e.dims for e in ENCODINGS} == {"any", "1-D", "2-D", "3-D"}
 
@@ -93,8 +108,14 @@ def test_parameter_counts_match_hand_formulas(key, size):
 def test_default_counts_golden():
     # n = 256, d = 64, h = 8, grid 14, window 7×7, 2 frames, k = 16, 32 buckets
     counts = {e.key: learned_parameter_count(e) for e in ENCODINGS if learned_parameter_count(e)}
-    assert counts == {"learned": 16384, "detr_learned": 896, "shaw": 528, "swin": 1352,
-                      "window_3d": 4056, "t5": 256}
+    assert counts == {
+        "learned": 16384,
+        "detr_learned": 896,
+        "shaw": 528,
+        "swin": 1352,
+        "window_3d": 4056,
+        "t5": 256,
+    }
 
 
 @pytest.mark.parametrize(("window", "heads"), [((7, 7), 3), ((12, 12), 4), ((3, 4), 1)])
@@ -171,9 +192,20 @@ def test_outputs_grow_with_the_input():
 
 def test_runs_beyond_returns_false_only_for_refusals_and_non_finite_results():
     def make(run):
-        return Encoding(key="x", name="x", kind="absolute", enters="input", dims="1-D", models="",
-                        chapter="", posenc=(), parameter_formula="0", beyond="",
-                        build=lambda s: nn.Module(), run=run)
+        return Encoding(
+            key="x",
+            name="x",
+            kind="absolute",
+            enters="input",
+            dims="1-D",
+            models="",
+            chapter="",
+            posenc=(),
+            parameter_formula="0",
+            beyond="",
+            build=lambda s: nn.Module(),
+            run=run,
+        )
 
     def refuse(m, s, f):
         raise ValueError("too long")
@@ -262,4 +294,4 @@ def test_posenc_rows_list_every_name():
     header, rows = posenc_rows()
     assert header == ["encoding", "in posenc"]
     for e, row in zip(ENCODINGS, rows):
-        assert row[1].split(", ") == [f"`{n[len('posenc.'):]}`" for n in e.posenc]
+        assert row[1].split(", ") == [f"`{n[len('posenc.') :]}`" for n in e.posenc]

@@ -10,7 +10,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import nbtool  # noqa: E402
+import nbtool
 
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 APPENDIX = sorted((ROOT / "appendix").glob("*.ipynb"))
@@ -52,16 +52,16 @@ def test_chapter_has_the_book_shape(path):
     nb = nbformat.read(path, as_version=4)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     code = [c.source for c in nb.cells if c.cell_type == "code"]
-    assert re.search(r"^# ", markdown, re.M), "a title"
-    assert re.search(r"objectives", markdown, re.I), "learning objectives"
+    assert re.search(r"^# ", markdown, re.MULTILINE), "a title"
+    assert re.search(r"objectives", markdown, re.IGNORECASE), "learning objectives"
     assert re.search(r"\$\$\s*\([a-z0-9-]+\)", markdown), "at least one labelled equation"
     assert sum(nbtool.MARK in c for c in code) >= 2, "at least two NBVAL_CHECK_OUTPUT cells"
     assert markdown.count("{exercise}") >= 2, "exercises"
     starts = markdown.count("{solution-start}")
     assert starts >= 2 and starts == markdown.count("{solution-end}"), "worked solutions"
-    assert re.search(r"^## Summary", markdown, re.M | re.I), "a summary"
+    assert re.search(r"^## Summary", markdown, re.MULTILINE | re.IGNORECASE), "a summary"
     assert "{footbibliography}" in markdown and "{footcite" in markdown, "references"
     assert any(re.search(r"_explorer\(", c) for c in code), "an explorer"
-    assert not any(re.search(r"^\s*(import matplotlib.pyplot|plt\.)", c, re.M) for c in code), (
-        "figures come from posenc.plotting, not pyplot in the notebook"
-    )
+    assert not any(
+        re.search(r"^\s*(import matplotlib.pyplot|plt\.)", c, re.MULTILINE) for c in code
+    ), "figures come from posenc.plotting, not pyplot in the notebook"

@@ -1,10 +1,10 @@
 """The argument checks: right type and rule, and messages that name the argument."""
 
 import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from posenc._checks import (
     as_positions,
@@ -89,7 +89,9 @@ def test_check_floating_dtype():
 
 
 def test_as_positions():
-    assert torch.equal(as_positions("positions", 3), torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64))
+    assert torch.equal(
+        as_positions("positions", 3), torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)
+    )
     p = as_positions("positions", torch.tensor([-1.5, 2.25], dtype=torch.float32))
     assert p.dtype == torch.float64 and p.tolist() == [-1.5, 2.25]
     with pytest.raises(ValueError, match=r"positions must have 1 dimensions"):

@@ -39,7 +39,10 @@ def test_matches_transformers_bert_embeddings() -> None:
     from transformers.models.bert.modeling_bert import BertEmbeddings
 
     cfg = BertConfig(
-        vocab_size=20, hidden_size=8, max_position_embeddings=16, type_vocab_size=2,
+        vocab_size=20,
+        hidden_size=8,
+        max_position_embeddings=16,
+        type_vocab_size=2,
         hidden_dropout_prob=0.0,
     )
     torch.manual_seed(0)
@@ -59,8 +62,14 @@ def test_matches_transformers_gpt2_wpe() -> None:
     from transformers import GPT2Config, GPT2Model
 
     cfg = GPT2Config(
-        vocab_size=20, n_positions=16, n_embd=8, n_layer=1, n_head=2, embd_pdrop=0.0,
-        bos_token_id=0, eos_token_id=0,
+        vocab_size=20,
+        n_positions=16,
+        n_embd=8,
+        n_layer=1,
+        n_head=2,
+        embd_pdrop=0.0,
+        bos_token_id=0,
+        eos_token_id=0,
     )
     torch.manual_seed(0)
     gpt2 = GPT2Model(cfg).eval()
@@ -193,9 +202,7 @@ def test_state_dict_holds_the_table() -> None:
 def test_cosine_similarity_matrix_matches_torch() -> None:
     torch.manual_seed(0)
     table = torch.randn(7, 5)
-    expected = F.cosine_similarity(
-        table.double()[:, None, :], table.double()[None, :, :], dim=-1
-    )
+    expected = F.cosine_similarity(table.double()[:, None, :], table.double()[None, :, :], dim=-1)
     s = cosine_similarity_matrix(table)
     assert s.dtype == torch.float64 and s.shape == (7, 7)
     torch.testing.assert_close(s, expected)

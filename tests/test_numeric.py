@@ -38,8 +38,12 @@ def test_normalized_step_depends_on_length():
 def test_periodic_encoding_matches_formula(alpha):
     p = torch.tensor([0.0, 1.0, 2.5, 100.0, 12345.0, -3.0], dtype=torch.float64)
     expected = torch.stack([torch.sin(p / alpha), torch.cos(p / alpha)], dim=-1)
-    torch.testing.assert_close(periodic_encoding(p, alpha=alpha).double(), expected[:, :1], atol=1e-7, rtol=0)
-    torch.testing.assert_close(periodic_encoding(p, alpha=alpha, cosine=True).double(), expected, atol=1e-7, rtol=0)
+    torch.testing.assert_close(
+        periodic_encoding(p, alpha=alpha).double(), expected[:, :1], atol=1e-7, rtol=0
+    )
+    torch.testing.assert_close(
+        periodic_encoding(p, alpha=alpha, cosine=True).double(), expected, atol=1e-7, rtol=0
+    )
     assert periodic_encoding(6, alpha=alpha, cosine=True).shape == (6, 2)
 
 
@@ -64,18 +68,20 @@ def float32_tables(channels, min_rows, max_rows):
 def test_closest_distinct_pair_matches_brute_force(rows):
     table = torch.tensor(rows, dtype=torch.float32)
     i, j, d = closest_distinct_pair(table)
-    bi, bj, bd = brute_force_closest(table.double())
+    _bi, _bj, bd = brute_force_closest(table.double())
     assert i < j
     assert math.isclose(d, bd, rel_tol=1e-9, abs_tol=1e-12)
     # the pair found is at the minimal distance (ties may pick another pair)
-    assert math.isclose(float((table[i].double() - table[j].double()).norm()), bd, rel_tol=1e-9, abs_tol=1e-12)
+    assert math.isclose(
+        float((table[i].double() - table[j].double()).norm()), bd, rel_tol=1e-9, abs_tol=1e-12
+    )
 
 
 @pytest.mark.parametrize("alpha, n", [(1.0, 50), (2.0, 100), (0.5, 30)])
 def test_closest_pair_of_periodic_codes_matches_brute_force(alpha, n):
     for cosine in (False, True):
         table = periodic_encoding(n, alpha=alpha, cosine=cosine)
-        i, j, d = closest_distinct_pair(table)
+        i, j, _d = closest_distinct_pair(table)
         assert (i, j) == brute_force_closest(table.double())[:2]
 
 
@@ -96,8 +102,9 @@ def test_pairwise_distances_match_math_dist_in_float64(rows):
     n = len(rows)
     assert dist.shape == (n, n) and dist.dtype == torch.float64
     points = [[float(v) for v in row] for row in table]  # the float32 values, exactly
-    expected = torch.tensor([[math.dist(a, b) for b in points] for a in points],
-                            dtype=torch.float64)
+    expected = torch.tensor(
+        [[math.dist(a, b) for b in points] for a in points], dtype=torch.float64
+    )
     torch.testing.assert_close(dist, expected, rtol=1e-12, atol=1e-12)
     assert torch.equal(dist, dist.T) and bool((dist.diagonal() == 0).all())
 
@@ -123,19 +130,30 @@ def test_closest_distinct_pair_exact_duplicate():
 
 
 def test_adjacent_distances():
-    torch.testing.assert_close(adjacent_distances(numeric_encoding(5)), torch.ones(4, dtype=torch.float64))
+    torch.testing.assert_close(
+        adjacent_distances(numeric_encoding(5)), torch.ones(4, dtype=torch.float64)
+    )
     for alpha in (2.0, 50.0):
         steps = adjacent_distances(periodic_encoding(20, alpha=alpha, cosine=True))
         # a chord of the unit circle for an angle 1/alpha
-        torch.testing.assert_close(steps, torch.full((19,), 2 * math.sin(0.5 / alpha), dtype=torch.float64),
-                                   atol=1e-6, rtol=0)
+        torch.testing.assert_close(
+            steps,
+            torch.full((19,), 2 * math.sin(0.5 / alpha), dtype=torch.float64),
+            atol=1e-6,
+            rtol=0,
+        )
 
 
 def test_magnitude_ratio():
     emb = torch.ones(3, 4)  # norm 2 each
-    torch.testing.assert_close(magnitude_ratio(numeric_encoding(3), emb), torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64))
+    torch.testing.assert_close(
+        magnitude_ratio(numeric_encoding(3), emb),
+        torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64),
+    )
     code = torch.tensor([[3.0, 0, 0, 4.0]] * 3)
-    torch.testing.assert_close(magnitude_ratio(code, emb), torch.full((3,), 2.5, dtype=torch.float64))
+    torch.testing.assert_close(
+        magnitude_ratio(code, emb), torch.full((3,), 2.5, dtype=torch.float64)
+    )
 
 
 @pytest.mark.parametrize(
@@ -145,13 +163,33 @@ def test_magnitude_ratio():
         (lambda: numeric_encoding(2.5), TypeError, "n_positions must be an integer"),
         (lambda: periodic_encoding(5, alpha=0.0), ValueError, "alpha must be a finite number > 0"),
         (lambda: periodic_encoding(5, alpha="1"), TypeError, "alpha must be a real number"),
-        (lambda: periodic_encoding(torch.ones(2, 2), alpha=1.0), ValueError, "positions must have 1"),
+        (
+            lambda: periodic_encoding(torch.ones(2, 2), alpha=1.0),
+            ValueError,
+            "positions must have 1",
+        ),
         (lambda: closest_distinct_pair(torch.ones(1, 3)), ValueError, "at least 2 rows"),
-        (lambda: closest_distinct_pair(torch.ones(3)), ValueError, "encoding must have 2 dimensions"),
+        (
+            lambda: closest_distinct_pair(torch.ones(3)),
+            ValueError,
+            "encoding must have 2 dimensions",
+        ),
         (lambda: adjacent_distances(torch.ones(1, 1)), ValueError, "at least 2 rows"),
-        (lambda: magnitude_ratio(torch.ones(3, 2), torch.ones(3, 4)), ValueError, r"\[3, 1\] or \[3, 4\]"),
-        (lambda: magnitude_ratio(torch.ones(2, 1), torch.ones(3, 4)), ValueError, "encoding must have shape"),
-        (lambda: magnitude_ratio([[1.0]], torch.ones(1, 1)), TypeError, "encoding must be a torch.Tensor"),
+        (
+            lambda: magnitude_ratio(torch.ones(3, 2), torch.ones(3, 4)),
+            ValueError,
+            r"\[3, 1\] or \[3, 4\]",
+        ),
+        (
+            lambda: magnitude_ratio(torch.ones(2, 1), torch.ones(3, 4)),
+            ValueError,
+            "encoding must have shape",
+        ),
+        (
+            lambda: magnitude_ratio([[1.0]], torch.ones(1, 1)),
+            TypeError,
+            "encoding must be a torch.Tensor",
+        ),
     ],
 )
 def test_argument_errors(call, error, words):
@@ -169,19 +207,24 @@ def test_periodic_shift_matrix_moves_every_position_by_the_offset(offset, alpha)
     # the rotation written out in float64
     theta = offset / alpha
     expected = torch.tensor(
-        [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]], dtype=torch.float64
+        [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]],
+        dtype=torch.float64,
     )
     torch.testing.assert_close(m, expected, rtol=0, atol=1e-12)
     # one matrix, every position: PE(p + k) = M_k PE(p), computed from sin/cos of (p + k)/alpha
     p = torch.arange(30, dtype=torch.float64)
     codes = torch.stack((torch.sin(p / alpha), torch.cos(p / alpha)), dim=-1)  # [n, 2]
-    shifted = torch.stack((torch.sin((p + offset) / alpha), torch.cos((p + offset) / alpha)), dim=-1)
+    shifted = torch.stack(
+        (torch.sin((p + offset) / alpha), torch.cos((p + offset) / alpha)), dim=-1
+    )
     torch.testing.assert_close(codes @ m.T, shifted, rtol=0, atol=1e-9)
 
 
 def test_periodic_shift_matrix_on_the_float32_table_and_errors():
     table = periodic_encoding(40, alpha=4.0, cosine=True).double()  # [n, 2]
-    torch.testing.assert_close(table[:-3] @ periodic_shift_matrix(3, alpha=4.0).T, table[3:], rtol=0, atol=1e-6)
+    torch.testing.assert_close(
+        table[:-3] @ periodic_shift_matrix(3, alpha=4.0).T, table[3:], rtol=0, atol=1e-6
+    )
     with pytest.raises(TypeError, match="offset"):
         periodic_shift_matrix("3", alpha=1.0)
     with pytest.raises(ValueError, match="offset"):

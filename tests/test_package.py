@@ -19,10 +19,16 @@ def test_public_functions_are_fully_type_hinted():
         named_tuple = inspect.isclass(obj) and issubclass(obj, tuple) and hasattr(obj, "_fields")
         fn = obj if named_tuple or not inspect.isclass(obj) else obj.__init__
         sig = inspect.signature(fn)
-        missing = [p for p, v in sig.parameters.items() if p != "self" and v.annotation is inspect.Parameter.empty]
+        missing = [
+            p
+            for p, v in sig.parameters.items()
+            if p != "self" and v.annotation is inspect.Parameter.empty
+        ]
         assert not missing, f"{name}: parameters without type hints: {missing}"
         if not inspect.isclass(obj):
-            assert sig.return_annotation is not inspect.Signature.empty, f"{name}: no return annotation"
+            assert sig.return_annotation is not inspect.Signature.empty, (
+                f"{name}: no return annotation"
+            )
 
 
 def test_sources_compile_without_warnings():

@@ -47,16 +47,22 @@ def test_channels_figure_shows_stripes_along_one_axis():
 def test_layout_figure_draws_both_tables_and_the_permutation():
     fig = layout_comparison_figure(3, 3, 8)
     top, wires, bottom = fig.axes[:3]
-    np.testing.assert_allclose(top.get_images()[0].get_array(), sinusoidal_encoding_2d(3, 3, 8).numpy())
+    np.testing.assert_allclose(
+        top.get_images()[0].get_array(), sinusoidal_encoding_2d(3, 3, 8).numpy()
+    )
     mae = sinusoidal_encoding_2d(3, 3, 8, interleaved=False, row_first=False)
     np.testing.assert_allclose(bottom.get_images()[0].get_array(), mae.numpy())
     perm = sinusoidal_2d_channel_permutation(8).tolist()
-    assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [(perm[j], j) for j in (0, 2, 4)]
+    assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [
+        (perm[j], j) for j in (0, 2, 4)
+    ]
     assert [t.get_text() for t in wires.texts] == [f"MAE {j} ← seed {perm[j]}" for j in (0, 2, 4)]
     assert perm[0] == 4 and perm[4] == 0  # MAE's first channel is the column's first sine
     assert len(fig.axes) == 4  # and a colourbar
     fig = layout_comparison_figure(3, 3, 8, wired=tuple(range(8)))
-    assert [tuple(line.get_xdata()) for line in fig.axes[1].get_lines()] == [(p, j) for j, p in enumerate(perm)]
+    assert [tuple(line.get_xdata()) for line in fig.axes[1].get_lines()] == [
+        (p, j) for j, p in enumerate(perm)
+    ]
     assert [t.get_text() for t in top.get_xticklabels()][:4] == ["s0", "c0", "s1", "c1"]
     assert [t.get_text() for t in bottom.get_xticklabels()][:4] == ["s0", "s1", "c0", "c1"]
 
@@ -126,10 +132,20 @@ def test_explorer_figure_is_one_composed_image_that_follows_its_arguments():
     padding = rgba[8, 0]  # below the valid rows: padding grey
     np.testing.assert_allclose(padding[:3], [0xD9 / 255] * 3)
     base = rgba.copy()
-    for kwargs in ({"normalize": True}, {"pair": "middle"}, {"base": 10.0, "pair": "middle"},
-                   {"dim": 32}, {"height": 12}):
-        other = np.asarray(images(absolute_2d_explorer_figure(**{"height": 6, "width": 10, "dim": 16,
-                                                                  "canvas": 12, **kwargs}))[0].get_array())
+    for kwargs in (
+        {"normalize": True},
+        {"pair": "middle"},
+        {"base": 10.0, "pair": "middle"},
+        {"dim": 32},
+        {"height": 12},
+    ):
+        other = np.asarray(
+            images(
+                absolute_2d_explorer_figure(
+                    **{"height": 6, "width": 10, "dim": 16, "canvas": 12, **kwargs}
+                )
+            )[0].get_array()
+        )
         assert not np.allclose(other, base), kwargs
     with pytest.raises(ValueError, match=r"pair must be one of"):
         absolute_2d_explorer_figure(pair="fast")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -48,8 +50,9 @@ def test_table_image_averages_blocks_of_rows_beyond_max_rows():
     table = rng.uniform(-1, 1, size=(10, 2))
     image = table_image(_axes(), table, max_rows=4)  # blocks of 3 rows, the last padded
     padded = [list(table[min(r, 9)]) for r in range(12)]  # the last row repeated twice
-    expected = [[sum(padded[3 * b + k][c] for k in range(3)) / 3 for c in range(2)]
-                for b in range(4)]
+    expected = [
+        [sum(padded[3 * b + k][c] for k in range(3)) / 3 for c in range(2)] for b in range(4)
+    ]
     np.testing.assert_allclose(np.asarray(image.get_array()), expected, rtol=0, atol=1e-15)
     assert image.get_extent() == [-0.5, 1.5, 9.5, -0.5]  # still the table's rows
     same = table_image(_axes(), table, max_rows=10)  # not more rows than that: unchanged
@@ -123,7 +126,7 @@ def test_index_ticks_are_few_sorted_indices_on_the_axis(n, mark, round_steps):
     if mark is not None and (0 < mark < n - 1 or (round_steps and 0 <= mark < n)):
         assert mark in ticks
     if round_steps:
-        steps = {b - a for a, b in zip(ticks, ticks[1:]) if mark not in (a, b)}
+        steps = {b - a for a, b in itertools.pairwise(ticks) if mark not in (a, b)}
         assert len(steps) <= 1  # equally spaced (apart from the mark)
 
 
@@ -162,11 +165,15 @@ def test_inset_colorbar_widens_to_show_a_rounded_maximum():
     assert cbar.ax.get_ylim()[1] >= 200.0
 
 
-@pytest.mark.parametrize("count, columns, grid", [(1, 3, (1, 1)), (5, 2, (3, 2)), (4, 4, (1, 4)), (7, 3, (3, 3))])
+@pytest.mark.parametrize(
+    "count, columns, grid", [(1, 3, (1, 1)), (5, 2, (3, 2)), (4, 4, (1, 4)), (7, 3, (3, 3))]
+)
 def test_panel_grid_shows_count_panels_and_hides_the_rest(count, columns, grid):
     fig, axes = panel_grid(count, columns, (2.0, 1.5), margin=(0.5, 0.25))
     assert len(axes) == count
     assert len(fig.axes) == grid[0] * grid[1]
     assert sum(ax.get_visible() for ax in fig.axes) == count
-    assert tuple(fig.get_size_inches()) == pytest.approx((2.0 * grid[1] + 0.5, 1.5 * grid[0] + 0.25))
+    assert tuple(fig.get_size_inches()) == pytest.approx(
+        (2.0 * grid[1] + 0.5, 1.5 * grid[0] + 0.25)
+    )
     assert axes[0].get_gridspec().get_geometry() == grid

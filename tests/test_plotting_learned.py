@@ -62,8 +62,14 @@ def test_snapshot_figure_panels() -> None:
 
 def test_snapshot_figure_is_cheap_to_draw_and_shows_its_scales() -> None:
     table = torch.linspace(-0.5, 0.5, 12).reshape(4, 3)
-    fig = snapshot_figure(table, vmax=0.62, losses=[2.5, 2.0, 1.0], step=3, reference_loss=1.6,
-                          reference_label="no position")
+    fig = snapshot_figure(
+        table,
+        vmax=0.62,
+        losses=[2.5, 2.0, 1.0],
+        step=3,
+        reference_loss=1.6,
+        reference_label="no position",
+    )
     assert fig.get_layout_engine() is None  # a layout engine would make savefig draw twice
     assert len(fig.axes) == 3  # colour bars are drawn on the figure, not as axes
     texts = {t.get_text() for t in fig.texts}

@@ -61,6 +61,8 @@ def test_codes_figure_circle_collision_and_table_errors():
     legend = fig.axes[0].get_legend()
     assert legend is not None and len(legend.get_texts()) == 2
     assert len([ln for ln in fig.axes[0].lines if ln.get_label() in ("sin(p/α)", "cos(p/α)")]) == 2
-    np.testing.assert_array_equal(encoding_table("sine", 7, alpha=2.0), periodic_encoding(7, alpha=2.0))
+    np.testing.assert_array_equal(
+        encoding_table("sine", 7, alpha=2.0), periodic_encoding(7, alpha=2.0)
+    )
     with pytest.raises(ValueError, match="kind must be one of"):
         encoding_table("cosine", 5)

@@ -40,7 +40,9 @@ def test_rotation_figure_logits_are_rotated_dot_products_and_toeplitz():
     image = np.asarray(fig.axes[3].images[0].get_array())
     g = torch.Generator().manual_seed(3)
     q, k = (v.numpy() for v in torch.randn(2, 16, generator=g, dtype=F64))
-    expected = np.array([[rotate_pairs(q, m) @ rotate_pairs(k, n) for n in range(10)] for m in range(10)])
+    expected = np.array(
+        [[rotate_pairs(q, m) @ rotate_pairs(k, n) for n in range(10)] for m in range(10)]
+    )
     np.testing.assert_allclose(image, expected, atol=1e-10)
     for offset in range(-9, 10):  # constant along every diagonal
         diagonal = np.diagonal(image, offset)
@@ -90,8 +92,11 @@ def test_decay_curves_are_the_rope_scores():
     r = torch.tensor([0.0, 1.0, 7.0, 100.0, 2000.0], dtype=F64)
     curves = rotary_decay_curves(r, 32, base=500.0, draws=3, seed=1)
     ones = torch.ones(32, dtype=F64)
-    np.testing.assert_allclose(curves["matched"], (rotary_offset_logits(ones, ones, r, base=500.0) / 32).numpy(),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        curves["matched"],
+        (rotary_offset_logits(ones, ones, r, base=500.0) / 32).numpy(),
+        atol=1e-12,
+    )
     # averaging ⟨q, R_r q⟩ over random q gives the same curve (each pair contributes |q_(i)|² cos rθ_i)
     qs = torch.randn(4000, 32, generator=torch.Generator().manual_seed(0), dtype=F64)
     average = (rotary_offset_logits(qs, qs, r, base=500.0) / 32).mean(0).numpy()
@@ -136,13 +141,22 @@ def test_decay_figure_shows_the_lesson():
     bound, top = bound_ax.lines[:2]
     assert bound.get_label() == "RoFormer's upper bound"
     ones = np.ones(64)
-    assert bound.get_ydata()[0] == pytest.approx(roformer_bound(ones, ones, 1.0, 10000.0) / 64)  # offset 1
+    assert bound.get_ydata()[0] == pytest.approx(
+        roformer_bound(ones, ones, 1.0, 10000.0) / 64
+    )  # offset 1
     assert np.all(bound.get_ydata() > top.get_ydata()) and top.get_ydata()[0] <= 1.0
     assert bound_ax.get_yscale() == "log"
-    ends = {line.get_label(): line.get_ydata()[-1] for line in middle.lines if "base" in line.get_label()}
+    ends = {
+        line.get_label(): line.get_ydata()[-1]
+        for line in middle.lines
+        if "base" in line.get_label()
+    }
     assert ends["base = 500000"] > ends["base = 10000"] > ends["base = 100"]
-    assert [line.get_label() for line in right.lines if line.get_label().startswith("d =")] == \
-        ["d = 16", "d = 64", "d = 512"]
+    assert [line.get_label() for line in right.lines if line.get_label().startswith("d =")] == [
+        "d = 16",
+        "d = 64",
+        "d = 512",
+    ]
     assert left.get_xscale() == "log"
     assert left.get_ylabel() == "⟨q, R_r k⟩ / d"
 
@@ -152,7 +166,9 @@ def test_log_bins_summarise_exactly():
     y = np.cos(x)
     centre, lo, mean, hi = _log_bins(x, y, bins=40)
     assert np.all(lo <= mean) and np.all(mean <= hi) and np.all(np.diff(centre) > 0)
-    assert centre[0] == 1.0 and lo[0] == hi[0] == pytest.approx(math.cos(1.0))  # a bin of one offset
+    assert centre[0] == 1.0 and lo[0] == hi[0] == pytest.approx(
+        math.cos(1.0)
+    )  # a bin of one offset
     assert lo.min() == pytest.approx(y.min()) and hi.max() == pytest.approx(y.max())
 
 
@@ -176,8 +192,12 @@ def test_explorer_figure_shows_the_fastest_middle_and_slowest_pairs(dim, base):
     # the circles: the dots of each pair are its point (cos mθ, sin mθ), m = 0..15, on its radius
     xy = circ.collections[-1].get_offsets().reshape(3, 16, 2)  # fastest, middle, slowest
     for dots, i, radius in zip(xy, pairs, (1.0, 0.68, 0.36)):
-        np.testing.assert_allclose(dots[:, 0], radius * np.cos(np.arange(16) * theta[i]), atol=1e-12)
-        np.testing.assert_allclose(dots[:, 1], radius * np.sin(np.arange(16) * theta[i]), atol=1e-12)
+        np.testing.assert_allclose(
+            dots[:, 0], radius * np.cos(np.arange(16) * theta[i]), atol=1e-12
+        )
+        np.testing.assert_allclose(
+            dots[:, 1], radius * np.sin(np.arange(16) * theta[i]), atol=1e-12
+        )
     assert f"pairs 0, {half // 2}, {half - 1}" in fig.texts[0].get_text()
     # the score against log10(r): the matched score's mean line last, its first bin offset 1 alone
     black = score_ax.collections[-1].get_segments()[-1]

@@ -7,18 +7,18 @@ import math
 import numpy as np
 import pytest
 import torch
-from matplotlib.collections import PolyCollection
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from posenc.shaw import shaw_attention_timings, shaw_intermediate_bytes
 from posenc.plotting.shaw import (
     shaw_cost_figure,
     shaw_index_figure,
     shaw_key_bias_row,
     shaw_skew_figure,
 )
+from posenc.shaw import shaw_attention_timings, shaw_intermediate_bytes
 
 
 def clipped_index(n: int, k: int) -> np.ndarray:
@@ -118,8 +118,9 @@ def test_skew_figure_band_reads_the_index(n, k):
 
 def test_timings_and_cost_figure():
     before = torch.get_num_threads()
-    timings = shaw_attention_timings((8, 16), dim=4, max_relative_position=2, naive_max=8, repeats=1,
-                                     threads=1)
+    timings = shaw_attention_timings(
+        (8, 16), dim=4, max_relative_position=2, naive_max=8, repeats=1, threads=1
+    )
     assert torch.get_num_threads() == before  # restored
     assert timings["n"] == [8.0, 16.0]
     assert timings["naive"][1] is None

@@ -34,17 +34,25 @@ def test_buckets_figure_compares_shaw_and_t5():
     assert [s[0][0] for s in edges] == [-d - 0.5 for d in starts[::-1]] + [d - 0.5 for d in starts]
 
 
-@pytest.mark.parametrize(("num_buckets", "max_distance", "bidirectional"),
-                         [(32, 128, True), (8, 256, False), (64, 64, True), (64, 64, False)])
+@pytest.mark.parametrize(
+    ("num_buckets", "max_distance", "bidirectional"),
+    [(32, 128, True), (8, 256, False), (64, 64, True), (64, 64, False)],
+)
 def test_explorer_figure_buckets_and_matrix(num_buckets, max_distance, bidirectional):
     fig = t5_explorer_figure(num_buckets, max_distance, bidirectional, max_offset=100, n=20)
     left, right = fig.axes
     x, buckets = step_data(left)
-    expected = hf_bucket(torch.from_numpy(x), bidirectional=bidirectional, num_buckets=num_buckets,
-                         max_distance=max_distance).numpy()
+    expected = hf_bucket(
+        torch.from_numpy(x),
+        bidirectional=bidirectional,
+        num_buckets=num_buckets,
+        max_distance=max_distance,
+    ).numpy()
     np.testing.assert_array_equal(buckets, expected)
     rel = torch.arange(20)[None, :] - torch.arange(20)[:, None]  # key minus query
-    matrix = hf_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    matrix = hf_bucket(
+        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
     np.testing.assert_array_equal(np.asarray(right.images[0].get_array()), matrix.numpy())
     # each count names the offsets it covers: ±max_offset on the left, ±(n − 1) on the right
     left_title, right_title = (t.get_text() for t in fig.texts)

@@ -40,8 +40,9 @@ def loop_index(wh: int, ww: int, radix: int | None = None) -> np.ndarray:
     """Swin's index by a double loop: (r_i − r_j + Wh − 1)·radix + (c_i − c_j + Ww − 1)."""
     radix = 2 * ww - 1 if radix is None else radix
     cells = [(n // ww, n % ww) for n in range(wh * ww)]
-    return np.array([[(ri - rj + wh - 1) * radix + (ci - cj + ww - 1) for rj, cj in cells]
-                     for ri, ci in cells])
+    return np.array(
+        [[(ri - rj + wh - 1) * radix + (ci - cj + ww - 1) for rj, cj in cells] for ri, ci in cells]
+    )
 
 
 def images(fig: Figure) -> list[np.ndarray]:
@@ -94,8 +95,9 @@ def test_number_grid_draws_values_and_readable_labels():
 def test_number_grid_with_origin_shares_one_axes():
     fig, ax = inch_canvas(4.0, 3.0)
     assert ax.get_xlim() == (0.0, 4.0) and ax.get_ylim() == (3.0, 0.0)
-    image = draw_number_grid(ax, np.arange(6).reshape(2, 3), origin=(1.0, 0.5), cell=0.25,
-                             fmt=lambda v: f"<{v:.0f}>")
+    image = draw_number_grid(
+        ax, np.arange(6).reshape(2, 3), origin=(1.0, 0.5), cell=0.25, fmt=lambda v: f"<{v:.0f}>"
+    )
     assert image.get_extent() == [1.0, 1.75, 1.0, 0.5]
     (labels,) = label_collections(fig)
     assert labels.labels[4] == "<4>" and labels.centres[4] == (1.375, 0.875)  # row 1, column 1
@@ -122,7 +124,7 @@ def test_draw_labels_checks_lengths_and_scales_with_dpi():
 def test_cached_label_outlines_cannot_be_changed_by_a_caller():
     from posenc.plotting.window import _label_path
 
-    fig, ax = inch_canvas(2.0, 1.0)
+    _fig, ax = inch_canvas(2.0, 1.0)
     first = draw_labels(ax, ["17", ""], [(0.5, 0.5), (1.5, 0.5)]).get_paths()
     kept = [(p.vertices.copy(), None if p.codes is None else p.codes.copy()) for p in first]
     for path in first:  # every caller shares these paths: writing to them must fail
@@ -144,20 +146,37 @@ def test_window_borders_with_offset():
     fig = Figure()
     ax = fig.add_subplot()
     draw_window_borders(ax, 9, 8, (3, 4), offset=(1, 2))  # Swin's shifted partition
-    horizontal = sorted({line.get_ydata()[0] + 0.5 for line in ax.lines
-                         if line.get_ydata()[0] == line.get_ydata()[1]})
+    horizontal = sorted(
+        {
+            line.get_ydata()[0] + 0.5
+            for line in ax.lines
+            if line.get_ydata()[0] == line.get_ydata()[1]
+        }
+    )
     assert horizontal == [0, 1, 4, 7, 9]
     ax2 = Figure().add_subplot()
     draw_window_borders(ax2, 6, 9, (3, 3))
-    vertical = sorted({line.get_xdata()[0] + 0.5 for line in ax2.lines
-                       if line.get_xdata()[0] == line.get_xdata()[1]})
+    vertical = sorted(
+        {
+            line.get_xdata()[0] + 0.5
+            for line in ax2.lines
+            if line.get_xdata()[0] == line.get_xdata()[1]
+        }
+    )
     assert vertical == [0, 3, 6, 9]
 
 
 @pytest.mark.parametrize(
     "query,expected",
-    [("top-left", 0), ("top-right", 3), ("centre", 5), ("bottom-left", 8), ("bottom-right", 11),
-     (7, 7), ((2, 1), 9)],
+    [
+        ("top-left", 0),
+        ("top-right", 3),
+        ("centre", 5),
+        ("bottom-left", 8),
+        ("bottom-right", 11),
+        (7, 7),
+        ((2, 1), 9),
+    ],
 )
 def test_window_query_token(query, expected):
     assert window_query_token(query, (3, 4)) == expected
@@ -264,8 +283,20 @@ def test_radix_figure_headers_give_offsets_and_digits():
     fig = index_radix_figure((3, 4))
     headers = [c for c in label_collections(fig) if len(c.labels) == 7 + 5]
     offsets_, digits = headers[0], headers[1]  # first panel
-    assert offsets_.labels == ["−3", "−2", "−1", "0", "+1", "+2", "+3",  # Δc
-                               "−2", "−1", "0", "+1", "+2"]  # Δr
+    assert offsets_.labels == [
+        "−3",
+        "−2",
+        "−1",
+        "0",
+        "+1",
+        "+2",
+        "+3",  # Δc
+        "−2",
+        "−1",
+        "0",
+        "+1",
+        "+2",
+    ]  # Δr
     assert digits.labels == [str(v) for v in range(7)] + [str(v) for v in range(5)]
     # each digit sits in line with its offset: same column (x) or same row (y)
     for k in range(12):
@@ -283,8 +314,11 @@ def test_meshgrid_figure_orders(shape):
     wh, ww = shape
     fig = meshgrid_order_figure(shape)
     ij_other, xy_other = images(fig)
-    bold = [c for c in label_collections(fig) if c.labels and not c.labels[0].startswith("token")
-            and len(c.labels) == wh * ww]
+    bold = [
+        c
+        for c in label_collections(fig)
+        if c.labels and not c.labels[0].startswith("token") and len(c.labels) == wh * ww
+    ]
     ij, xy = (np.array([int(v) for v in c.labels]).reshape(wh, ww) for c in bold)
     for r, c in itertools.product(range(wh), range(ww)):
         assert ij[r, c] == r * ww + c  # row-major: the tokens' own order
@@ -294,8 +328,10 @@ def test_meshgrid_figure_orders(shape):
     np.testing.assert_array_equal(xy_other, xy != token)  # shaded: another token's cell
     labels = all_labels(fig)
     assert any("coords[:, n] is the cell of token n" in t for t in labels)
-    assert any(f"another token's cell\nin {int((xy != token).sum())} of {wh * ww} cells" in t
-               for t in labels)
+    assert any(
+        f"another token's cell\nin {int((xy != token).sum())} of {wh * ww} cells" in t
+        for t in labels
+    )
     assert_inside_figure(fig)
 
 
@@ -317,9 +353,14 @@ def outlines(fig: Figure, colour: str) -> list[tuple[float, float, float, float]
 
 @pytest.mark.parametrize(
     "shape,heads,query,convention",
-    [((3, 4), 4, "centre", "swin"), ((3, 4), 4, "centre", "shaw"), ((4, 4), 3, "top-left", "swin"),
-     ((7, 7), 1, "bottom-right", "shaw"), ((2, 7), 4, (1, 2), "swin"),
-     ((7, 3), 2, "top-right", "shaw")],
+    [
+        ((3, 4), 4, "centre", "swin"),
+        ((3, 4), 4, "centre", "shaw"),
+        ((4, 4), 3, "top-left", "swin"),
+        ((7, 7), 1, "bottom-right", "shaw"),
+        ((2, 7), 4, (1, 2), "swin"),
+        ((7, 3), 2, "top-right", "shaw"),
+    ],
 )
 def test_bias_figure_is_the_lookup_of_the_query_row(shape, heads, query, convention):
     wh, ww = shape
@@ -393,8 +434,9 @@ def test_bias_figure_errors():
 # shifted windows
 
 
-def shifted_partition_labels(height: int, width: int, wh: int, ww: int, sh: int,
-                             sw: int) -> np.ndarray:
+def shifted_partition_labels(
+    height: int, width: int, wh: int, ww: int, sh: int, sw: int
+) -> np.ndarray:
     """Window of the shifted partition for every map cell, by scanning the window rectangles.
 
     Swin rolls the map by −shift and cuts regular windows, so regular window (0, 0) of the

@@ -18,7 +18,10 @@ from posenc.plotting.window_3d import frame_offset_figure, window_3d_index_figur
 def index_by_loops(query_shape, key_shape, key_step):
     """Swin-style index from the coordinates, one pair at a time (query minus key, radix 2Q−1)."""
     qs = list(itertools.product(*(range(s) for s in query_shape)))
-    ks = [tuple(c * s for c, s in zip(k, key_step)) for k in itertools.product(*(range(s) for s in key_shape))]
+    ks = [
+        tuple(c * s for c, s in zip(k, key_step))
+        for k in itertools.product(*(range(s) for s in key_shape))
+    ]
     out = np.zeros((len(qs), len(ks)), dtype=np.int64)
     for i, q in enumerate(qs):
         for j, k in enumerate(ks):
@@ -34,8 +37,12 @@ def signed(d: int) -> str:
 
 
 def labels_of(ax) -> list[str]:
-    return [label for c in ax.collections if isinstance(c, PathCollection) and hasattr(c, "labels")
-            for label in c.labels]
+    return [
+        label
+        for c in ax.collections
+        if isinstance(c, PathCollection) and hasattr(c, "labels")
+        for label in c.labels
+    ]
 
 
 def labels_inside_canvas(fig) -> None:
@@ -65,17 +72,22 @@ def texts_inside_figure(fig) -> None:
 
 @pytest.mark.parametrize(
     "query_shape,key_shape,key_step,chosen",
-    [((7, 2, 2), (4, 2, 2), (2, 1, 1), 3), ((3, 2, 2), None, None, 1), ((6, 2, 3), (3, 2, 3), (2, 1, 1), 5)],
+    [
+        ((7, 2, 2), (4, 2, 2), (2, 1, 1), 3),
+        ((3, 2, 2), None, None, 1),
+        ((6, 2, 3), (3, 2, 3), (2, 1, 1), 5),
+    ],
 )
 def test_index_figure_draws_the_index_in_frame_blocks(query_shape, key_shape, key_step, chosen):
     fig = window_3d_index_figure(query_shape, key_shape, key_step=key_step, highlight=chosen)
     assert isinstance(fig, Figure) and len(fig.axes) == 4
-    timeline, bars, matrix, colorbar = fig.axes
+    timeline, bars, matrix, _colorbar = fig.axes
     key_shape = key_shape or query_shape
     step = key_step or (1,) * len(query_shape)
     d1, d2 = query_shape[0], key_shape[0]
-    np.testing.assert_array_equal(np.asarray(matrix.images[0].get_array()),
-                                  index_by_loops(query_shape, key_shape, step))
+    np.testing.assert_array_equal(
+        np.asarray(matrix.images[0].get_array()), index_by_loops(query_shape, key_shape, step)
+    )
     # one label per block: the frame offset t − s·j, row by row
     block_labels = [t.get_text() for t in matrix.texts if not t.get_text().startswith("t=")]
     expected = [t - step[0] * j for t in range(d1) for j in range(d2)]
@@ -91,14 +103,19 @@ def test_index_figure_draws_the_index_in_frame_blocks(query_shape, key_shape, ke
     heights = [p.get_height() for p in bars.patches]
     counts = Counter(expected)
     assert heights == [counts.get(d, 0) for d in range(-(d1 - 1), d1)]
-    black = [round(p.get_x() + p.get_width() / 2) for p in bars.patches
-             if np.allclose(p.get_facecolor()[:3], (0, 0, 0))]
+    black = [
+        round(p.get_x() + p.get_width() / 2)
+        for p in bars.patches
+        if np.allclose(p.get_facecolor()[:3], (0, 0, 0))
+    ]
     assert black == sorted(chosen - step[0] * j for j in range(d2))
     # the title names what a block is: a pair of frames (there are more blocks than offsets)
     (title,) = [t.get_text() for t in fig.texts]
-    assert title == (f"index I: {matrix.images[0].get_array().shape[0]} × "
-                     f"{matrix.images[0].get_array().shape[1]}, one block per\n"
-                     "(query frame, key frame) pair, labelled Δt")
+    assert title == (
+        f"index I: {matrix.images[0].get_array().shape[0]} × "
+        f"{matrix.images[0].get_array().shape[1]}, one block per\n"
+        "(query frame, key frame) pair, labelled Δt"
+    )
     assert len(block_labels) == d1 * d2 > len(set(expected))
     texts_inside_figure(fig)
 
@@ -129,8 +146,12 @@ def test_index_figure_marks_unused_offsets_and_works_without_a_chosen_frame():
 
 @pytest.mark.parametrize(
     "d1,d2,step,window,query,frame",
-    [(7, 4, 2, (2, 2), "middle", 3), (7, 4, 2, (3, 3), "last", 6), (6, 3, 2, (2, 3), "first", 0),
-     (4, 4, 1, (2, 2), 2, 2)],
+    [
+        (7, 4, 2, (2, 2), "middle", 3),
+        (7, 4, 2, (3, 3), "last", 6),
+        (6, 3, 2, (2, 3), "first", 0),
+        (4, 4, 1, (2, 2), 2, 2),
+    ],
 )
 def test_explorer_figure_shows_frame_offsets_and_one_query_row(d1, d2, step, window, query, frame):
     fig = frame_offset_figure(d1, d2, step, window, highlight=query)
@@ -144,19 +165,24 @@ def test_explorer_figure_shows_frame_offsets_and_one_query_row(d1, d2, step, win
     token = frame * wh * ww + ((wh - 1) // 2) * ww + (ww - 1) // 2
     assert len(blocks) == d2
     for j, block in enumerate(blocks):
-        np.testing.assert_array_equal(np.asarray(block.get_array()),
-                                      index[token, j * wh * ww:(j + 1) * wh * ww].reshape(wh, ww))
+        np.testing.assert_array_equal(
+            np.asarray(block.get_array()),
+            index[token, j * wh * ww : (j + 1) * wh * ww].reshape(wh, ww),
+        )
         # each block is the same 2-D pattern, shifted by the frame offset's rows
         rows_per = (2 * wh - 1) * (2 * ww - 1)
         shift = (offsets[frame, j] - offsets[frame, 0]) * rows_per
-        np.testing.assert_array_equal(np.asarray(block.get_array()) - shift,
-                                      np.asarray(blocks[0].get_array()))
+        np.testing.assert_array_equal(
+            np.asarray(block.get_array()) - shift, np.asarray(blocks[0].get_array())
+        )
     (outline,) = [p for p in ax.patches if isinstance(p, Rectangle)]
     cell = outline.get_height()
     assert outline.get_width() == pytest.approx(d2 * cell)
     assert outline.get_y() == pytest.approx(1.35 + frame * cell)
     labels = labels_of(ax)
-    assert [f"t={t}" for t in range(d1)] == [s for s in labels if s.startswith("t=") and "\n" not in s]
+    assert [f"t={t}" for t in range(d1)] == [
+        s for s in labels if s.startswith("t=") and "\n" not in s
+    ]
     headers = [f"t={step * j}\nΔt={signed(frame - step * j)}" for j in range(d2)]
     assert [s for s in labels if "\n" in s and s.startswith("t=")] == headers
     texts = labels_of(ax)
@@ -171,10 +197,13 @@ RED = (0.839, 0.153, 0.157)
 
 
 def red_labels(fig) -> list[str]:
-    return [label for c in fig.axes[0].collections if hasattr(c, "labels")
-            for label, colour in zip(c.labels,
-                                     np.broadcast_to(c.get_facecolor(), (len(c.labels), 4)))
-            if np.allclose(colour[:3], RED, atol=0.01)]
+    return [
+        label
+        for c in fig.axes[0].collections
+        if hasattr(c, "labels")
+        for label, colour in zip(c.labels, np.broadcast_to(c.get_facecolor(), (len(c.labels), 4)))
+        if np.allclose(colour[:3], RED, atol=0.01)
+    ]
 
 
 def test_explorer_figure_reports_rstts_stride_in_red_only_for_a_wrong_count():

@@ -40,7 +40,7 @@ def roformer_loop(x, positions, base=10000.0, interleaved=True):
     x: [n, d] array; positions: n numbers. Pair i is (2i, 2i+1) or (i, i + d/2).
     """
     x = np.asarray(x, dtype=np.float64)
-    n, d = x.shape
+    _n, d = x.shape
     out = np.empty_like(x)
     for row, m in enumerate(positions):
         for i in range(d // 2):
@@ -63,18 +63,28 @@ def test_golden_values_dim4():
     # e_2 (first channel of pair 1 when interleaved) turns by 0.01 rad.
     x = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]], dtype=F64)
     y = apply_rotary(x[:, None, :].expand(2, 2, 4), torch.tensor([0, 1]))
-    expected_e0 = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.5403023058681398, 0.8414709848078965, 0.0, 0.0]], dtype=F64)
-    expected_e2 = torch.tensor([[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.9999500004166653, 0.009999833334166664]], dtype=F64)
+    expected_e0 = torch.tensor(
+        [[1.0, 0.0, 0.0, 0.0], [0.5403023058681398, 0.8414709848078965, 0.0, 0.0]], dtype=F64
+    )
+    expected_e2 = torch.tensor(
+        [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.9999500004166653, 0.009999833334166664]], dtype=F64
+    )
     torch.testing.assert_close(y[0], expected_e0, rtol=0, atol=1e-15)
     torch.testing.assert_close(y[1], expected_e2, rtol=0, atol=1e-15)
     # rotate-half: e_0 is paired with e_2 (channel 0 with channel d/2)
     y_half = apply_rotary(x[:1].expand(2, 4), interleaved=False)
-    torch.testing.assert_close(y_half[1], torch.tensor([0.5403023058681398, 0.0, 0.8414709848078965, 0.0], dtype=F64),
-                               rtol=0, atol=1e-15)
+    torch.testing.assert_close(
+        y_half[1],
+        torch.tensor([0.5403023058681398, 0.0, 0.8414709848078965, 0.0], dtype=F64),
+        rtol=0,
+        atol=1e-15,
+    )
 
 
 @pytest.mark.parametrize("interleaved", [True, False])
-@pytest.mark.parametrize(("dim", "base"), [(2, 10000.0), (6, 10000.0), (32, 10000.0), (16, 500000.0), (8, 10.0)])
+@pytest.mark.parametrize(
+    ("dim", "base"), [(2, 10000.0), (6, 10000.0), (32, 10000.0), (16, 500000.0), (8, 10.0)]
+)
 def test_matches_roformer_loop(dim, base, interleaved):
     pos = [0, 1, 2, 7, 50, 511, 2.5, -3.25, 123456]
     x = randn(len(pos), dim, seed=dim)
@@ -88,10 +98,12 @@ def test_angles_and_tables():
     assert angles.shape == (5, 4) and angles.dtype == F64
     expected = [[m * 100.0 ** (-2 * i / 8) for i in range(4)] for m in range(5)]
     np.testing.assert_allclose(angles.numpy(), expected, rtol=1e-15)
-    cos, sin = rotary_cos_sin(5, 8, base=100.0)
+    cos, _sin = rotary_cos_sin(5, 8, base=100.0)
     assert cos.dtype == torch.float32 and cos.shape == (5, 8)
-    torch.testing.assert_close(cos, torch.cos(angles).repeat_interleave(2, dim=-1).float(), rtol=0, atol=0)
-    cos_h, sin_h = rotary_cos_sin(5, 8, base=100.0, interleaved=False, dtype=F64)
+    torch.testing.assert_close(
+        cos, torch.cos(angles).repeat_interleave(2, dim=-1).float(), rtol=0, atol=0
+    )
+    _cos_h, sin_h = rotary_cos_sin(5, 8, base=100.0, interleaved=False, dtype=F64)
     torch.testing.assert_close(sin_h, torch.sin(torch.cat((angles, angles), -1)), rtol=0, atol=0)
     # positions [..., n] give tables [..., n, d]
     assert rotary_angles(torch.zeros(3, 1, 5), 8).shape == (3, 1, 5, 4)
@@ -99,8 +111,12 @@ def test_angles_and_tables():
 
 def test_quarter_turn_matches_both_libraries():
     x = randn(3, 5, 8, seed=1)
-    torch.testing.assert_close(rotary_quarter_turn(x, interleaved=True), lucid_rotate_half(x), rtol=0, atol=0)
-    torch.testing.assert_close(rotary_quarter_turn(x, interleaved=False), llama_rotate_half(x), rtol=0, atol=0)
+    torch.testing.assert_close(
+        rotary_quarter_turn(x, interleaved=True), lucid_rotate_half(x), rtol=0, atol=0
+    )
+    torch.testing.assert_close(
+        rotary_quarter_turn(x, interleaved=False), llama_rotate_half(x), rtol=0, atol=0
+    )
     # two quarter turns are a half turn
     for inter in (True, False):
         twice = rotary_quarter_turn(rotary_quarter_turn(x, interleaved=inter), interleaved=inter)
@@ -121,7 +137,10 @@ def test_matches_rotary_embedding_torch():
     x = randn(2, 3, n, d, seed=2, dtype=torch.float32)  # [b, h, n, d]
     torch.testing.assert_close(apply_rotary(x), theirs.rotate_queries_or_keys(x), rtol=0, atol=2e-5)
     # queries at the end of a longer key sequence (decoding with a cache)
-    q, k = randn(2, 3, 5, d, seed=3, dtype=torch.float32), randn(2, 3, n, d, seed=4, dtype=torch.float32)
+    q, k = (
+        randn(2, 3, 5, d, seed=3, dtype=torch.float32),
+        randn(2, 3, n, d, seed=4, dtype=torch.float32),
+    )
     their_q, their_k = theirs.rotate_queries_with_cached_keys(q, k)
     our_q, our_k = RotaryEmbedding(d)(q, k)
     torch.testing.assert_close(our_q, their_q, rtol=0, atol=2e-5)
@@ -129,8 +148,12 @@ def test_matches_rotary_embedding_torch():
 
 
 def _llama_rope(head_dim, base):
-    config = LlamaConfig(hidden_size=2 * head_dim, num_attention_heads=2, head_dim=head_dim,
-                         rope_parameters={"rope_type": "default", "rope_theta": base})
+    config = LlamaConfig(
+        hidden_size=2 * head_dim,
+        num_attention_heads=2,
+        head_dim=head_dim,
+        rope_parameters={"rope_type": "default", "rope_theta": base},
+    )
     return LlamaRotaryEmbedding(config)
 
 
@@ -139,12 +162,18 @@ def test_matches_transformers_llama(base):
     # transformers 5.23: LlamaRotaryEmbedding (float32 angles) + apply_rotary_pos_emb, rotate-half
     d, n = 16, 40
     q, k = randn(2, 3, n, d, seed=5), randn(2, 3, n, d, seed=6)  # [b, h, n, d]
-    position_ids = torch.tensor([list(range(n)), list(range(7, 7 + n))])  # [b, n]: second sequence shifted
+    position_ids = torch.tensor(
+        [list(range(n)), list(range(7, 7 + n))]
+    )  # [b, n]: second sequence shifted
     cos, sin = _llama_rope(d, base)(q, position_ids)  # [b, n, d]
     hf_q, hf_k = apply_rotary_pos_emb(q, k, cos, sin)
     pos = position_ids[:, None, :]  # [b, 1, n], broadcast over heads
-    torch.testing.assert_close(apply_rotary(q, pos, base=base, interleaved=False), hf_q, rtol=0, atol=2e-5)
-    torch.testing.assert_close(apply_rotary(k, pos, base=base, interleaved=False), hf_k, rtol=0, atol=2e-5)
+    torch.testing.assert_close(
+        apply_rotary(q, pos, base=base, interleaved=False), hf_q, rtol=0, atol=2e-5
+    )
+    torch.testing.assert_close(
+        apply_rotary(k, pos, base=base, interleaved=False), hf_k, rtol=0, atol=2e-5
+    )
     mod_q, mod_k = RotaryEmbedding(d, base=base, interleaved=False)(q, k)
     torch.testing.assert_close(mod_q[0], hf_q[0], rtol=0, atol=2e-5)
     torch.testing.assert_close(mod_k[0], hf_k[0], rtol=0, atol=2e-5)
@@ -165,7 +194,9 @@ def test_llama_arithmetic_with_float64_tables_agrees_to_rounding():
 
 @pytest.mark.parametrize(("head_dim", "heads"), [(8, 1), (16, 4), (64, 2)])
 def test_permutation_matches_transformers_conversion(head_dim, heads):
-    w = torch.arange(heads * head_dim * 3, dtype=F64).reshape(heads * head_dim, 3)  # a W_q, rows = out channels
+    w = torch.arange(heads * head_dim * 3, dtype=F64).reshape(
+        heads * head_dim, 3
+    )  # a W_q, rows = out channels
     theirs = PermuteForRope()._permute_for_rope(w, SimpleNamespace(num_attention_heads=heads))
     perm = rotary_permutation(head_dim, num_heads=heads)
     assert perm.dtype == torch.long and sorted(perm.tolist()) == list(range(heads * head_dim))
@@ -197,13 +228,27 @@ small = settings(max_examples=40)
 
 
 @small
-@given(m=reals, n=reals, shift=reals, dim=dims, base=bases, interleaved=st.booleans(), seed=st.integers(0, 99))
+@given(
+    m=reals,
+    n=reals,
+    shift=reals,
+    dim=dims,
+    base=bases,
+    interleaved=st.booleans(),
+    seed=st.integers(0, 99),
+)
 def test_logit_depends_only_on_the_offset(m, n, shift, dim, base, interleaved, seed):
     q, k = randn(dim, seed=seed), randn(dim, seed=seed + 100)
+
     def logit(a, b):
-        qa = apply_rotary(q[None], torch.tensor([a], dtype=F64), base=base, interleaved=interleaved)[0]
-        kb = apply_rotary(k[None], torch.tensor([b], dtype=F64), base=base, interleaved=interleaved)[0]
+        qa = apply_rotary(
+            q[None], torch.tensor([a], dtype=F64), base=base, interleaved=interleaved
+        )[0]
+        kb = apply_rotary(
+            k[None], torch.tensor([b], dtype=F64), base=base, interleaved=interleaved
+        )[0]
         return qa @ kb
+
     assert logit(m, n).item() == pytest.approx(logit(m + shift, n + shift).item(), abs=1e-9)
     # ⟨R_m q, R_n k⟩ = ⟨q, R_{n-m} k⟩ (RoFormer)
     r = rotary_matrix(n - m, dim, base=base, interleaved=interleaved)
@@ -212,15 +257,21 @@ def test_logit_depends_only_on_the_offset(m, n, shift, dim, base, interleaved, s
 
 @small
 @given(n=st.integers(1, 12), dim=dims, interleaved=st.booleans(), seed=st.integers(0, 99))
-def test_rotation_keeps_each_pair_norm_and_undoes_with_negative_positions(n, dim, interleaved, seed):
+def test_rotation_keeps_each_pair_norm_and_undoes_with_negative_positions(
+    n, dim, interleaved, seed
+):
     x = randn(2, n, dim, seed=seed)
     pos = torch.rand(n, generator=torch.Generator().manual_seed(seed), dtype=F64) * 1e4 - 5e3
     y = apply_rotary(x, pos, interleaved=interleaved)
     perm = rotary_permutation(dim) if interleaved else torch.arange(dim)
-    pair_norm = lambda t: t[..., perm].unflatten(-1, (2, dim // 2)).norm(dim=-2)  # noqa: E731
+    pair_norm = lambda t: t[..., perm].unflatten(-1, (2, dim // 2)).norm(dim=-2)
     torch.testing.assert_close(pair_norm(y), pair_norm(x), rtol=0, atol=1e-12)
-    torch.testing.assert_close(apply_rotary(y, -pos, interleaved=interleaved), x, rtol=0, atol=1e-12)
-    torch.testing.assert_close(apply_rotary(x, torch.zeros(n), interleaved=interleaved), x, rtol=0, atol=0)
+    torch.testing.assert_close(
+        apply_rotary(y, -pos, interleaved=interleaved), x, rtol=0, atol=1e-12
+    )
+    torch.testing.assert_close(
+        apply_rotary(x, torch.zeros(n), interleaved=interleaved), x, rtol=0, atol=0
+    )
 
 
 @small
@@ -241,7 +292,9 @@ def test_rotary_matrix_is_the_rotation_apply_rotary_performs(m, dim, interleaved
     r = rotary_matrix(m, dim, interleaved=interleaved)
     torch.testing.assert_close(r @ r.T, torch.eye(dim, dtype=F64), rtol=0, atol=1e-12)
     pos = torch.full((4,), m, dtype=F64)
-    torch.testing.assert_close(apply_rotary(x, pos, interleaved=interleaved), x @ r.T, rtol=0, atol=1e-9)
+    torch.testing.assert_close(
+        apply_rotary(x, pos, interleaved=interleaved), x @ r.T, rtol=0, atol=1e-9
+    )
 
 
 def test_swapping_layouts_without_the_permutation_gives_other_logits():
@@ -250,8 +303,10 @@ def test_swapping_layouts_without_the_permutation_gives_other_logits():
     q, k = randn(n, d, seed=10), randn(n, d, seed=11)
     right = apply_rotary(q) @ apply_rotary(k).T  # [n, n]
     wrong = apply_rotary(q, interleaved=False) @ apply_rotary(k, interleaved=False).T
-    repaired = (apply_rotary(q[:, rotary_permutation(d)], interleaved=False)
-                @ apply_rotary(k[:, rotary_permutation(d)], interleaved=False).T)
+    repaired = (
+        apply_rotary(q[:, rotary_permutation(d)], interleaved=False)
+        @ apply_rotary(k[:, rotary_permutation(d)], interleaved=False).T
+    )
     torch.testing.assert_close(repaired, right, rtol=0, atol=1e-12)
     off_diagonal = ~torch.eye(n, dtype=torch.bool)  # at offset 0 there is no rotation to get wrong
     assert (wrong - right)[off_diagonal].abs().max() > 1.0
@@ -266,11 +321,15 @@ def test_offset_logits_match_roformer_loop_at_any_query_position(interleaved):
     d, base = 12, 500.0
     q, k = randn(d, seed=20), randn(d, seed=21)
     offsets = [0, 1, 2, 5, 17, 300, -4, 2.5]
-    got = rotary_offset_logits(q, k, torch.tensor(offsets, dtype=F64), base=base, interleaved=interleaved)
+    got = rotary_offset_logits(
+        q, k, torch.tensor(offsets, dtype=F64), base=base, interleaved=interleaved
+    )
     assert got.shape == (len(offsets),) and got.dtype == F64
     for m in (0.0, 7.0, 1234.0):  # query at m, key at m + r, rotated one pair at a time
         rq = roformer_loop(q[None].numpy(), [m], base, interleaved)[0]
-        rk = roformer_loop(np.tile(k.numpy(), (len(offsets), 1)), [m + r for r in offsets], base, interleaved)
+        rk = roformer_loop(
+            np.tile(k.numpy(), (len(offsets), 1)), [m + r for r in offsets], base, interleaved
+        )
         np.testing.assert_allclose(got.numpy(), rk @ rq, rtol=0, atol=1e-11)
 
 
@@ -281,15 +340,21 @@ def test_offset_logits_of_equal_all_ones_vectors_are_twice_the_cosine_sum():
     expected = 2 * np.cos(r[:, None] * 10000.0 ** (-np.arange(0, d, 2) / d)[None, :]).sum(1)
     ones = torch.ones(d, dtype=F64)
     for inter in (True, False):
-        np.testing.assert_allclose(rotary_offset_logits(ones, ones, 200, interleaved=inter).numpy(),
-                                   expected, rtol=0, atol=1e-11)
+        np.testing.assert_allclose(
+            rotary_offset_logits(ones, ones, 200, interleaved=inter).numpy(),
+            expected,
+            rtol=0,
+            atol=1e-11,
+        )
 
 
 def test_offset_logits_broadcast_and_errors():
     q, k = randn(3, 1, 8, seed=22), randn(5, 8, seed=23)
     got = rotary_offset_logits(q, k, 4)  # [3, 5, 4]
     assert got.shape == (3, 5, 4)
-    torch.testing.assert_close(got[2, 4], rotary_offset_logits(q[2, 0], k[4], 4), rtol=0, atol=1e-14)
+    torch.testing.assert_close(
+        got[2, 4], rotary_offset_logits(q[2, 0], k[4], 4), rtol=0, atol=1e-14
+    )
     with pytest.raises(ValueError, match="q and k must be \\[..., d\\] with the same d"):
         rotary_offset_logits(randn(8), randn(6), 3)
     with pytest.raises(ValueError, match="q and k must broadcast in their leading dimensions"):
@@ -334,10 +399,17 @@ def test_module_caches_out_of_state_dict_and_matches_the_function():
     assert set(dict(mod.named_buffers())) == {"cos_cached", "sin_cached"}
     assert mod.state_dict() == {}
     assert mod.cos_cached.shape == (16, 8) and mod.cos_cached.dtype == torch.float32
-    q, k = randn(2, 10, 8, seed=12, dtype=torch.float32), randn(2, 10, 8, seed=13, dtype=torch.float32)
+    q, k = (
+        randn(2, 10, 8, seed=12, dtype=torch.float32),
+        randn(2, 10, 8, seed=13, dtype=torch.float32),
+    )
     q_rot, k_rot = mod(q, k)
-    torch.testing.assert_close(q_rot, apply_rotary(q, base=100.0, interleaved=False), rtol=0, atol=0)
-    torch.testing.assert_close(k_rot, apply_rotary(k, base=100.0, interleaved=False), rtol=0, atol=0)
+    torch.testing.assert_close(
+        q_rot, apply_rotary(q, base=100.0, interleaved=False), rtol=0, atol=0
+    )
+    torch.testing.assert_close(
+        k_rot, apply_rotary(k, base=100.0, interleaved=False), rtol=0, atol=0
+    )
 
 
 def test_module_grows_its_cache_and_follows_the_dtype():
@@ -347,9 +419,13 @@ def test_module_grows_its_cache_and_follows_the_dtype():
     assert mod.cos_cached.shape == (64, 8)  # next power of two
     torch.testing.assert_close(q_rot, apply_rotary(x), rtol=0, atol=0)
     x64 = x.double()
-    q64, _ = mod.double()(x64, x64)  # .double() casts the float32 tables: they are rebuilt from float64
+    q64, _ = mod.double()(
+        x64, x64
+    )  # .double() casts the float32 tables: they are rebuilt from float64
     assert mod.cos_cached.dtype == F64
-    torch.testing.assert_close(q64, torch.from_numpy(roformer_loop(x64[0], range(37)))[None], rtol=0, atol=1e-12)
+    torch.testing.assert_close(
+        q64, torch.from_numpy(roformer_loop(x64[0], range(37)))[None], rtol=0, atol=1e-12
+    )
     q32, _ = mod(x, x)
     assert q32.dtype == torch.float32 and mod.cos_cached.dtype == torch.float32
 

@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc.shaw import (
-    shaw_intermediate_bytes,
     ShawRelativeMultiheadAttention,
     shaw_attention,
     shaw_attention_reference,
+    shaw_intermediate_bytes,
     shaw_relative_index,
 )
 
@@ -71,7 +71,13 @@ def test_index_properties(n_q, n_k, k):
 
 def random_inputs(seed, batch, n_q, n_k, d, d_v, k, dtype=torch.float64):
     g = torch.Generator().manual_seed(seed)
-    shapes = [(*batch, n_q, d), (*batch, n_k, d), (*batch, n_k, d_v), (2 * k + 1, d), (2 * k + 1, d_v)]
+    shapes = [
+        (*batch, n_q, d),
+        (*batch, n_k, d),
+        (*batch, n_k, d_v),
+        (2 * k + 1, d),
+        (2 * k + 1, d_v),
+    ]
     return [torch.randn(s, generator=g, dtype=dtype) for s in shapes]
 
 
@@ -81,7 +87,9 @@ def random_inputs(seed, batch, n_q, n_k, d, d_v, k, dtype=torch.float64):
 def test_fast_and_reference_match_the_float64_loop(n_q, n_k, k):
     q, kk, v, rk, rv = random_inputs(n_q * 100 + n_k, (), n_q, n_k, 6, 3, k)
     expected = torch.from_numpy(loop_reference(q, kk, v, rk, rv))
-    torch.testing.assert_close(shaw_attention_reference(q, kk, v, rk, rv), expected, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        shaw_attention_reference(q, kk, v, rk, rv), expected, rtol=1e-12, atol=1e-12
+    )
     torch.testing.assert_close(shaw_attention(q, kk, v, rk, rv), expected, rtol=1e-12, atol=1e-12)
 
 
@@ -120,7 +128,9 @@ def test_broadcasts_queries_against_keys():
 def test_zero_tables_give_plain_attention():
     q, kk, v, rk, rv = random_inputs(4, (3,), 5, 7, 8, 8, 3)
     plain = torch.nn.functional.scaled_dot_product_attention(q, kk, v)
-    torch.testing.assert_close(shaw_attention(q, kk, v, torch.zeros_like(rk), torch.zeros_like(rv)), plain)
+    torch.testing.assert_close(
+        shaw_attention(q, kk, v, torch.zeros_like(rk), torch.zeros_like(rv)), plain
+    )
 
 
 def test_mask_follows_sdpa_convention():
@@ -147,7 +157,10 @@ def test_relative_property_shifting_everything_changes_nothing():
     """Only j − i enters: the same content at shifted positions gives the same outputs."""
     g = torch.Generator().manual_seed(7)
     x = torch.randn(6, 4, generator=g, dtype=torch.float64)
-    rk, rv = torch.randn(5, 4, generator=g, dtype=torch.float64), torch.randn(5, 4, generator=g, dtype=torch.float64)
+    rk, rv = (
+        torch.randn(5, 4, generator=g, dtype=torch.float64),
+        torch.randn(5, 4, generator=g, dtype=torch.float64),
+    )
     pad = torch.randn(3, 4, generator=g, dtype=torch.float64)
     alone = shaw_attention(x, x, x, rk, rv)
     # the same six tokens placed after three others, with the others masked out as keys
@@ -214,14 +227,20 @@ def test_query_blocks_give_the_same_result(monkeypatch, block_elements, mask_sha
         mask = torch.rand(mask_shape, generator=torch.Generator().manual_seed(1)) > 0.3
         mask[..., 0] = True
     fast = shaw_attention(q, kk, v, rk, rv, mask=mask)
-    torch.testing.assert_close(fast, shaw_attention_reference(q, kk, v, rk, rv, mask=mask), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        fast, shaw_attention_reference(q, kk, v, rk, rv, mask=mask), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_batch_dimensions_of_v_and_mask_broadcast_like_the_reference():
     q, kk, v, rk, rv = random_inputs(12, (), 5, 5, 4, 4, 2)
     v2 = torch.stack([v, 2 * v])  # [2, 5, 4]: a batch dimension only v has
-    torch.testing.assert_close(shaw_attention(q, kk, v2, rk, rv), shaw_attention_reference(q, kk, v2, rk, rv))
-    mask = torch.rand(3, 5, 5, generator=torch.Generator().manual_seed(2)) > 0.3  # only the mask is batched
+    torch.testing.assert_close(
+        shaw_attention(q, kk, v2, rk, rv), shaw_attention_reference(q, kk, v2, rk, rv)
+    )
+    mask = (
+        torch.rand(3, 5, 5, generator=torch.Generator().manual_seed(2)) > 0.3
+    )  # only the mask is batched
     mask[..., 0] = True
     fast = shaw_attention(q, kk, v, rk, rv, mask=mask)
     assert fast.shape == (3, 5, 4)
@@ -235,7 +254,10 @@ def test_intermediate_bytes_golden_values():
     assert got["attention"] == 2048 * 2048 * 4
     c = 2**18 // 2048  # query rows per block in shaw_attention
     assert got["posenc"] == (c * (c + 2048 + 31) + c * 2048 + 2 * c * 33) * 4
-    assert shaw_intermediate_bytes(64, 8, 2)["posenc"] == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
+    assert (
+        shaw_intermediate_bytes(64, 8, 2)["posenc"]
+        == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
+    )
     # the naive count is the size of the two gathered tables for a small case
     n, d, k = 7, 3, 2
     idx = torch.as_tensor(t2t_relative_positions_matrix(n, n, k))

@@ -128,8 +128,13 @@ dims = st.sampled_from([2, 4, 8, 16, 64])
 bases = st.sampled_from([100.0, 10000.0])
 
 
-@given(p=reals, k=st.floats(min_value=-1e3, max_value=1e3), dim=dims, base=bases,
-       interleaved=st.booleans())
+@given(
+    p=reals,
+    k=st.floats(min_value=-1e3, max_value=1e3),
+    dim=dims,
+    base=bases,
+    interleaved=st.booleans(),
+)
 def test_shift_is_a_rotation_independent_of_position(p, k, dim, base, interleaved):
     m = sinusoidal_shift_matrix(k, dim, base=base, interleaved=interleaved)  # [d, d]
     pk = torch.tensor([p, p + k], dtype=F64)
@@ -207,8 +212,10 @@ def test_binary_digits_match_python_formatting():
     assert bits.shape == (40, 6)
     for p in range(40):
         assert "".join(str(int(b)) for b in bits[p].flip(0)) == format(p, "06b")
-    torch.testing.assert_close(binary_digits(torch.tensor([5.0, 63.0]), 6)[:, :3],
-                               torch.tensor([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]))
+    torch.testing.assert_close(
+        binary_digits(torch.tensor([5.0, 63.0]), 6)[:, :3],
+        torch.tensor([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]),
+    )
 
 
 # -- the module -------------------------------------------------------------------------------

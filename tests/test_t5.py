@@ -17,8 +17,14 @@ hf_bucket = T5Attention._relative_position_bucket
 
 def hf_attention(num_heads, num_buckets, max_distance, is_decoder, seed=0):
     torch.manual_seed(seed)
-    config = T5Config(d_model=16, d_kv=4, num_heads=num_heads, relative_attention_num_buckets=num_buckets,
-                      relative_attention_max_distance=max_distance, is_decoder=is_decoder)
+    config = T5Config(
+        d_model=16,
+        d_kv=4,
+        num_heads=num_heads,
+        relative_attention_num_buckets=num_buckets,
+        relative_attention_max_distance=max_distance,
+        is_decoder=is_decoder,
+    )
     attn = T5Attention(config, has_relative_attention_bias=True, layer_idx=0)
     torch.nn.init.normal_(attn.relative_attention_bias.weight)
     return attn
@@ -26,9 +32,12 @@ def hf_attention(num_heads, num_buckets, max_distance, is_decoder, seed=0):
 
 def copied(attn, bidirectional):
     """Our module with the T5 attention's table loaded through its state dict (same parameter name)."""
-    mod = T5RelativePositionBias(attn.n_heads, bidirectional=bidirectional,
-                                 num_buckets=attn.relative_attention_num_buckets,
-                                 max_distance=attn.relative_attention_max_distance)
+    mod = T5RelativePositionBias(
+        attn.n_heads,
+        bidirectional=bidirectional,
+        num_buckets=attn.relative_attention_num_buckets,
+        max_distance=attn.relative_attention_max_distance,
+    )
     table = {k: v for k, v in attn.state_dict().items() if k.startswith("relative_attention_bias.")}
     mod.load_state_dict(table, strict=True)
     return mod
@@ -49,16 +58,29 @@ def test_golden_buckets():
 @pytest.mark.parametrize(
     ("bidirectional", "num_buckets", "max_distance"),
     [
-        (True, 32, 128), (False, 32, 128), (True, 64, 256), (False, 16, 64), (True, 4, 2), (False, 2, 2),
-        (False, 7, 20), (True, 10, 1000),
+        (True, 32, 128),
+        (False, 32, 128),
+        (True, 64, 256),
+        (False, 16, 64),
+        (True, 4, 2),
+        (False, 2, 2),
+        (False, 7, 20),
+        (True, 10, 1000),
         # parameters where a float64 logarithm would put one offset in the other bucket
-        (True, 18, 128), (True, 34, 27), (False, 10, 160), (False, 48, 81),
+        (True, 18, 128),
+        (True, 34, 27),
+        (False, 10, 160),
+        (False, 48, 81),
     ],
 )
 def test_matches_transformers_bucket_function(bidirectional, num_buckets, max_distance):
     rel = torch.arange(-3 * max_distance - 5, 3 * max_distance + 6)
-    theirs = hf_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
-    ours = t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    theirs = hf_bucket(
+        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    ours = t5_relative_bucket(
+        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
     assert ours.dtype == torch.long
     assert torch.equal(ours, theirs)
 
@@ -80,7 +102,10 @@ def transcription(r, bidirectional, num_buckets, max_distance):
     exact = per_side // 2
     if d < exact:
         return offset + d
-    return offset + min(per_side - 1, exact + int(math.log(d / exact) / math.log(max_distance / exact) * (per_side - exact)))
+    return offset + min(
+        per_side - 1,
+        exact + int(math.log(d / exact) / math.log(max_distance / exact) * (per_side - exact)),
+    )
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
@@ -101,7 +126,7 @@ def test_bucket_properties(bidirectional, half, max_distance):
     per_side = half if bidirectional else num_buckets
     exact = per_side // 2
     max_distance = max(max_distance, exact + 1)
-    kw = dict(bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    kw = {"bidirectional": bidirectional, "num_buckets": num_buckets, "max_distance": max_distance}
     dist = torch.arange(0, 3 * max_distance + 2)
     back = t5_relative_bucket(-dist, **kw)  # keys before the query
     assert back.min() >= 0 and back.max() <= per_side - 1
@@ -122,7 +147,9 @@ def test_bucket_properties(bidirectional, half, max_distance):
 def test_default_buckets_all_used():
     used = set(t5_relative_bucket(torch.arange(-200, 201)).tolist())
     assert used == set(range(32)) - {16}
-    assert set(t5_relative_bucket(torch.arange(-200, 1), bidirectional=False).tolist()) == set(range(32))
+    assert set(t5_relative_bucket(torch.arange(-200, 1), bidirectional=False).tolist()) == set(
+        range(32)
+    )
 
 
 @pytest.mark.parametrize(
@@ -131,13 +158,21 @@ def test_default_buckets_all_used():
 )
 def test_bucket_starts_by_brute_force_on_transformers(bidirectional, num_buckets, max_distance):
     dist = torch.arange(0, 4 * max_distance)
-    past = hf_bucket(-dist, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    past = hf_bucket(
+        -dist, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
     per_side = num_buckets // 2 if bidirectional else num_buckets
     expected = [int(dist[past == b].min()) if (past == b).any() else -1 for b in range(per_side)]
-    got = t5_bucket_starts(bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    got = t5_bucket_starts(
+        bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
     assert got.tolist() == expected
-    if bidirectional:  # the keys after the query use buckets B + b from the same distances on (b >= 1)
-        future = hf_bucket(dist, bidirectional=True, num_buckets=num_buckets, max_distance=max_distance)
+    if (
+        bidirectional
+    ):  # the keys after the query use buckets B + b from the same distances on (b >= 1)
+        future = hf_bucket(
+            dist, bidirectional=True, num_buckets=num_buckets, max_distance=max_distance
+        )
         for b in range(1, per_side):
             hit = future == per_side + b
             assert (int(dist[hit].min()) if hit.any() else -1) == expected[b]
@@ -210,7 +245,11 @@ def test_module_plugs_into_the_tiny_transformer():
         ({"num_buckets": 1, "bidirectional": False}, ValueError, "num_buckets must be >= 2"),
         ({"num_buckets": 32.0}, TypeError, "num_buckets must be an integer"),
         ({"max_distance": 8}, ValueError, "max_distance must be greater than the 8 exact buckets"),
-        ({"max_distance": 16, "bidirectional": False}, ValueError, "max_distance must be greater than the 16"),
+        (
+            {"max_distance": 16, "bidirectional": False},
+            ValueError,
+            "max_distance must be greater than the 16",
+        ),
         ({"max_distance": 0}, ValueError, "max_distance must be positive"),
     ],
 )

@@ -140,7 +140,11 @@ def test_model_bad_arguments() -> None:
 # -- optimiser ---------------------------------------------------------------------------------
 def test_adam_matches_torch_optim_adam() -> None:
     torch.manual_seed(0)
-    ours_params = [nn.Parameter(torch.randn(6, 4)), nn.Parameter(torch.randn(3)), nn.Parameter(torch.randn(2, 2, 2))]
+    ours_params = [
+        nn.Parameter(torch.randn(6, 4)),
+        nn.Parameter(torch.randn(3)),
+        nn.Parameter(torch.randn(2, 2, 2)),
+    ]
     ref_params = [nn.Parameter(p.detach().clone()) for p in ours_params]
     targets = [torch.randn_like(p) for p in ours_params]
     ours, reference = Adam(ours_params, lr=0.05), torch.optim.Adam(ref_params, lr=0.05)
@@ -148,7 +152,9 @@ def test_adam_matches_torch_optim_adam() -> None:
         for params, opt in ((ours_params, ours), (ref_params, reference)):
             for p in params:
                 p.grad = None
-            sum((((p - t) ** 2) * (1.0 + i)).sum() for i, (p, t) in enumerate(zip(params, targets))).backward()
+            sum(
+                (((p - t) ** 2) * (1.0 + i)).sum() for i, (p, t) in enumerate(zip(params, targets))
+            ).backward()
             opt.step()
     for a, b in zip(ours_params, ref_params):
         torch.testing.assert_close(a.detach(), b.detach(), rtol=1e-6, atol=1e-7)
@@ -175,7 +181,11 @@ def test_training_learns_the_task_and_leaves_unused_rows_alone() -> None:
     initial = model.position.table.detach().clone()
     threads = torch.get_num_threads()
     run = train_toy(
-        model, "local_max", steps=150, length=16, record=lambda m: m.position.table,
+        model,
+        "local_max",
+        steps=150,
+        length=16,
+        record=lambda m: m.position.table,
         record_steps=[0, 10, 150],
     )
     assert torch.get_num_threads() == threads  # restored
@@ -236,13 +246,17 @@ def test_position_accuracy_matches_a_loop_over_the_test_batch(task: str) -> None
     model = _learned_model()
     model.eval()
     acc = toy_position_accuracy(model, task, length=10, k=2, num_sequences=40, seed=7)
-    tokens, targets = toy_batch(task, 40, 10, vocab_size=12, k=2,
-                                generator=torch.Generator().manual_seed(7))
+    tokens, targets = toy_batch(
+        task, 40, 10, vocab_size=12, k=2, generator=torch.Generator().manual_seed(7)
+    )
     with torch.no_grad():
         predicted = model(tokens).argmax(-1).tolist()
     for p in range(10):
-        pairs = [(predicted[b][p], targets[b, p].item()) for b in range(40)
-                 if targets[b, p].item() != IGNORE_INDEX]
+        pairs = [
+            (predicted[b][p], targets[b, p].item())
+            for b in range(40)
+            if targets[b, p].item() != IGNORE_INDEX
+        ]
         if not pairs:  # the first k positions of "shift" have no answer
             assert torch.isnan(acc[p])
             continue
@@ -254,12 +268,12 @@ def test_position_accuracy_matches_a_loop_over_the_test_batch(task: str) -> None
 
 
 # -- every encoding of the book plugs in ---------------------------------------------------------
-from posenc.alibi import ALiBiBias  # noqa: E402
-from posenc.attention import causal_mask  # noqa: E402
-from posenc.rotary import RotaryEmbedding, apply_rotary  # noqa: E402
-from posenc.shaw import ShawRelativeMultiheadAttention, shaw_attention_reference  # noqa: E402
-from posenc.t5 import T5RelativePositionBias  # noqa: E402
-from posenc.toy import (  # noqa: E402
+from posenc.alibi import ALiBiBias
+from posenc.attention import causal_mask
+from posenc.rotary import RotaryEmbedding, apply_rotary
+from posenc.shaw import ShawRelativeMultiheadAttention, shaw_attention_reference
+from posenc.t5 import T5RelativePositionBias
+from posenc.toy import (
     ENCODINGS,
     LengthResults,
     length_generalisation,
@@ -268,8 +282,13 @@ from posenc.toy import (  # noqa: E402
 )
 
 PLUG_INS = {
-    "none": (), "sinusoidal": ("position",), "learned": ("position",), "shaw": ("attention",),
-    "t5": ("attention_bias",), "alibi": ("attention_bias",), "rope": ("rotary",),
+    "none": (),
+    "sinusoidal": ("position",),
+    "learned": ("position",),
+    "shaw": ("attention",),
+    "t5": ("attention_bias",),
+    "alibi": ("attention_bias",),
+    "rope": ("rotary",),
 }
 
 
@@ -283,7 +302,9 @@ def _linear(x: torch.Tensor, layer: nn.Linear) -> torch.Tensor:
     return x @ layer.weight.detach().double().T + layer.bias.detach().double()
 
 
-def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, weights=None) -> torch.Tensor:
+def _reference_attention(
+    block, h: torch.Tensor, model: TinyTransformer, mask, weights=None
+) -> torch.Tensor:
     """One attention layer in float64, written out from the formulas of each encoding.
 
     Appends the attention weights to ``weights`` (a list) when given.
@@ -291,7 +312,7 @@ def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, w
     b, n, d = h.shape
     heads = model.num_heads
     attn = block.attn
-    split = lambda t: t.reshape(b, n, heads, d // heads).transpose(1, 2)  # noqa: E731
+    split = lambda t: t.reshape(b, n, heads, d // heads).transpose(1, 2)
     if isinstance(attn, ShawRelativeMultiheadAttention):
         q, k, v = (split(_linear(h, lin)) for lin in (attn.q_proj, attn.k_proj, attn.v_proj))
         rel_k = attn.rel_k.detach().double()
@@ -302,7 +323,9 @@ def _reference_attention(block, h: torch.Tensor, model: TinyTransformer, mask, w
             for i in range(n):
                 for j in range(n):
                     a_k = rel_k[max(-clip, min(clip, j - i)) + clip]  # [d/h]
-                    logits[:, :, i, j] = (q[:, :, i] * (k[:, :, j] + a_k)).sum(-1) / (d // heads) ** 0.5
+                    logits[:, :, i, j] = (q[:, :, i] * (k[:, :, j] + a_k)).sum(-1) / (
+                        d // heads
+                    ) ** 0.5
             if mask is not None:
                 logits = logits.masked_fill(~mask, float("-inf"))
             weights.append(torch.softmax(logits, dim=-1))
@@ -342,8 +365,17 @@ def _reference_forward(model: TinyTransformer, tokens: torch.Tensor, weights=Non
 @pytest.mark.parametrize("causal", [True, False])
 def test_every_encoding_matches_a_float64_transcription(encoding: str, causal: bool) -> None:
     torch.manual_seed(0)
-    model = toy_model(encoding, vocab_size=10, dim=16, num_heads=4, num_layers=2, causal=causal,
-                      max_positions=12, shaw_max_relative_position=3, t5_max_distance=8)
+    model = toy_model(
+        encoding,
+        vocab_size=10,
+        dim=16,
+        num_heads=4,
+        num_layers=2,
+        causal=causal,
+        max_positions=12,
+        shaw_max_relative_position=3,
+        t5_max_distance=8,
+    )
     with torch.no_grad():  # move every parameter away from its initial value
         for p in model.parameters():
             p.add_(0.3 * torch.randn_like(p))
@@ -418,7 +450,10 @@ def test_position_parameter_counts_follow_the_formulas() -> None:
     extra = {e: sum(p.numel() for p in toy_model(e).parameters()) - base for e in ENCODINGS}
     d, h, layers, n_max, k_shaw, buckets = 32, 4, 2, 16, 8, 8
     assert extra == {
-        "none": 0, "sinusoidal": 0, "alibi": 0, "rope": 0,
+        "none": 0,
+        "sinusoidal": 0,
+        "alibi": 0,
+        "rope": 0,
         "learned": n_max * d,  # one row per position
         "shaw": layers * 2 * (2 * k_shaw + 1) * (d // h),  # a^K and a^V in every layer
         "t5": buckets * h,  # one table for the whole model
@@ -433,13 +468,23 @@ def test_max_length_comes_from_the_position_table() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"attention_bias": T5RelativePositionBias(4)}, ValueError, "attention_bias must give one bias per head"),
+        (
+            {"attention_bias": T5RelativePositionBias(4)},
+            ValueError,
+            "attention_bias must give one bias per head",
+        ),
         ({"rotary": RotaryEmbedding(16)}, ValueError, "rotary must act on the 8 channels"),
         ({"rotary": lambda q, k: (q, k)}, TypeError, "rotary must be an nn.Module"),
         ({"attention": 3}, TypeError, "attention must be a factory"),
         ({"attention": lambda d, h: "layer"}, TypeError, "must return an nn.Module"),
-        ({"attention": lambda d, h: ShawRelativeMultiheadAttention(d, h, 2),
-          "attention_bias": ALiBiBias(2)}, ValueError, "cannot be combined"),
+        (
+            {
+                "attention": lambda d, h: ShawRelativeMultiheadAttention(d, h, 2),
+                "attention_bias": ALiBiBias(2),
+            },
+            ValueError,
+            "cannot be combined",
+        ),
         ({"causal": 1}, TypeError, "causal must be a bool"),
     ],
 )
@@ -473,9 +518,12 @@ def test_training_lengths_are_drawn_from_the_range_and_a_fixed_length_is_unchang
 
 @pytest.mark.parametrize(
     ("length", "error", "message"),
-    [((9, 5), ValueError, "n_min <= n_max"), ((4, 5, 6), ValueError, "pair"),
-     ((4, 30), ValueError, "length must be at most the model's max_positions=24"),
-     ((0, 5), ValueError, r"length\[0\] must be positive")],
+    [
+        ((9, 5), ValueError, "n_min <= n_max"),
+        ((4, 5, 6), ValueError, "pair"),
+        ((4, 30), ValueError, "length must be at most the model's max_positions=24"),
+        ((0, 5), ValueError, r"length\[0\] must be positive"),
+    ],
 )
 def test_bad_length_ranges(length: tuple, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
@@ -484,8 +532,17 @@ def test_bad_length_ranges(length: tuple, error: type, message: str) -> None:
 
 # -- the experiment -----------------------------------------------------------------------------
 def _tiny_experiment(**kwargs) -> LengthResults:
-    options = dict(task="shift", train_lengths=(6, 8), eval_lengths=(8, 16), steps=4,
-                   num_sequences=16, progress=False, dim=16, num_heads=2, num_layers=1)
+    options = {
+        "task": "shift",
+        "train_lengths": (6, 8),
+        "eval_lengths": (8, 16),
+        "steps": 4,
+        "num_sequences": 16,
+        "progress": False,
+        "dim": 16,
+        "num_heads": 2,
+        "num_layers": 1,
+    }
     return length_generalisation(**{**options, **kwargs})
 
 
@@ -500,7 +557,9 @@ def test_length_generalisation_is_reproducible_and_marks_what_cannot_run() -> No
             x, y = a.accuracy[name][n], b.accuracy[name][n]
             assert (x == y) or (math.isnan(x) and math.isnan(y))
     assert a.cannot_run() == [("learned", 16)]
-    assert math.isnan(a.accuracy["learned"][16]) and bool(a.position_accuracy["learned"][16].isnan().all())
+    assert math.isnan(a.accuracy["learned"][16]) and bool(
+        a.position_accuracy["learned"][16].isnan().all()
+    )
     assert a.first_failure("learned", 16) == 0
     assert a.chance == 1 / 16 and a.train_lengths == (6, 8) and a.eval_lengths == (8, 16)
     assert set(a.seconds) == set(a.encodings)
@@ -525,14 +584,20 @@ def test_length_generalisation_accuracy_is_toy_accuracy_of_the_trained_model() -
 def test_length_generalisation_takes_factories() -> None:
     results = length_generalisation(
         {"tiny rope": lambda: toy_model("rope", dim=8, num_heads=2, num_layers=1)},
-        train_lengths=(6, 8), eval_lengths=(8,), steps=2, num_sequences=8, progress=False,
+        train_lengths=(6, 8),
+        eval_lengths=(8,),
+        steps=2,
+        num_sequences=8,
+        progress=False,
     )
     assert results.encodings == ("tiny rope",) and results.models["tiny rope"].dim == 8
 
 
 def test_first_failure_reads_the_position_accuracy() -> None:
     results = _tiny_experiment(encodings=["none"], steps=1)
-    results.position_accuracy["none"][16] = torch.tensor([math.nan, math.nan] + [1.0] * 5 + [0.2] + [1.0] * 8)
+    results.position_accuracy["none"][16] = torch.tensor(
+        [math.nan, math.nan] + [1.0] * 5 + [0.2] + [1.0] * 8
+    )
     assert results.first_failure("none", 16) == 7
     assert results.first_failure("none", 16, threshold=0.1) is None
     with pytest.raises(ValueError, match="length must be one of"):
@@ -543,12 +608,18 @@ def test_first_failure_reads_the_position_accuracy() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
-    [({"encodings": ["xpos"]}, ValueError, "encodings must be names"),
-     ({"encodings": "rope"}, TypeError, "not one str"),
-     ({"encodings": []}, ValueError, "at least one"),
-     ({"encodings": {"a": lambda: nn.Linear(2, 2)}, "dim": None}, ValueError, "model_options apply"),
-     ({"eval_lengths": ()}, ValueError, "eval_lengths"),
-     ({"train_lengths": (9, 8)}, ValueError, "n_min <= n_max")],
+    [
+        ({"encodings": ["xpos"]}, ValueError, "encodings must be names"),
+        ({"encodings": "rope"}, TypeError, "not one str"),
+        ({"encodings": []}, ValueError, "at least one"),
+        (
+            {"encodings": {"a": lambda: nn.Linear(2, 2)}, "dim": None},
+            ValueError,
+            "model_options apply",
+        ),
+        ({"eval_lengths": ()}, ValueError, "eval_lengths"),
+        ({"train_lengths": (9, 8)}, ValueError, "n_min <= n_max"),
+    ],
 )
 def test_length_generalisation_errors(kwargs: dict, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
@@ -569,17 +640,35 @@ def test_progress_bar_outside_a_notebook_is_tqdm_on_stderr(capsys: pytest.Captur
 # -- a shared initialisation across encodings ----------------------------------------------------
 def _shared_weights(model: TinyTransformer) -> list[torch.Tensor]:
     """The weights every encoding has, in one order; Shaw's q, k, v stacked like qkv."""
-    out = [model.embed.weight, model.norm.weight, model.norm.bias, model.head.weight, model.head.bias]
+    out = [
+        model.embed.weight,
+        model.norm.weight,
+        model.norm.bias,
+        model.head.weight,
+        model.head.bias,
+    ]
     for block in model.blocks:
         attn = block.attn
         if isinstance(attn, ShawRelativeMultiheadAttention):
             lins = (attn.q_proj, attn.k_proj, attn.v_proj)
-            out += [torch.cat([lin.weight for lin in lins]), torch.cat([lin.bias for lin in lins]),
-                    attn.out_proj.weight, attn.out_proj.bias]
+            out += [
+                torch.cat([lin.weight for lin in lins]),
+                torch.cat([lin.bias for lin in lins]),
+                attn.out_proj.weight,
+                attn.out_proj.bias,
+            ]
         else:
             out += [attn.qkv.weight, attn.qkv.bias, attn.out.weight, attn.out.bias]
-        out += [block.norm1.weight, block.norm1.bias, block.norm2.weight, block.norm2.bias,
-                block.mlp[0].weight, block.mlp[0].bias, block.mlp[2].weight, block.mlp[2].bias]
+        out += [
+            block.norm1.weight,
+            block.norm1.bias,
+            block.norm2.weight,
+            block.norm2.bias,
+            block.mlp[0].weight,
+            block.mlp[0].bias,
+            block.mlp[2].weight,
+            block.mlp[2].bias,
+        ]
     return [t.detach() for t in out]
 
 
@@ -614,7 +703,9 @@ def test_a_seeded_model_is_reproducible_and_leaves_the_global_generator_alone() 
 
 
 @pytest.mark.parametrize("encoding", ["shaw", "t5", "learned"])
-def test_at_initialisation_a_seeded_model_differs_from_none_by_its_encoding_only(encoding: str) -> None:
+def test_at_initialisation_a_seeded_model_differs_from_none_by_its_encoding_only(
+    encoding: str,
+) -> None:
     model, plain = toy_model(encoding, seed=2), toy_model("none", seed=2)
     tokens = torch.randint(0, 16, (3, 12), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
@@ -625,7 +716,7 @@ def test_at_initialisation_a_seeded_model_differs_from_none_by_its_encoding_only
             tables = [model.attention_bias.relative_attention_bias.weight]
         else:
             tables = [model.position.table]
-        size = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+        size = lambda m: sum(p.numel() for p in m.parameters())
         assert size(model) == size(plain) + sum(t.numel() for t in tables)  # nothing else is extra
         for table in tables:
             table.zero_()
@@ -634,16 +725,16 @@ def test_at_initialisation_a_seeded_model_differs_from_none_by_its_encoding_only
 
 def test_length_generalisation_starts_every_named_encoding_from_the_same_weights() -> None:
     results = _tiny_experiment(encodings=["none", "shaw"], steps=1)
-    for name, model in results.models.items():
+    for name in results.models:
         fresh = toy_model(name, dim=16, num_heads=2, num_layers=1, max_positions=8, seed=0)
         run = train_toy(fresh, "shift", steps=1, length=(6, 8))
         assert run.losses == results.losses[name]
 
 
 # -- the order-blind guess -------------------------------------------------------------------------
-from itertools import product  # noqa: E402
+from itertools import product
 
-from posenc.toy import frequency_guess_accuracy, frequency_guess_position_accuracy  # noqa: E402
+from posenc.toy import frequency_guess_accuracy, frequency_guess_position_accuracy
 
 
 def _enumerated_guess_accuracy(n: int, vocab: int, k: int, causal: bool) -> list[float]:
@@ -658,15 +749,20 @@ def _enumerated_guess_accuracy(n: int, vocab: int, k: int, causal: bool) -> list
     return [math.nan] * k + [h / vocab**n for h in hits[k:]]
 
 
-@pytest.mark.parametrize(("n", "vocab", "k", "causal"),
-                         [(6, 3, 2, True), (6, 3, 2, False), (7, 2, 1, True), (5, 4, 3, False), (5, 4, 1, True)])
-def test_frequency_guess_matches_running_it_on_every_sequence(n: int, vocab: int, k: int, causal: bool) -> None:
+@pytest.mark.parametrize(
+    ("n", "vocab", "k", "causal"),
+    [(6, 3, 2, True), (6, 3, 2, False), (7, 2, 1, True), (5, 4, 3, False), (5, 4, 1, True)],
+)
+def test_frequency_guess_matches_running_it_on_every_sequence(
+    n: int, vocab: int, k: int, causal: bool
+) -> None:
     got = frequency_guess_position_accuracy(n, vocab_size=vocab, k=k, causal=causal)
     expected = torch.tensor(_enumerated_guess_accuracy(n, vocab, k, causal), dtype=torch.float64)
     assert got.shape == (n,) and got.dtype == torch.float64
     torch.testing.assert_close(got, expected, equal_nan=True, rtol=0, atol=1e-12)
     assert frequency_guess_accuracy(n, vocab_size=vocab, k=k, causal=causal) == pytest.approx(
-        float(expected[k:].mean()), abs=1e-12)
+        float(expected[k:].mean()), abs=1e-12
+    )
 
 
 def test_frequency_guess_golden_values_and_limits() -> None:
@@ -681,12 +777,16 @@ def test_frequency_guess_golden_values_and_limits() -> None:
     assert bool((acc[2:] > 1 / 16).all())
     # an encoder's guess is the same at every position: the bag of the n − 1 other tokens
     bag = frequency_guess_position_accuracy(40, causal=False)
-    assert torch.allclose(bag[2:], torch.full((38,), float(acc[39]), dtype=torch.float64), atol=1e-12)
+    assert torch.allclose(
+        bag[2:], torch.full((38,), float(acc[39]), dtype=torch.float64), atol=1e-12
+    )
     # a Monte Carlo run of the guess agrees at a larger length
     g = torch.Generator().manual_seed(0)
     x = torch.randint(0, 16, (20000, 64), generator=g)
     counts = torch.nn.functional.one_hot(x[:, :63], 16).sum(1)  # [b, V]: the prefix x_0..x_62
-    hit = counts.gather(1, x[:, 61:62]).squeeze(1) == counts.amax(1)  # answer among the most frequent
+    hit = counts.gather(1, x[:, 61:62]).squeeze(1) == counts.amax(
+        1
+    )  # answer among the most frequent
     ties = (counts == counts.amax(1, keepdim=True)).sum(1)
     estimate = float((hit.double() / ties).mean())  # a uniformly broken tie
     assert estimate == pytest.approx(float(frequency_guess_position_accuracy(64)[63]), abs=0.01)
@@ -702,13 +802,17 @@ def test_frequency_guess_bad_arguments() -> None:
 
 
 # -- RoPE's logits, pair by pair ----------------------------------------------------------------
-from posenc.toy import toy_rotary_pair_logits  # noqa: E402
+from posenc.toy import toy_rotary_pair_logits
 
 
 @pytest.mark.parametrize("interleaved", [True, False])
-def test_rotary_pair_logits_add_up_to_the_logits_and_match_a_transcription(interleaved: bool) -> None:
+def test_rotary_pair_logits_add_up_to_the_logits_and_match_a_transcription(
+    interleaved: bool,
+) -> None:
     torch.manual_seed(0)
-    model = TinyTransformer(10, 16, 2, 2, rotary=RotaryEmbedding(8, interleaved=interleaved), causal=True)
+    model = TinyTransformer(
+        10, 16, 2, 2, rotary=RotaryEmbedding(8, interleaved=interleaved), causal=True
+    )
     with torch.no_grad():
         for p in model.parameters():
             p.add_(0.3 * torch.randn_like(p))
@@ -720,9 +824,13 @@ def test_rotary_pair_logits_add_up_to_the_logits_and_match_a_transcription(inter
         parts = toy_rotary_pair_logits(model, tokens, layer=layer)
         assert parts.shape == (2, 2, 4, 9, 9)
         logits = parts.sum(2).masked_fill(~causal_mask(9, 9), float("-inf"))
-        torch.testing.assert_close(torch.softmax(logits, -1), toy_attention_weights(model, tokens)[layer])
+        torch.testing.assert_close(
+            torch.softmax(logits, -1), toy_attention_weights(model, tokens)[layer]
+        )
         if interleaved:
-            torch.testing.assert_close(torch.softmax(logits.double(), -1), weights[layer], atol=1e-5, rtol=1e-4)
+            torch.testing.assert_close(
+                torch.softmax(logits.double(), -1), weights[layer], atol=1e-5, rtol=1e-4
+            )
     # pair c, written out for layer 0: q and k from the embeddings, rotated by θ_c · position
     block = model.blocks[0]
     h = _layer_norm(model.embed.weight.detach().double()[tokens], block.norm1)  # [b, n, d]
@@ -731,15 +839,26 @@ def test_rotary_pair_logits_add_up_to_the_logits_and_match_a_transcription(inter
     for head in range(2):
         for c in range(4):
             theta = 10000.0 ** (-2 * c / 8)
-            idx = [8 * head + 2 * c, 8 * head + 2 * c + 1] if interleaved else [8 * head + c, 8 * head + c + 4]
+            idx = (
+                [8 * head + 2 * c, 8 * head + 2 * c + 1]
+                if interleaved
+                else [8 * head + c, 8 * head + c + 4]
+            )
             qc, kc = q[..., idx], k[..., idx]  # [b, n, 2]
             for i in range(9):
                 for j in range(9):
                     angle = theta * (j - i)  # q_i · R_{θ(j−i)} k_j
-                    rotated = torch.stack([kc[:, j, 0] * math.cos(angle) - kc[:, j, 1] * math.sin(angle),
-                                           kc[:, j, 0] * math.sin(angle) + kc[:, j, 1] * math.cos(angle)], -1)
+                    rotated = torch.stack(
+                        [
+                            kc[:, j, 0] * math.cos(angle) - kc[:, j, 1] * math.sin(angle),
+                            kc[:, j, 0] * math.sin(angle) + kc[:, j, 1] * math.cos(angle),
+                        ],
+                        -1,
+                    )
                     expected = (qc[:, i] * rotated).sum(-1) / math.sqrt(8)
-                    torch.testing.assert_close(parts[:, head, c, i, j].double(), expected, atol=2e-5, rtol=1e-4)
+                    torch.testing.assert_close(
+                        parts[:, head, c, i, j].double(), expected, atol=2e-5, rtol=1e-4
+                    )
 
 
 def test_rotary_pair_logits_bad_arguments() -> None:
@@ -756,17 +875,28 @@ def test_length_results_hold_the_guess_without_order_of_their_models() -> None:
     results = _tiny_experiment(encodings=["none", "rope"], steps=1)
     assert sorted(results.guess) == [8, 16]
     for n in (8, 16):
-        torch.testing.assert_close(results.guess[n], frequency_guess_position_accuracy(n), equal_nan=True)
+        torch.testing.assert_close(
+            results.guess[n], frequency_guess_position_accuracy(n), equal_nan=True
+        )
         assert results.guess_accuracy()[n] == pytest.approx(frequency_guess_accuracy(n), abs=1e-12)
     assert "(guess)" in results.table() and "guess without order" in results._repr_html_()
     encoder = _tiny_experiment(encodings=["none"], steps=1, causal=False, vocab_size=8)
-    torch.testing.assert_close(encoder.guess[16], frequency_guess_position_accuracy(16, vocab_size=8, causal=False),
-                               equal_nan=True)
+    torch.testing.assert_close(
+        encoder.guess[16],
+        frequency_guess_position_accuracy(16, vocab_size=8, causal=False),
+        equal_nan=True,
+    )
     other_task = _tiny_experiment(encodings=["none"], steps=1, task="local_max")
     assert other_task.guess == {} and "(guess)" not in other_task.table()
     mixed = length_generalisation(
-        {"decoder": lambda: toy_model("none", dim=8, num_heads=2, num_layers=1),
-         "encoder": lambda: toy_model("none", dim=8, num_heads=2, num_layers=1, causal=False)},
-        train_lengths=(6, 8), eval_lengths=(8,), steps=1, num_sequences=4, progress=False,
+        {
+            "decoder": lambda: toy_model("none", dim=8, num_heads=2, num_layers=1),
+            "encoder": lambda: toy_model("none", dim=8, num_heads=2, num_layers=1, causal=False),
+        },
+        train_lengths=(6, 8),
+        eval_lengths=(8,),
+        steps=1,
+        num_sequences=4,
+        progress=False,
     )
     assert mixed.guess == {}  # two different questions: no single guess

@@ -11,18 +11,37 @@ def test_controls_and_defaults():
     ex = absolute_2d_explorer()
     names = ["height", "width", "dim", "base", "normalize", "channel"]
     assert [c.name for c in ex.controls] == names
-    assert [c.kind for c in ex.controls] == ["slider", "slider", "slider", "slider", "checkbox", "select"]
+    assert [c.kind for c in ex.controls] == [
+        "slider",
+        "slider",
+        "slider",
+        "slider",
+        "checkbox",
+        "select",
+    ]
     assert ex.n_combinations == 64
     first = {c.name: c.values[c.default_index] for c in ex.controls}
-    assert first == {"height": 24, "width": 24, "dim": 16, "base": 10000.0,
-                     "normalize": False, "channel": "fastest"}
+    assert first == {
+        "height": 24,
+        "width": 24,
+        "dim": 16,
+        "base": 10000.0,
+        "normalize": False,
+        "channel": "fastest",
+    }
 
 
 def test_every_control_changes_the_image():
     ex = absolute_2d_explorer()
     base = ex.png()
-    for change in ({"height": 12}, {"width": 16}, {"dim": 64}, {"base": 10.0, "channel": "middle"},
-                   {"normalize": True, "height": 12, "width": 16}, {"channel": "middle"}):
+    for change in (
+        {"height": 12},
+        {"width": 16},
+        {"dim": 64},
+        {"base": 10.0, "channel": "middle"},
+        {"normalize": True, "height": 12, "width": 16},
+        {"channel": "middle"},
+    ):
         assert ex.png(**change) != base, change
     # the base (DETR: temperature) leaves the fastest pair alone but changes the similarity panel
     assert ex.png(base=10.0) != base

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from posenc.widgets.explorer import palette_png
 from posenc.widgets.alibi import alibi_explorer
+from posenc.widgets.explorer import palette_png
 
 
 def test_controls_and_defaults():

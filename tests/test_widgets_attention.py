@@ -10,7 +10,9 @@ def test_controls_and_static_html():
     assert [c.name for c in ex.controls] == ["shuffle", "positions"]
     assert [c.kind for c in ex.controls] == ["select", "checkbox"]
     assert ex.n_combinations == 2 * len(SHUFFLES) <= 60
-    pngs = {ex.png(shuffle=perm, positions=pos) for perm in SHUFFLES.values() for pos in (False, True)}
+    pngs = {
+        ex.png(shuffle=perm, positions=pos) for perm in SHUFFLES.values() for pos in (False, True)
+    }
     assert len(pngs) == ex.n_combinations  # every combination draws a different picture
     html = ex.static_html()
     images = set(re.search(r'"images": \[(.*?)\]', html).group(1).split(","))

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from posenc.widgets.experiment import length_results_explorer
 from test_plotting_experiment import LENGTHS, synthetic_results
 
 from posenc.toy import ENCODINGS
+from posenc.widgets.experiment import length_results_explorer
 
 
 def test_controls_defaults_and_static_html() -> None:
@@ -35,7 +34,10 @@ def test_each_control_changes_the_image_and_draws_from_the_results() -> None:
     assert ex.png() != ex.png(encoding="t5")
     assert ex.png() != ex.png(length=32)
     fig = ex.figure(encoding="shaw", length=16)
-    assert list(fig.axes[0].lines[-1].get_ydata()[2:]) == results.position_accuracy["shaw"][16][2:].tolist()
+    assert (
+        list(fig.axes[0].lines[-1].get_ydata()[2:])
+        == results.position_accuracy["shaw"][16][2:].tolist()
+    )
 
 
 def test_bad_arguments() -> None:

@@ -25,7 +25,11 @@ def render(n, flip, colour):
 
 
 def make(**kwargs):
-    return explorer(render, {"n": [2, 3, 5], "flip": [False, True], "colour": {"red": "r", "blue": "b"}}, **kwargs)
+    return explorer(
+        render,
+        {"n": [2, 3, 5], "flip": [False, True], "colour": {"red": "r", "blue": "b"}},
+        **kwargs,
+    )
 
 
 def decoded_payload(html):
@@ -60,7 +64,9 @@ def test_static_html_holds_every_combination_in_row_major_order():
     # every combination's image is the one png() gives for those values (last control fastest)
     for flat, (i, j, k) in enumerate(ex.all_indices()):
         values = {"n": [2, 3, 5][i], "flip": [False, True][j], "colour": ["r", "b"][k]}
-        assert base64.b64decode(data["images"][data["table"][flat]]) == palette_png(ex.png(**values))
+        assert base64.b64decode(data["images"][data["table"][flat]]) == palette_png(
+            ex.png(**values)
+        )
     assert len(set(data["images"])) == len(data["images"])  # deduplicated
     # the controls are in the page, with the slider over indices 0..2 and the shown default
     assert 'type="range"' in html and 'max="2"' in html
@@ -96,7 +102,11 @@ def test_live_widget_redraws_when_a_control_moves():
 
 def test_errors_name_the_problem():
     with pytest.raises(ValueError, match="max_combinations"):
-        explorer(render, {"n": list(range(20)), "flip": [False, True], "colour": list("rgbcmyk")}, max_combinations=100)
+        explorer(
+            render,
+            {"n": list(range(20)), "flip": [False, True], "colour": list("rgbcmyk")},
+            max_combinations=100,
+        )
     with pytest.raises(ValueError, match="default 4 of control 'n'"):
         make(defaults={"n": 4})
     with pytest.raises(ValueError, match="unknown control"):
@@ -119,7 +129,9 @@ def test_one_does_not_select_true():
 
 def test_two_displays_of_one_explorer_get_different_ids():
     ex = make()
-    ids = {re.search(r'id="(posenc-explorer-[0-9a-f]+)"', ex.static_html()).group(1) for _ in range(2)}
+    ids = {
+        re.search(r'id="(posenc-explorer-[0-9a-f]+)"', ex.static_html()).group(1) for _ in range(2)
+    }
     assert len(ids) == 2
 
 

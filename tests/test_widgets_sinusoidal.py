@@ -23,8 +23,9 @@ def test_every_control_changes_image_and_static_html_has_each_once():
 
 
 def test_custom_values_and_defaults():
-    ex = sinusoidal_explorer(dims=(8, 16), bases=(10.0, 100.0), n_positions=(20,),
-                             defaults={"dim": 16})
+    ex = sinusoidal_explorer(
+        dims=(8, 16), bases=(10.0, 100.0), n_positions=(20,), defaults={"dim": 16}
+    )
     assert ex.n_combinations == 4
     assert [c.labels for c in ex.controls][1] == ("10", "100")
     assert ex.figure().axes[0].get_title() == "PE table: 20 positions × 16 channels"

@@ -45,8 +45,14 @@ def test_the_sign_control_reads_the_transpose():
 def test_every_control_changes_the_image():
     ex = window_bias_explorer()
     base = ex.png()
-    changes = ({"window": (2, 3)}, {"window": (4, 3)}, {"window": (7, 7)},
-               {"query": "top-left"}, {"query": "bottom-right"}, {"sign": "shaw"})
+    changes = (
+        {"window": (2, 3)},
+        {"window": (4, 3)},
+        {"window": (7, 7)},
+        {"query": "top-left"},
+        {"query": "bottom-right"},
+        {"sign": "shaw"},
+    )
     for change in changes:
         assert ex.png(**change) != base, change
 

@@ -14,8 +14,12 @@ from posenc.widgets.window_3d import window_3d_explorer
 def test_controls_and_defaults():
     ex = window_3d_explorer()
     # the names are also the labels: say which number of frames is which, and which frame is shown
-    assert [c.name for c in ex.controls] == ["D1_query_frames", "D2_key_frames", "window",
-                                             "highlighted_query_frame"]
+    assert [c.name for c in ex.controls] == [
+        "D1_query_frames",
+        "D2_key_frames",
+        "window",
+        "highlighted_query_frame",
+    ]
     assert ex.controls[0].values == (4, 6, 7) and ex.controls[1].values == (2, 3, 4)
     assert ex.controls[2].labels == ("2×2", "3×3") and ex.controls[2].values == ((2, 2), (3, 3))
     assert [c.kind for c in ex.controls] == ["slider", "slider", "select", "select"]
@@ -32,8 +36,12 @@ def test_controls_and_defaults():
 def test_every_control_changes_the_image():
     ex = window_3d_explorer()
     base = ex.png()
-    for change in ({"D1_query_frames": 6}, {"D2_key_frames": 3}, {"window": (3, 3)},
-                   {"highlighted_query_frame": "last"}):
+    for change in (
+        {"D1_query_frames": 6},
+        {"D2_key_frames": 3},
+        {"window": (3, 3)},
+        {"highlighted_query_frame": "last"},
+    ):
         assert ex.png(**change) != base, change
 
 

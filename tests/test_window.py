@@ -9,7 +9,9 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from transformers.models.swin.modeling_swin import SwinRelativePositionBias as HFSwinRelativePositionBias
+from transformers.models.swin.modeling_swin import (
+    SwinRelativePositionBias as HFSwinRelativePositionBias,
+)
 
 from posenc.window import (
     IndexCheck,
@@ -44,7 +46,9 @@ def swin_index(wh, ww):
 
 def video_swin_index(wd, wh, ww):
     """SwinTransformer/Video-Swin-Transformer WindowAttention3D.__init__."""
-    coords = torch.stack(torch.meshgrid(torch.arange(wd), torch.arange(wh), torch.arange(ww), indexing="ij"))
+    coords = torch.stack(
+        torch.meshgrid(torch.arange(wd), torch.arange(wh), torch.arange(ww), indexing="ij")
+    )
     flat = torch.flatten(coords, 1)
     rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0).contiguous()
     rel[:, :, 0] += wd - 1
@@ -106,7 +110,9 @@ def seed_001_index_slice_fixed(height, width):
 
 def multiply_by_2w_minus_2(height, width):
     """The near miss: radix 2·Ww − 2 instead of 2·Ww − 1."""
-    coords = torch.stack(torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")).flatten(1)
+    coords = torch.stack(
+        torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")
+    ).flatten(1)
     rel = coords[:, :, None] - coords[:, None, :]
     return (rel[0] + height - 1) * (2 * width - 2) + (rel[1] + width - 1)
 
@@ -116,7 +122,10 @@ def offsets(query_shape, key_shape=None, key_step=None):
     key_shape = key_shape or query_shape
     key_step = key_step or (1,) * len(query_shape)
     qs = list(itertools.product(*(range(s) for s in query_shape)))
-    ks = [tuple(c * st for c, st in zip(k, key_step)) for k in itertools.product(*(range(s) for s in key_shape))]
+    ks = [
+        tuple(c * st for c, st in zip(k, key_step))
+        for k in itertools.product(*(range(s) for s in key_shape))
+    ]
     return torch.tensor([[[a - b for a, b in zip(q, k)] for k in ks] for q in qs])
 
 
@@ -195,7 +204,9 @@ def test_self_attention_index_properties(shape):
     n = math.prod(shape)
     assert index.shape == (n, n)
     assert_index_properties(index, shape)
-    assert torch.all(index.diagonal() == (relative_table_size(shape) - 1) // 2)  # offset 0 in the middle
+    assert torch.all(
+        index.diagonal() == (relative_table_size(shape) - 1) // 2
+    )  # offset 0 in the middle
 
 
 @given(
@@ -233,16 +244,22 @@ def test_bias_module_names_shapes_and_buffers():
 def test_official_checkpoint_with_index_loads_and_a_wrong_index_is_refused():
     bias = SwinRelativePositionBias((2, 3), num_heads=2)
     table = torch.randn(3 * 5, 2)
-    bias.load_state_dict({"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3)})
+    bias.load_state_dict(
+        {"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3)}
+    )
     assert torch.equal(bias.relative_position_bias_table.detach(), table)
     with pytest.raises(ValueError, match=r"relative_position_index in the checkpoint differs"):
-        bias.load_state_dict({"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3).T})
+        bias.load_state_dict(
+            {"relative_position_bias_table": table, "relative_position_index": swin_index(2, 3).T}
+        )
 
 
 def test_index_errors():
     with pytest.raises(ValueError, match=r"key_shape must have as many axes as query_shape"):
         relative_position_index((2, 2), (2,))
-    with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6 .* outside the query extent 0..5"):
+    with pytest.raises(
+        ValueError, match=r"key coordinates on axis 0 reach 6 .* outside the query extent 0..5"
+    ):
         relative_position_index((6, 2, 2), (4, 2, 2), key_step=(2, 1, 1))
     with pytest.raises(ValueError, match=r"query_shape\[1\] must be positive"):
         relative_position_index((2, 0))
@@ -305,7 +322,9 @@ def test_window_attention_matches_a_float64_transcription():
 
 
 def test_window_shapes_are_checked_with_named_errors():
-    with pytest.raises(ValueError, match=r"height and width \(5, 6\) must be multiples of window_size"):
+    with pytest.raises(
+        ValueError, match=r"height and width \(5, 6\) must be multiples of window_size"
+    ):
         window_merge(torch.zeros(6, 4, 1), (2, 2), 5, 6)
     with pytest.raises(ValueError, match=r"windows must be \[b·6, 4, c\]"):
         window_merge(torch.zeros(5, 4, 1), (2, 2), 4, 6)
@@ -340,7 +359,12 @@ def test_window_attention_gives_every_image_the_mask_of_its_windows():
 
 @pytest.mark.parametrize(
     "query_shape,key_shape,key_step",
-    [((2, 2), None, None), ((3, 2, 2), None, None), ((7, 2, 3), (4, 2, 3), (2, 1, 1)), ((5,), (2,), (4,))],
+    [
+        ((2, 2), None, None),
+        ((3, 2, 2), None, None),
+        ((7, 2, 3), (4, 2, 3), (2, 1, 1)),
+        ((5,), (2,), (4,)),
+    ],
 )
 def test_relative_offsets_match_brute_force(query_shape, key_shape, key_step):
     ours = relative_offsets(query_shape, key_shape, key_step=key_step)
@@ -362,7 +386,9 @@ def test_relative_offsets_are_the_digits_of_the_index():
 
 
 def test_relative_offsets_errors_name_the_rule():
-    with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6 .* outside the query extent 0..5"):
+    with pytest.raises(
+        ValueError, match=r"key coordinates on axis 0 reach 6 .* outside the query extent 0..5"
+    ):
         relative_offsets((6, 4, 4), (4, 4, 4), key_step=(2, 1, 1))
     with pytest.raises(ValueError, match=r"key_step\[0\] must be positive"):
         relative_offsets((6, 4, 4), (4, 4, 4), key_step=(0, 1, 1))
@@ -376,7 +402,10 @@ def test_rstt_stride_pitfall_fails_only_when_the_bias_meets_the_logits():
     table = torch.zeros((2 * 6 - 1) * 7 * 7, heads)
     bias = table[index.view(-1)].view(n1, n2, -1).permute(2, 0, 1)  # the view still succeeds
     assert bias.shape == (3, n1, n2)
-    with pytest.raises(RuntimeError, match=r"size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 1",
+    ):
         torch.zeros(1, heads, n1, n2) + bias.unsqueeze(0)
 
 
@@ -390,8 +419,9 @@ def test_frame_offsets_and_counts_by_loops(d1, d2, step):
     expected = np.array([[t - step * j for j in range(d2)] for t in range(d1)])
     np.testing.assert_array_equal(frame_offsets(d1, d2, step), expected)
     counts = Counter(expected.ravel().tolist())
-    np.testing.assert_array_equal(frame_offset_counts(d1, d2, step).numpy(),
-                                  [counts.get(d, 0) for d in range(-(d1 - 1), d1)])
+    np.testing.assert_array_equal(
+        frame_offset_counts(d1, d2, step).numpy(), [counts.get(d, 0) for d in range(-(d1 - 1), d1)]
+    )
 
 
 def test_rstt_counts_and_parity():
@@ -414,7 +444,9 @@ def test_rstt_key_frames_transcribes_the_official_stride():
     assert rstt_key_frames(7, 4) == [0, 2, 4, 6]
     assert len(rstt_key_frames(6, 4)) == 6  # the pitfall: six key frames, not four
     assert rstt_key_frames(3, 4) == [0, 1, 2]  # D2 = D1 + 1: step 1, still runs
-    with pytest.raises(ValueError, match=r"key_frames \(5\) must be at most query_frames \+ 1 \(4\)"):
+    with pytest.raises(
+        ValueError, match=r"key_frames \(5\) must be at most query_frames \+ 1 \(4\)"
+    ):
         rstt_key_frames(3, 5)
 
 
@@ -455,7 +487,8 @@ def xy_index(height, width):
 @pytest.mark.parametrize("shape", [(3, 4), (4, 3), (7, 7), (1, 5), (2, 2, 3), (5,)])
 def test_index_check_accepts_the_official_index(shape):
     index = {2: lambda: swin_index(*shape), 3: lambda: video_swin_index(*shape)}.get(
-        len(shape), lambda: relative_position_index(shape))()
+        len(shape), lambda: relative_position_index(shape)
+    )()
     check = relative_index_check(index, shape)
     rows = math.prod(2 * s - 1 for s in shape)
     assert check == IndexCheck(rows, rows, rows, [], [], [], [])
@@ -519,8 +552,13 @@ def test_index_check_errors_name_the_rule():
         relative_index_check(torch.zeros(4, dtype=torch.long), (2, 2))
 
 
-@given(d1=st.integers(1, 7), d2=st.integers(1, 7), step=st.integers(1, 3),
-       wh=st.integers(1, 3), ww=st.integers(1, 3))
+@given(
+    d1=st.integers(1, 7),
+    d2=st.integers(1, 7),
+    step=st.integers(1, 3),
+    wh=st.integers(1, 3),
+    ww=st.integers(1, 3),
+)
 def test_cross_index_is_the_self_index_at_the_key_frames_times(d1, d2, step, wh, ww):
     """Chapter 8: RSTT's cross-attention index (attn2, keys at times s·m) is its self-attention
     index (attn1) restricted to the key frames' columns, so a table row means the same offset."""
@@ -529,5 +567,5 @@ def test_cross_index_is_the_self_index_at_the_key_frames_times(d1, d2, step, wh,
     assume((d2 - 1) * step <= d1 - 1)
     cross = relative_position_index((d1, wh, ww), (d2, wh, ww), key_step=(step, 1, 1))
     self_index = relative_position_index((d1, wh, ww))  # [N_q, N_q]
-    columns = self_index.reshape(d1 * wh * ww, d1, wh * ww)[:, 0:(d2 - 1) * step + 1:step]
+    columns = self_index.reshape(d1 * wh * ww, d1, wh * ww)[:, 0 : (d2 - 1) * step + 1 : step]
     assert torch.equal(cross, columns.reshape(d1 * wh * ww, d2 * wh * ww))

@@ -47,7 +47,9 @@ def main(argv: list[str]) -> int:
         name = page.relative_to(site)
         if "&lt;Figure size" in html:
             problems.append(f"{name}: a figure is shown as text (is %matplotlib inline missing?)")
-        if re.search(r"Traceback \(most recent call last\)|output stderr|class=\"output error", html):
+        if re.search(
+            r"Traceback \(most recent call last\)|output stderr|class=\"output error", html
+        ):
             problems.append(f"{name}: shows an error or stderr output")
         if "<img" not in html:
             problems.append(f"{name}: has no image")

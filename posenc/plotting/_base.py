@@ -36,7 +36,10 @@ def new_figure(
 
 
 def panel_grid(
-    count: int, columns: int, panel_size: tuple[float, float], margin: tuple[float, float] = (0.4, 0.5)
+    count: int,
+    columns: int,
+    panel_size: tuple[float, float],
+    margin: tuple[float, float] = (0.4, 0.5),
 ) -> tuple[Figure, list[Axes]]:
     """A figure with ``count`` panels sharing both axes, ``columns`` per row, spare cells hidden.
 
@@ -230,7 +233,9 @@ def sequence_position(query: str | int, n: int) -> int:
     n = check_int("n", n)
     if isinstance(query, str):
         if query not in NAMED_POSITIONS:
-            raise ValueError(f"query must be one of {sorted(NAMED_POSITIONS)} or a position, got {query!r}")
+            raise ValueError(
+                f"query must be one of {sorted(NAMED_POSITIONS)} or a position, got {query!r}"
+            )
         return round(NAMED_POSITIONS[query] * (n - 1))
     i = check_int("query", query, minimum=0)
     if i >= n:

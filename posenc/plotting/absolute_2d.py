@@ -47,8 +47,14 @@ _COL_COLOUR = "C1"  # channels that encode the column (x)
 # drawing helpers
 
 
-def _image(ax: Axes, m: Tensor | np.ndarray, *, vmin: float = -1.0, vmax: float = 1.0,
-           cmap: str | Colormap = DIVERGING) -> object:
+def _image(
+    ax: Axes,
+    m: Tensor | np.ndarray,
+    *,
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    cmap: str | Colormap = DIVERGING,
+) -> object:
     """Draw a small grid image, cell (0, 0) top left, no ticks."""
     image = ax.imshow(to_numpy(m), cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.set_xticks([])
@@ -59,14 +65,18 @@ def _image(ax: Axes, m: Tensor | np.ndarray, *, vmin: float = -1.0, vmax: float 
 def _channel_labels(dim: int, *, interleaved: bool, row_first: bool) -> tuple[list[str], list[str]]:
     """Tick label (``s3``: sine of pair 3) and colour (row or column axis) of every channel."""
     half, pairs = dim // 2, dim // 4
-    within = ([f"{f}{i}" for i in range(pairs) for f in "sc"] if interleaved
-              else [f"s{i}" for i in range(pairs)] + [f"c{i}" for i in range(pairs)])
+    within = (
+        [f"{f}{i}" for i in range(pairs) for f in "sc"]
+        if interleaved
+        else [f"s{i}" for i in range(pairs)] + [f"c{i}" for i in range(pairs)]
+    )
     first, second = (_ROW_COLOUR, _COL_COLOUR) if row_first else (_COL_COLOUR, _ROW_COLOUR)
     return within + within, [first] * half + [second] * half
 
 
-def _table_panel(ax: Axes, table: Tensor, dim: int, width: int, *, interleaved: bool,
-                 row_first: bool, title: str) -> object:
+def _table_panel(
+    ax: Axes, table: Tensor, dim: int, width: int, *, interleaved: bool, row_first: bool, title: str
+) -> object:
     """An ``[n, d]`` table with channel ticks coloured by the axis they encode."""
     image = table_image(ax, table)
     labels, colours = _channel_labels(dim, interleaved=interleaved, row_first=row_first)
@@ -77,8 +87,17 @@ def _table_panel(ax: Axes, table: Tensor, dim: int, width: int, *, interleaved: 
     ax.axvline(dim / 2 - 0.5, color="k", lw=1.2)
     names = ("row r", "column c") if row_first else ("column c", "row r")
     for x, name, colour in zip((dim / 4 - 0.5, 3 * dim / 4 - 0.5), names, colours[:: dim // 2]):
-        ax.text(x, -0.02, f"encodes the {name}", transform=ax.get_xaxis_transform(),
-                ha="center", va="top", fontsize=9, color=colour, fontweight="bold")
+        ax.text(
+            x,
+            -0.02,
+            f"encodes the {name}",
+            transform=ax.get_xaxis_transform(),
+            ha="center",
+            va="top",
+            fontsize=9,
+            color=colour,
+            fontweight="bold",
+        )
     ax.set_yticks(range(0, table.shape[0], width))
     ax.set_ylabel("position r·W + c")
     ax.set_title(title, fontsize=10)
@@ -96,7 +115,11 @@ def _mark_padding(ax: Axes, valid_h: int, valid_w: int, height: int, width: int)
 
 
 def sincos_2d_channels_figure(
-    height: int = 14, width: int = 14, dim: int = 64, *, pairs: tuple[int, ...] = (0, 2, 4),
+    height: int = 14,
+    width: int = 14,
+    dim: int = 64,
+    *,
+    pairs: tuple[int, ...] = (0, 2, 4),
     base: float = 10000.0,
 ) -> Figure:
     """Channels of the 2-D sin/cos encoding drawn as ``height × width`` images.
@@ -121,18 +144,23 @@ def sincos_2d_channels_figure(
     axes = fig.subplots(2, len(pairs), squeeze=False)
     image = None
     for j, i in enumerate(pairs):
-        for k, (offset, axis, colour) in enumerate(((0, "row", _ROW_COLOUR),
-                                                    (dim // 2, "column", _COL_COLOUR))):
+        for k, (offset, axis, colour) in enumerate(
+            ((0, "row", _ROW_COLOUR), (dim // 2, "column", _COL_COLOUR))
+        ):
             ax = axes[k, j]
             image = _image(ax, grid[:, :, offset + 2 * i])
-            ax.set_title(f"ch {offset + 2 * i}: sin({'r' if k == 0 else 'c'}·{omega[i]:.3g})",
-                         fontsize=9, color=colour)
+            ax.set_title(
+                f"ch {offset + 2 * i}: sin({'r' if k == 0 else 'c'}·{omega[i]:.3g})",
+                fontsize=9,
+                color=colour,
+            )
         axes[1, j].set_xlabel("column c", fontsize=8)
     axes[0, 0].set_ylabel("row r\n(row half)", fontsize=9)
     axes[1, 0].set_ylabel("row r\n(column half)", fontsize=9)
     fig.colorbar(image, ax=axes, shrink=0.8)
-    fig.suptitle(f"2-D sin/cos, {height}×{width} grid, d = {dim}: each channel sees one axis",
-                 fontsize=10)
+    fig.suptitle(
+        f"2-D sin/cos, {height}×{width} grid, d = {dim}: each channel sees one axis", fontsize=10
+    )
     return fig
 
 
@@ -166,16 +194,38 @@ def layout_comparison_figure(
     perm = sinusoidal_2d_channel_permutation(dim)  # [d]
     fig = new_figure(7.4, 6.4)
     top, wires, bottom = fig.subplots(3, 1, height_ratios=[1, 0.4, 1])
-    image = _table_panel(top, seed, dim, width, interleaved=True, row_first=True,
-                         title="seed 000: [PE(r) | PE(c)], sin/cos interleaved")
-    _table_panel(bottom, mae, dim, width, interleaved=False, row_first=False,
-                 title="MAE: [emb_h | emb_w] = [PE(c) | PE(r)], sines then cosines")
+    image = _table_panel(
+        top,
+        seed,
+        dim,
+        width,
+        interleaved=True,
+        row_first=True,
+        title="seed 000: [PE(r) | PE(c)], sin/cos interleaved",
+    )
+    _table_panel(
+        bottom,
+        mae,
+        dim,
+        width,
+        interleaved=False,
+        row_first=False,
+        title="MAE: [emb_h | emb_w] = [PE(c) | PE(r)], sines then cosines",
+    )
     for j in wired:
         src = int(perm[j])
         colour = _ROW_COLOUR if src < dim // 2 else _COL_COLOUR
         wires.plot([src, j], [1, 0], color=colour, lw=2)
-        wires.text(j + 0.1 * (src - j), 0.12, f"MAE {j} ← seed {src}", color=colour, fontsize=8,
-                   ha="left", va="center", bbox={"fc": "w", "ec": "none", "pad": 1})
+        wires.text(
+            j + 0.1 * (src - j),
+            0.12,
+            f"MAE {j} ← seed {src}",
+            color=colour,
+            fontsize=8,
+            ha="left",
+            va="center",
+            bbox={"fc": "w", "ec": "none", "pad": 1},
+        )
     wires.set_xlim(-0.5, dim - 0.5)
     wires.set_ylim(-0.05, 1.05)
     wires.axis("off")
@@ -184,8 +234,12 @@ def layout_comparison_figure(
 
 
 def detr_sine_heatmap_figure(
-    height: int = 20, width: int = 20, num_pos_feats: int = 64, base: float = 10.0,
-    *, positions: int | None = 60,
+    height: int = 20,
+    width: int = 20,
+    num_pos_feats: int = 64,
+    base: float = 10.0,
+    *,
+    positions: int | None = 60,
 ) -> Figure:
     """DETR's sine encoding of an unpadded map as one image: channels down, positions across.
 
@@ -218,22 +272,42 @@ def detr_sine_heatmap_figure(
     ax.axhline(num_pos_feats - 0.5, color="k", lw=1.2)
     for start in range(width, shown, width):
         ax.axvline(start - 0.5, color="k", lw=1, ls="--")
-    for y, text, colour in ((num_pos_feats / 2, "y channels", _ROW_COLOUR),
-                            (1.5 * num_pos_feats, "x channels", _COL_COLOUR)):
-        ax.text(1.01, y, text, color=colour, fontsize=9, va="center", ha="left",
-                rotation=90, transform=ax.get_yaxis_transform())
+    for y, text, colour in (
+        (num_pos_feats / 2, "y channels", _ROW_COLOUR),
+        (1.5 * num_pos_feats, "x channels", _COL_COLOUR),
+    ):
+        ax.text(
+            1.01,
+            y,
+            text,
+            color=colour,
+            fontsize=9,
+            va="center",
+            ha="left",
+            rotation=90,
+            transform=ax.get_yaxis_transform(),
+        )
     ax.set_xticks(range(0, shown + 1, width) if shown > width else [0, shown - 1])
-    ax.set_xlabel(f"position r·{width} + c (flattened {height}×{width} map"
-                  + (f", first {shown} positions = {shown // width} image rows)"
-                     if shown < height * width else ")"))
+    ax.set_xlabel(
+        f"position r·{width} + c (flattened {height}×{width} map"
+        + (
+            f", first {shown} positions = {shown // width} image rows)"
+            if shown < height * width
+            else ")"
+        )
+    )
     ax.set_ylabel("channel")
-    ax.set_title(f"DETR sine encoding, F = {num_pos_feats}, T = {base:g}: "
-                 f"{2 * num_pos_feats} channels", fontsize=10)
+    ax.set_title(
+        f"DETR sine encoding, F = {num_pos_feats}, T = {base:g}: {2 * num_pos_feats} channels",
+        fontsize=10,
+    )
     return fig
 
 
 def detr_normalize_figure(
-    size: int = 24, valid: tuple[int, int] = (12, 16), num_pos_feats: int = 16,
+    size: int = 24,
+    valid: tuple[int, int] = (12, 16),
+    num_pos_feats: int = 16,
     base: float = 10000.0,
 ) -> Figure:
     """A full image and a padded one, DETR sine encoded with and without ``normalize``.
@@ -278,8 +352,12 @@ def detr_normalize_figure(
 
 
 def similarity_maps_figure(
-    height: int = 14, width: int = 14, dim: int = 256,
-    positions: tuple[tuple[int, int], ...] = ((0, 0), (4, 9), (7, 7)), *, base: float = 10000.0,
+    height: int = 14,
+    width: int = 14,
+    dim: int = 256,
+    positions: tuple[tuple[int, int], ...] = ((0, 0), (4, 9), (7, 7)),
+    *,
+    base: float = 10000.0,
 ) -> Figure:
     """Cosine similarity of a few positions to all others: 2-D sin/cos vs 1-D in raster order.
 
@@ -298,8 +376,10 @@ def similarity_maps_figure(
     Returns:
         a Figure with ``2·len(positions)`` image axes (top: 2-D, bottom: 1-D) and a colourbar.
     """
-    tables = (sinusoidal_encoding_2d(height, width, dim, base=base),
-              sinusoidal_encoding(height * width, dim, base=base))
+    tables = (
+        sinusoidal_encoding_2d(height, width, dim, base=base),
+        sinusoidal_encoding(height * width, dim, base=base),
+    )
     names = ("2-D sin/cos", "1-D sin/cos of r·W+c")
     maps = [[position_similarity_map(t, height, width, r, c) for r, c in positions] for t in tables]
     low = float(min(m.min() for row in maps for m in row))
@@ -319,7 +399,11 @@ def similarity_maps_figure(
 
 
 def resampling_figure(
-    old_size: int = 14, new_size: int = 16, dim: int = 64, *, channel: int = 4,
+    old_size: int = 14,
+    new_size: int = 16,
+    dim: int = 64,
+    *,
+    channel: int = 4,
     base: float = 10000.0,
 ) -> Figure:
     """What bicubic resampling does to a 2-D sin/cos table, against the exact stretched table.
@@ -356,17 +440,23 @@ def resampling_figure(
         "bicubic a=−0.5 (antialias=True)": {"mode": "bicubic", "antialias": True},
         "bilinear": {"mode": "bilinear"},
     }
-    errors = {name: sincos_resampling_error(old_size, new_size, dim, base=base, **kw)
-              for name, kw in filters.items()}  # each [n', d]
+    errors = {
+        name: sincos_resampling_error(old_size, new_size, dim, base=base, **kw)
+        for name, kw in filters.items()
+    }  # each [n', d]
     mae_error = next(iter(errors.values()))
     fig = new_figure(7.6, 6.2)
     top, bottom = fig.subfigures(2, 1, height_ratios=[1, 1.25])
     axes = top.subplots(1, 4)
     k = channel
-    shown = [(table[:, k].reshape(old_size, old_size), f"before: {old_size}×{old_size}"),
-             (exact[:, k].reshape(new_size, new_size) + mae_error[:, k].reshape(new_size, new_size),
-              f"bicubic → {new_size}×{new_size}"),
-             (exact[:, k].reshape(new_size, new_size), "exact, stretched grid")]
+    shown = [
+        (table[:, k].reshape(old_size, old_size), f"before: {old_size}×{old_size}"),
+        (
+            exact[:, k].reshape(new_size, new_size) + mae_error[:, k].reshape(new_size, new_size),
+            f"bicubic → {new_size}×{new_size}",
+        ),
+        (exact[:, k].reshape(new_size, new_size), "exact, stretched grid"),
+    ]
     for ax, (m, title) in zip(axes, shown):
         image = _image(ax, m)
         ax.set_title(title, fontsize=9)
@@ -387,8 +477,9 @@ def resampling_figure(
     line_ax.set_ylabel("RMS error over the grid")
     line_ax.set_title("error against frequency", fontsize=9)
     line_ax.legend(fontsize=7, loc="lower right", frameon=False)
-    maps = [resampling_error_map(e, base=base, max_frequency=0.1)
-            for e in errors.values()]  # each [h', h']
+    maps = [
+        resampling_error_map(e, base=base, max_frequency=0.1) for e in errors.values()
+    ]  # each [h', h']
     top_value = float(max(m.max() for m in maps[:2]))
     panels = ((map_a, maps[0], "a=−0.75 (MAE)"), (map_b, maps[1], "a=−0.5 (antialias)"))
     for ax, m, title in panels:
@@ -404,8 +495,13 @@ def _rgba(m: np.ndarray, cmap: str, vmin: float, vmax: float) -> np.ndarray:
 
 
 def absolute_2d_explorer_figure(
-    height: int = 12, width: int = 24, dim: int = 64, base: float = 10000.0,
-    normalize: bool = False, pair: str = "fastest", canvas: int = 24,
+    height: int = 12,
+    width: int = 24,
+    dim: int = 64,
+    base: float = 10000.0,
+    normalize: bool = False,
+    pair: str = "fastest",
+    canvas: int = 24,
 ) -> Figure:
     """The explorer's panel: DETR sine encoding of an image padded to a ``canvas × canvas`` batch.
 
@@ -441,8 +537,9 @@ def absolute_2d_explorer_figure(
     padded = to_numpy(mask[0]) > 0  # [S, S]
     table = pos[:, :height, :width].reshape(dim, -1).T  # [h*w, d]
     sim = np.full((canvas, canvas), np.nan)  # [S, S]
-    sim[:height, :width] = to_numpy(position_similarity_map(table, height, width,
-                                                            height // 2, width // 2))
+    sim[:height, :width] = to_numpy(
+        position_similarity_map(table, height, width, height // 2, width // 2)
+    )
     y_map, x_map = to_numpy(pos[2 * i]), to_numpy(pos[feats + 2 * i])  # [S, S] each
     y_map[padded] = np.nan
     x_map[padded] = np.nan
@@ -451,9 +548,18 @@ def absolute_2d_explorer_figure(
     ramp = np.linspace(1, 0, canvas)[:, None]  # [S, 1], top = high
     white = np.ones((canvas, gap, 4))
     strip = np.ones((canvas, 1, 4))
-    panels = [_rgba(y_map, DIVERGING, -1, 1), white, _rgba(x_map, DIVERGING, -1, 1), strip,
-              _rgba(2 * ramp - 1, DIVERGING, -1, 1), white, white,
-              _rgba(sim, SEQUENTIAL, -0.5, 1), strip, _rgba(1.5 * ramp - 0.5, SEQUENTIAL, -0.5, 1)]
+    panels = [
+        _rgba(y_map, DIVERGING, -1, 1),
+        white,
+        _rgba(x_map, DIVERGING, -1, 1),
+        strip,
+        _rgba(2 * ramp - 1, DIVERGING, -1, 1),
+        white,
+        white,
+        _rgba(sim, SEQUENTIAL, -0.5, 1),
+        strip,
+        _rgba(1.5 * ramp - 0.5, SEQUENTIAL, -0.5, 1),
+    ]
     edges = np.cumsum([0] + [p.shape[1] for p in panels])  # left edge of each panel
     image = np.concatenate(panels, axis=1)  # [S, 3S + 4·gap + 4, 4]
     x0 = [edges[0], edges[2], edges[7]]  # left edges of the three maps
@@ -465,9 +571,11 @@ def absolute_2d_explorer_figure(
     ax.imshow(image, interpolation="nearest")
     ax.axis("off")
     divisor = base ** (2 * i / feats)
-    titles = (f"channel {2 * i}: sin(y / {divisor:.3g})",
-              f"channel {feats + 2 * i}: sin(x / {divisor:.3g})",
-              "cosine similarity to the centre")
+    titles = (
+        f"channel {2 * i}: sin(y / {divisor:.3g})",
+        f"channel {feats + 2 * i}: sin(x / {divisor:.3g})",
+        "cosine similarity to the centre",
+    )
     for left, title in zip(x0, titles):
         ax.text(left + canvas / 2, -1, title, ha="center", va="bottom", fontsize=9)
         if height < canvas or width < canvas:
@@ -478,6 +586,10 @@ def absolute_2d_explorer_figure(
         ax.text(left + 1, canvas - 0.5, bottom, fontsize=7, va="bottom")
     ax.set_xlim(-0.5, image.shape[1] + 2.5)
     ax.set_ylim(canvas - 0.5, -0.5)
-    fig.suptitle(f"{height}×{width} image in a {canvas}×{canvas} batch, d = {dim}, "
-                 f"T = {base:g}, normalize = {normalize}", fontsize=10, y=0.98)
+    fig.suptitle(
+        f"{height}×{width} image in a {canvas}×{canvas} batch, d = {dim}, "
+        f"T = {base:g}, normalize = {normalize}",
+        fontsize=10,
+        y=0.98,
+    )
     return fig

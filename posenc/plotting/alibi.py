@@ -46,7 +46,9 @@ def _content_free_weights(num_heads: int, n: int, query: int, *, causal: bool) -
     """
     zeros_q = torch.zeros(num_heads, 1, 1, dtype=torch.float64)  # [h, 1, 1]
     zeros_k = torch.zeros(num_heads, n, 1, dtype=torch.float64)  # [h, n, 1]: q·k = 0 for every key
-    bias = alibi_bias(1, n, num_heads, causal=causal, query_offset=query, dtype=torch.float64)  # [h, 1, n]
+    bias = alibi_bias(
+        1, n, num_heads, causal=causal, query_offset=query, dtype=torch.float64
+    )  # [h, 1, n]
     mask = causal_mask(1, n, query_offset=query) if causal else None  # [1, n]
     return attention_weights(zeros_q, zeros_k, bias=bias, mask=mask)[:, 0]  # [h, n]
 
@@ -117,8 +119,16 @@ def _explorer_frame(n: int, causal: bool) -> bytes:
     for ax in (left, right):
         if causal:
             ax.axvspan(0.5, i + 0.5, color="0.9", zorder=0)
-            ax.text(i / 2, 0.5, "masked\n(future)", transform=ax.get_xaxis_transform(),
-                    ha="center", va="center", fontsize=8, color="0.45")
+            ax.text(
+                i / 2,
+                0.5,
+                "masked\n(future)",
+                transform=ax.get_xaxis_transform(),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="0.45",
+            )
         ax.axvline(0, color="0.5", lw=0.6)
         ax.set_xlim(-i - 0.5, i + 0.5)
         ax.set_xticks([-i, 0, i])  # few ticks: tick artists are much of a redraw's cost
@@ -162,16 +172,34 @@ def alibi_explorer_figure(num_heads: int = 8, causal: bool = True, *, n: int = 4
     floor = -slopes.max() * i
     seen = keys <= 0 if causal else np.ones(n, dtype=bool)  # masked keys have no bias to draw
     # one collection per panel instead of one line per head: far fewer artists to draw
-    left.add_collection(LineCollection([np.column_stack((keys[seen], b[seen])) for b in bias],
-                                       colors=colours, linewidths=1.2), autolim=False)
-    right.add_collection(LineCollection([np.column_stack((keys, w)) for w in weights],
-                                        colors=colours, linewidths=1.2), autolim=False)
+    left.add_collection(
+        LineCollection(
+            [np.column_stack((keys[seen], b[seen])) for b in bias], colors=colours, linewidths=1.2
+        ),
+        autolim=False,
+    )
+    right.add_collection(
+        LineCollection(
+            [np.column_stack((keys, w)) for w in weights], colors=colours, linewidths=1.2
+        ),
+        autolim=False,
+    )
     left.set_ylim(1.05 * floor, -0.05 * floor)
     left.set_yticks(sorted({round(floor), 0}))
     kind = "causal" if causal else "symmetric"
-    fig.text(0.27, 0.84, f"bias of the middle query, {h} head{'s' * (h > 1)} ({kind})",
-             ha="center", fontsize=9.5)
+    fig.text(
+        0.27,
+        0.84,
+        f"bias of the middle query, {h} head{'s' * (h > 1)} ({kind})",
+        ha="center",
+        fontsize=9.5,
+    )
     labels = ", ".join(_slope_label(float(m)) for m in slopes)
-    fig.text(0.5, 0.93, f"slopes m, head 1 (dark) to head {h} (light): {labels}", ha="center",
-             fontsize=8.5 if h <= 8 else 7.5)
+    fig.text(
+        0.5,
+        0.93,
+        f"slopes m, head 1 (dark) to head {h} (light): {labels}",
+        ha="center",
+        fontsize=8.5 if h <= 8 else 7.5,
+    )
     return fig

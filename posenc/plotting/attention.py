@@ -8,6 +8,7 @@ attention layer (:func:`posenc.attention.toy_attention_layer`) is built inside
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 
 from matplotlib.axes import Axes
@@ -80,7 +81,9 @@ def permutation_attention_figure(
         axes[row, 0].set_title(f"A(X), {tag}", fontsize=10)
         axes[row, 1].set_title(f"A(PX), {tag}", fontsize=10)
         same = "same as A(X)" if worst < 1e-6 else "differs from A(X)"
-        axes[row, 2].set_title(f"PᵀA(PX)P: {same}\nmax |PᵀA(PX)P − A(X)| = {worst:.1e}", fontsize=10)
+        axes[row, 2].set_title(
+            f"PᵀA(PX)P: {same}\nmax |PᵀA(PX)P − A(X)| = {worst:.1e}", fontsize=10
+        )
         _label_axes(axes[row, 0], words, words)
         _label_axes(axes[row, 1], shuffled, shuffled)
         _label_axes(axes[row, 2], words, words)
@@ -116,16 +119,24 @@ def shuffle_attention_figure(
     axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.15])
     heatmap(axes[0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
     image = heatmap(axes[1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
-    inset_colorbar(axes[1], image, ticks=[0.0, 0.5, 1.0], label="attention weight", gap=0.05,
-                   width=0.06)
+    inset_colorbar(
+        axes[1], image, ticks=[0.0, 0.5, 1.0], label="attention weight", gap=0.05, width=0.06
+    )
     # word labels as plain texts on the rows only (the keys are the same words in the same
     # order): a matplotlib tick is five artists, and ticks dominate the time of a redraw
     for ax, rows in ((axes[0], words), (axes[1], shuffled)):
         ax.set_xticks([])
         ax.set_yticks([])
         for r, word in enumerate(rows):
-            ax.text(-0.03, r, word, ha="right", va="center", fontsize=8,
-                    transform=ax.get_yaxis_transform())
+            ax.text(
+                -0.03,
+                r,
+                word,
+                ha="right",
+                va="center",
+                fontsize=8,
+                transform=ax.get_yaxis_transform(),
+            )
         ax.set_xlabel("keys: same order as rows", fontsize=8)
     tag = "with positions" if positions else "no positions"
     # an explicit title height skips matplotlib's costly automatic title placement
@@ -136,8 +147,17 @@ def shuffle_attention_figure(
     bars.bar(range(len(words)), values, color="tab:red" if positions else "tab:blue")
     bars.set_xticks([])
     for k, word in enumerate(words):
-        bars.text(k, -0.04, word, ha="right", va="top", rotation=60, rotation_mode="anchor",
-                  fontsize=8, transform=bars.get_xaxis_transform())
+        bars.text(
+            k,
+            -0.04,
+            word,
+            ha="right",
+            va="top",
+            rotation=60,
+            rotation_mode="anchor",
+            fontsize=8,
+            transform=bars.get_xaxis_transform(),
+        )
     bars.set_ylim(0.0, top)
     bars.set_yticks([0.0, round(top / 2, 2)])
     bars.tick_params(axis="y", labelsize=7)
@@ -177,23 +197,45 @@ def _cached_shuffle_data(
 _ENTRY = {"absolute": "tab:green", "rotary": "tab:purple", "relative": "tab:orange"}
 
 
-def _box(ax: Axes, x: float, y: float, text: str, *, w: float = 12.0, h: float = 7.0,
-         color: str = "0.3") -> None:
+def _box(
+    ax: Axes, x: float, y: float, text: str, *, w: float = 12.0, h: float = 7.0, color: str = "0.3"
+) -> None:
     """A rounded box centred on ``(x, y)`` holding ``text``; filled with ``color`` unless grey."""
     ax.add_patch(
         FancyBboxPatch(
-            (x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.6", linewidth=1.4,
-            edgecolor=color, facecolor="white" if color == "0.3" else color, alpha=1.0,
+            (x - w / 2, y - h / 2),
+            w,
+            h,
+            boxstyle="round,pad=0.6",
+            linewidth=1.4,
+            edgecolor=color,
+            facecolor="white" if color == "0.3" else color,
+            alpha=1.0,
         )
     )
-    ax.text(x, y, text, ha="center", va="center", fontsize=9,
-            color="black" if color == "0.3" else "white", fontweight="bold" if color != "0.3" else None)
+    ax.text(
+        x,
+        y,
+        text,
+        ha="center",
+        va="center",
+        fontsize=9,
+        color="black" if color == "0.3" else "white",
+        fontweight="bold" if color != "0.3" else None,
+    )
 
 
-def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], color: str = "0.3",
-           style: str = "-|>") -> None:
+def _arrow(
+    ax: Axes,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    color: str = "0.3",
+    style: str = "-|>",
+) -> None:
     """An arrow from ``start`` to ``end`` in data coordinates."""
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=12, linewidth=1.3, color=color))
+    ax.add_patch(
+        FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=12, linewidth=1.3, color=color)
+    )
 
 
 def attention_pipeline_figure() -> Figure:
@@ -221,27 +263,67 @@ def attention_pipeline_figure() -> Figure:
     for x, w, text in boxes:
         _box(ax, x, y, text, w=w, h=10.0)
     # the entry points, each a coloured circle on the data path
-    marks = [(19.0, "+", "absolute"), (49.5, "R", "rotary"), (75.0, "+", "relative"),
-             (99.0, "+", "relative")]
+    marks = [
+        (19.0, "+", "absolute"),
+        (49.5, "R", "rotary"),
+        (75.0, "+", "relative"),
+        (99.0, "+", "relative"),
+    ]
     for x, sym, kind in marks:
-        ax.add_patch(FancyBboxPatch((x - 2.2, y - 2.2), 4.4, 4.4, boxstyle="circle,pad=0.2",
-                                    facecolor=_ENTRY[kind], edgecolor=_ENTRY[kind]))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - 2.2, y - 2.2),
+                4.4,
+                4.4,
+                boxstyle="circle,pad=0.2",
+                facecolor=_ENTRY[kind],
+                edgecolor=_ENTRY[kind],
+            )
+        )
         ax.text(x, y, sym, ha="center", va="center", color="white", fontsize=11, fontweight="bold")
     # arrows between consecutive elements, from edge to edge (boxes have 0.6 of padding)
     edges = sorted([(x, w / 2 + 0.6) for x, w, _ in boxes] + [(x, 2.6) for x, _, _ in marks])
-    for (a, ha), (b, hb) in zip(edges[:-1], edges[1:]):
+    for (a, ha), (b, hb) in itertools.pairwise(edges):
         _arrow(ax, (a + ha, y), (b - hb, y))
     notes = [
-        (19.0, 43.0, "absolute (ch. 2–5)\nadd $p_i$ to $x_i$:\nsinusoidal, learned, 2-D", "absolute"),
+        (
+            19.0,
+            43.0,
+            "absolute (ch. 2–5)\nadd $p_i$ to $x_i$:\nsinusoidal, learned, 2-D",
+            "absolute",
+        ),
         (49.5, 9.0, "rotary (RoPE)\nrotate $q_i$ by $i$'s angle,\n$k_j$ by $j$'s angle", "rotary"),
-        (75.0, 43.0, "relative: a term for each pair $(i, j)$\nbias $b(i-j)$: Swin, T5, ALiBi;\n"
-         "Shaw: $q_i\\cdot r^K_{ij}$", "relative"),
-        (99.0, 9.0, "relative (Shaw), in the sum:\n$z_i = \\sum_j a_{ij}(v_j + r^V_{ij})$",
-         "relative"),
+        (
+            75.0,
+            43.0,
+            (
+                "relative: a term for each pair $(i, j)$\nbias $b(i-j)$: Swin, T5, ALiBi;\n"
+                "Shaw: $q_i\\cdot r^K_{ij}$"
+            ),
+            "relative",
+        ),
+        (
+            99.0,
+            9.0,
+            "relative (Shaw), in the sum:\n$z_i = \\sum_j a_{ij}(v_j + r^V_{ij})$",
+            "relative",
+        ),
     ]
     for x, ty, text, kind in notes:
-        _arrow(ax, (x, ty - 3.5 if ty > y else ty + 4.0), (x, y + 3.2 if ty > y else y - 3.2),
-               color=_ENTRY[kind])
-        ax.text(x, ty, text, ha="center", va="center", fontsize=8.5, color=_ENTRY[kind],
-                fontweight="bold")
+        _arrow(
+            ax,
+            (x, ty - 3.5 if ty > y else ty + 4.0),
+            (x, y + 3.2 if ty > y else y - 3.2),
+            color=_ENTRY[kind],
+        )
+        ax.text(
+            x,
+            ty,
+            text,
+            ha="center",
+            va="center",
+            fontsize=8.5,
+            color=_ENTRY[kind],
+            fontweight="bold",
+        )
     return fig

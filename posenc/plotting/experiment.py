@@ -108,7 +108,9 @@ def length_accuracy_figure(results: LengthResults, *, title: str | None = None) 
     left, right = min(hi, lengths.min()) / 2**0.45, lengths.max() * 2**0.45
     band = (-0.17, -0.05)  # the "cannot run" band, below accuracy 0
     ax.axvspan(left, hi * 2**0.25, color=_SEEN, zorder=0)  # n <= L: seen in training
-    ax.text(left * 2**0.03, 0.12, "trained:\nn ≤ L", ha="left", va="bottom", fontsize=8, color="0.3")
+    ax.text(
+        left * 2**0.03, 0.12, "trained:\nn ≤ L", ha="left", va="bottom", fontsize=8, color="0.3"
+    )
     ax.axhline(results.chance, color="k", ls=":", lw=1.0, zorder=1)
     ax.text(right / 1.03, results.chance + 0.015, "chance", ha="right", va="bottom", fontsize=8)
     guess = results.guess_accuracy()
@@ -123,18 +125,44 @@ def length_accuracy_figure(results: LengthResults, *, title: str | None = None) 
         style = encoding_style(name, i)
         nudge = 2.0 ** (spread * (i - (len(rows) - 1) / 2))
         y = np.array(accs, dtype=float)
-        ax.plot(lengths * nudge, y, label=name, lw=1.6, ms=5.5, mfc="white", mew=1.4, clip_on=False,
-                zorder=3 + i * 0.01, **style)
+        ax.plot(
+            lengths * nudge,
+            y,
+            label=name,
+            lw=1.6,
+            ms=5.5,
+            mfc="white",
+            mew=1.4,
+            clip_on=False,
+            zorder=3 + i * 0.01,
+            **style,
+        )
         missing = np.isnan(y)
         if missing.any():
             missing_any = True
             inside = np.full(int(missing.sum()), sum(band) / 2)  # the middle of the band
-            ax.plot(lengths[missing] * nudge, inside, marker="x", ls="none", color=style["color"],
-                    ms=7, mew=2, clip_on=False, zorder=4)
+            ax.plot(
+                lengths[missing] * nudge,
+                inside,
+                marker="x",
+                ls="none",
+                color=style["color"],
+                ms=7,
+                mew=2,
+                clip_on=False,
+                zorder=4,
+            )
     if missing_any:
         ax.axhspan(*band, color="0.93", zorder=0)
-        ax.text(left * 2**0.03, sum(band) / 2, "cannot run ×", ha="left", va="center", fontsize=8,
-                color="0.25")
+        ax.text(
+            left * 2**0.03,
+            sum(band) / 2,
+            "cannot run ×",
+            ha="left",
+            va="center",
+            fontsize=8,
+            color="0.25",
+        )
     ax.axhline(0.0, color="0.6", lw=0.8, zorder=1)
     ax.set_xticks(lengths, [_length_label(int(n), hi) for n in lengths])
     ax.minorticks_off()
@@ -144,14 +172,24 @@ def length_accuracy_figure(results: LengthResults, *, title: str | None = None) 
     ax.spines["bottom"].set_visible(not missing_any)
     ax.set_xlabel("test length n")
     ax.set_ylabel("accuracy")
-    ax.set_title(title if title is not None else
-                 f"task '{results.task}', trained on lengths {lo}–{hi}", fontsize=10)
+    ax.set_title(
+        title if title is not None else f"task '{results.task}', trained on lengths {lo}–{hi}",
+        fontsize=10,
+    )
     handles, labels = ax.get_legend_handles_labels()
     if guess:  # the baseline last, after the encodings
         handles.append(handles.pop(labels.index("guess without order")))
         labels.append(labels.pop(labels.index("guess without order")))
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9,
-              frameon=False, title="encoding", title_fontsize=9)
+    ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        fontsize=9,
+        frameon=False,
+        title="encoding",
+        title_fontsize=9,
+    )
     return fig
 
 
@@ -185,17 +223,37 @@ def _position_axes(
     if others:
         for i, name in enumerate(results.encodings):
             if name != encoding:
-                ax.plot(positions, to_numpy(results.position_accuracy[name][length]),
-                        color=encoding_style(name, i)["color"], alpha=0.35, lw=1.0, zorder=2)
+                ax.plot(
+                    positions,
+                    to_numpy(results.position_accuracy[name][length]),
+                    color=encoding_style(name, i)["color"],
+                    alpha=0.35,
+                    lw=1.0,
+                    zorder=2,
+                )
     if encoding == "none" and length in results.guess:
-        ax.plot(positions, to_numpy(results.guess[length]), color="0.35", ls="-.", lw=1.1, zorder=2,
-                label="guess without order")
+        ax.plot(
+            positions,
+            to_numpy(results.guess[length]),
+            color="0.35",
+            ls="-.",
+            lw=1.1,
+            zorder=2,
+            label="guess without order",
+        )
     style = encoding_style(encoding, index)
     acc = to_numpy(results.position_accuracy[encoding][length])  # [n]
     ax.plot(positions, acc, color=style["color"], ls="-", lw=1.8, zorder=3)
     if np.isnan(acc).all():
-        ax.text(0.5, 0.5, f"cannot run at n = {length}\n(no table row beyond {results.train_lengths[1]})",
-                transform=ax.transAxes, ha="center", va="center", fontsize=9)
+        ax.text(
+            0.5,
+            0.5,
+            f"cannot run at n = {length}\n(no table row beyond {results.train_lengths[1]})",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=9,
+        )
     ax.set_xlim(-0.5, length - 0.5)
     ax.set_ylim(0.0, 1.05)
 
@@ -229,11 +287,15 @@ def position_accuracy_figure(
     results = _check_results(results)
     length = max(results.eval_lengths) if length is None else check_int("length", length)
     if length not in results.eval_lengths:
-        raise ValueError(f"length must be one of the eval_lengths {results.eval_lengths}, got {length}")
+        raise ValueError(
+            f"length must be one of the eval_lengths {results.eval_lengths}, got {length}"
+        )
     names = list(results.encodings if encodings is None else encodings)
     unknown = [e for e in names if e not in results.accuracy]
     if unknown or not names:
-        raise ValueError(f"encodings must be a non-empty selection of {results.encodings}, got {names}")
+        raise ValueError(
+            f"encodings must be a non-empty selection of {results.encodings}, got {names}"
+        )
     columns = min(check_int("columns", columns), len(names))
     rows = math.ceil(len(names) / columns)
     fig, axes = panel_grid(len(names), columns, (1.9, 1.55))
@@ -243,16 +305,27 @@ def position_accuracy_figure(
         shown = "cannot run" if math.isnan(acc) else f"accuracy {acc:.2f}"
         ax.set_title(f"{name}: {shown}", fontsize=9)
         if name == "none" and length in results.guess:
-            ax.text(0.97, 0.55, "dash-dot:\nguess without\norder", transform=ax.transAxes,
-                    ha="right", va="bottom", fontsize=7, color="0.3")
+            ax.text(
+                0.97,
+                0.55,
+                "dash-dot:\nguess without\norder",
+                transform=ax.transAxes,
+                ha="right",
+                va="bottom",
+                fontsize=7,
+                color="0.3",
+            )
         if i % columns == 0:
             ax.set_ylabel("accuracy")
         if i // columns == rows - 1 or i + columns >= len(names):
             ax.set_xlabel(f"position p (L = {results.train_lengths[1]})")
             ax.xaxis.set_tick_params(labelbottom=True)
     top = results.train_lengths[1]
-    fig.suptitle(f"accuracy per position at n = {length} "
-                 f"(shaded: positions 0 to L − 1 = {top - 1}, seen in training)", fontsize=10)
+    fig.suptitle(
+        f"accuracy per position at n = {length} "
+        f"(shaded: positions 0 to L − 1 = {top - 1}, seen in training)",
+        fontsize=10,
+    )
     return fig
 
 
@@ -278,7 +351,9 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
         raise ValueError(f"encoding must be one of {results.encodings}, got {encoding!r}")
     length = check_int("length", length)
     if length not in results.eval_lengths:
-        raise ValueError(f"length must be one of the eval_lengths {results.eval_lengths}, got {length}")
+        raise ValueError(
+            f"length must be one of the eval_lengths {results.eval_lengths}, got {length}"
+        )
     index = results.encodings.index(encoding)
     fig = new_figure(8.6, 3.0, layout=None)
     left = fig.add_axes((0.065, 0.16, 0.52, 0.72))
@@ -292,14 +367,25 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
     handles = []
     for i, name in enumerate(results.encodings):
         chosen = name == encoding
-        (line,) = right.plot(results.losses[name], color=encoding_style(name, i)["color"],
-                             lw=1.6 if chosen else 0.9, alpha=1.0 if chosen else 0.45,
-                             zorder=3 if chosen else 2, label=name)
+        (line,) = right.plot(
+            results.losses[name],
+            color=encoding_style(name, i)["color"],
+            lw=1.6 if chosen else 0.9,
+            alpha=1.0 if chosen else 0.45,
+            zorder=3 if chosen else 2,
+            label=name,
+        )
         handles.append(line)
     if encoding == "none" and length in results.guess:
         handles.append(Line2D([], [], color="0.35", ls="-.", lw=1.1, label="guess without\norder"))
-    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.865, 0.52), fontsize=8,
-               frameon=False, handlelength=1.5)
+    fig.legend(
+        handles=handles,
+        loc="center left",
+        bbox_to_anchor=(0.865, 0.52),
+        fontsize=8,
+        frameon=False,
+        handlelength=1.5,
+    )
     right.set_yscale("log")
     right.set_ylim(1e-4, 10.0)
     # plain labels, no minor ticks: mathtext labels would triple the drawing time
@@ -377,20 +463,45 @@ def rotary_pair_figure(
         ax.axhline(0.0, color="0.7", lw=0.8, zorder=1)
         curves = by_offset[head]  # [P, r]
         total = curves.sum(0)  # [r]
-        ax.plot(offsets, curves[0], color="tab:blue", lw=0.9, alpha=0.5, zorder=2,
-                label=f"pair 0 ({thetas[0]:.3g} rad per position)")
+        ax.plot(
+            offsets,
+            curves[0],
+            color="tab:blue",
+            lw=0.9,
+            alpha=0.5,
+            zorder=2,
+            label=f"pair 0 ({thetas[0]:.3g} rad per position)",
+        )
         if len(curves) > 2:
             slower = ", ".join(f"{t:.3g}" for t in thetas[2:])
-            ax.plot(offsets, curves[2:].sum(0), color="0.6", lw=0.9, zorder=2,
-                    label=f"pairs 2+ ({slower} rad per position)")
+            ax.plot(
+                offsets,
+                curves[2:].sum(0),
+                color="0.6",
+                lw=0.9,
+                zorder=2,
+                label=f"pairs 2+ ({slower} rad per position)",
+            )
         ax.plot(offsets, total, color="k", lw=1.1, zorder=3, label="sum: the logit")
         if len(curves) > 1:
-            ax.plot(offsets, curves[1], color="tab:red", lw=2.0, zorder=4,
-                    label=f"pair 1 ({thetas[1]:.3g} rad per position)")
+            ax.plot(
+                offsets,
+                curves[1],
+                color="tab:red",
+                lw=2.0,
+                zorder=4,
+                label=f"pair 1 ({thetas[1]:.3g} rad per position)",
+            )
             limit = min(train_length, query + 1) if train_length is not None else query + 1
             best = int(np.argmax(total[:limit]))  # the offset the head prefers within training
-            ax.axhline(curves[1, best], color="tab:red", ls="--", lw=0.9, zorder=3,
-                       label="pair 1 at the preferred offset (•)")
+            ax.axhline(
+                curves[1, best],
+                color="tab:red",
+                ls="--",
+                lw=0.9,
+                zorder=3,
+                label="pair 1 at the preferred offset (•)",
+            )
             ax.plot([best], [total[best]], marker="o", color="k", ms=4, zorder=5)
         ax.set_title(f"head {head}", fontsize=9)
         if i % columns == 0:
@@ -402,7 +513,11 @@ def rotary_pair_figure(
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=7.5, frameon=False)
     shaded = "" if train_length is None else "; shaded: offsets seen in training"
-    fig.suptitle(title if title is not None else
-                 f"layer {layer}, query {query}: each pair's part of the logit, by offset "
-                 f"(RoPE base {rotary.base:g}{shaded})", fontsize=10)
+    fig.suptitle(
+        title
+        if title is not None
+        else f"layer {layer}, query {query}: each pair's part of the logit, by offset "
+        f"(RoPE base {rotary.base:g}{shaded})",
+        fontsize=10,
+    )
     return fig

@@ -21,6 +21,7 @@ from ._base import DIVERGING, grey_undefined, heatmap, index_ticks, new_figure, 
 
 __all__ = ["similarity_heatmap", "snapshot_figure", "trained_table_figure"]
 
+
 def _mark_train_length(ax: Axes, train_length: int | None, n: int, *, square: bool) -> None:
     """Dashed lines at the first position never seen in training."""
     if train_length is None or train_length >= n:
@@ -59,8 +60,13 @@ def similarity_heatmap(
     image = heatmap(ax, sim, vmax=1.0, colorbar=False, cmap=grey_undefined(DIVERGING))
     if np.isnan(sim).all():
         ax.text(
-            0.5, 0.5, "undefined:\nevery row is zero", transform=ax.transAxes,
-            ha="center", va="center", fontsize=10,
+            0.5,
+            0.5,
+            "undefined:\nevery row is zero",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=10,
         )
     if colorbar:
         ax.figure.colorbar(image, ax=ax, shrink=0.85, label="cosine similarity $S_{pq}$")
@@ -84,12 +90,26 @@ def _figure_colorbar(
     low, high = image.get_clim()  # type: ignore[attr-defined]
     left, bottom, width, height = rect
     box = TransformedBbox(Bbox.from_bounds(left, bottom, width, height), fig.transFigure)
-    bar = BboxImage(box, cmap=image.get_cmap(), norm=image.norm,  # type: ignore[attr-defined]
-                    interpolation="nearest", origin="lower")
+    bar = BboxImage(
+        box,
+        cmap=image.get_cmap(),
+        norm=image.norm,  # type: ignore[attr-defined]
+        interpolation="nearest",
+        origin="lower",
+    )
     bar.set_data(np.linspace(low, high, 64)[:, None])  # [64, 1], bottom = low
     fig.add_artist(bar)
-    fig.add_artist(Rectangle((left, bottom), width, height, transform=fig.transFigure,
-                             fill=False, lw=0.8, edgecolor="k"))
+    fig.add_artist(
+        Rectangle(
+            (left, bottom),
+            width,
+            height,
+            transform=fig.transFigure,
+            fill=False,
+            lw=0.8,
+            edgecolor="k",
+        )
+    )
     for value, text in labels.items():
         y = bottom + height * (value - low) / (high - low)
         fig.text(left + width + 0.004, y, text, fontsize=8, va="center", ha="left")
@@ -155,7 +175,10 @@ def snapshot_figure(
     # plain-text titles: mathtext would cost several ms per render
     ax_table.set_title("table P (rows = positions)", fontsize=10, y=1.0)
     image = similarity_heatmap(
-        ax_sim, table, train_length=train_length, colorbar=False,
+        ax_sim,
+        table,
+        train_length=train_length,
+        colorbar=False,
         title="cosine similarity of rows p, q",
     )
     _figure_colorbar(fig, bar_rect(6.25), image, {-1.0: "-1", 1.0: "1"})
@@ -175,8 +198,14 @@ def snapshot_figure(
         top = float(np.nanmax(values)) if values.size else 1.0
         if reference_loss is not None:
             ax.axhline(reference_loss, color="k", lw=1.0, ls="--")
-            ax.text(len(values), reference_loss, f"{reference_label} ({reference_loss:.2f})",
-                    ha="right", va="bottom", fontsize=8)
+            ax.text(
+                len(values),
+                reference_loss,
+                f"{reference_label} ({reference_loss:.2f})",
+                ha="right",
+                va="bottom",
+                fontsize=8,
+            )
             top = max(top, reference_loss)
         ax.set_ylim(0.0, 1.08 * top)
         ax.set_xlim(0, max(len(values), 1))
@@ -227,7 +256,9 @@ def trained_table_figure(
     fig = new_figure(3.6 * panels, 3.4)
     axes = fig.subplots(1, panels)
     similarity_heatmap(
-        axes[0], trained, train_length=train_length,
+        axes[0],
+        trained,
+        train_length=train_length,
         title="cosine similarity $S_{pq}$\nlearned table, trained",
         colorbar=reference is None,
     )
@@ -246,7 +277,11 @@ def trained_table_figure(
         ax.annotate(
             "exactly 0" if moved[~used].max() == 0 else f"max {moved[~used].max():.1g}",
             xy=(0.5 * (train_length + n) - 0.5, 0.0),
-            xytext=(0, 14), textcoords="offset points", ha="center", fontsize=8, color="C3",
+            xytext=(0, 14),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+            color="C3",
         )
     ax.axvline(train_length - 0.5, color="k", lw=1.0, ls="--")
     ax.set_xlabel("position p")

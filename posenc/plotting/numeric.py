@@ -20,7 +20,12 @@ from ._base import heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
 
 #: label shown in the book -> key understood by :func:`encoding_table`
-ENCODINGS = {"index p": "index", "p / (T-1)": "normalized", "sin(p/α)": "sine", "sin & cos(p/α)": "circle"}
+ENCODINGS = {
+    "index p": "index",
+    "p / (T-1)": "normalized",
+    "sin(p/α)": "sine",
+    "sin & cos(p/α)": "circle",
+}
 
 
 def encoding_table(kind: str, n_positions: int, *, alpha: float = 1.0) -> Tensor:
@@ -55,25 +60,42 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
     short, long = (int(t) for t in lengths)
     fig = new_figure(11.0, 3.4)
     axes = fig.subplots(1, 3)
-    styles = {short: dict(color="tab:blue", marker="o", ms=4, lw=1.5),
-              long: dict(color="tab:orange", lw=1.5)}
+    styles = {
+        short: {"color": "tab:blue", "marker": "o", "ms": 4, "lw": 1.5},
+        long: {"color": "tab:orange", "lw": 1.5},
+    }
     for t, style in styles.items():
         p = np.arange(t)
         axes[0].plot(p, to_numpy(numeric_encoding(t))[:, 0], label=f"T = {t}", **style)
-        axes[1].plot(p, to_numpy(numeric_encoding(t, normalize=True))[:, 0], label=f"T = {t}", **style)
+        axes[1].plot(
+            p, to_numpy(numeric_encoding(t, normalize=True))[:, 0], label=f"T = {t}", **style
+        )
     # the sine does not depend on T: draw the long one, mark the short one's positions
     p_long = np.arange(long)
-    axes[2].plot(p_long, to_numpy(periodic_encoding(long, alpha=alpha))[:, 0], color="tab:orange",
-                 lw=1.5, label=f"T = {long}")
-    axes[2].plot(np.arange(short), to_numpy(periodic_encoding(short, alpha=alpha))[:, 0], "o",
-                 color="tab:blue", ms=4, label=f"T = {short}")
+    axes[2].plot(
+        p_long,
+        to_numpy(periodic_encoding(long, alpha=alpha))[:, 0],
+        color="tab:orange",
+        lw=1.5,
+        label=f"T = {long}",
+    )
+    axes[2].plot(
+        np.arange(short),
+        to_numpy(periodic_encoding(short, alpha=alpha))[:, 0],
+        "o",
+        color="tab:blue",
+        ms=4,
+        label=f"T = {short}",
+    )
     axes[0].axhspan(-3, 3, color="0.8", label="word-embedding entries\n(±3; standard-normal)")
     axes[0].set_title("PE(p) = p: unbounded", fontsize=10)
     axes[1].axhline(0.2, color="0.3", ls=":", lw=1)
     for t in (short, long):
         axes[1].axvline(0.2 * (t - 1), color=styles[t]["color"], ls=":", lw=1)
-    axes[1].set_title("PE(p) = p/(T−1): 0.2 is p = %g or p = %g" % (0.2 * (short - 1), 0.2 * (long - 1)),
-                      fontsize=10)
+    axes[1].set_title(
+        f"PE(p) = p/(T−1): 0.2 is p = {0.2 * (short - 1):g} or p = {0.2 * (long - 1):g}",
+        fontsize=10,
+    )
     period = 2 * np.pi * alpha
     for k in range(1, int((long - 1) // period) + 1):
         axes[2].axvline(k * period, color="0.6", ls="--", lw=0.8)

@@ -70,8 +70,16 @@ def _log_bins(x: np.ndarray, y: np.ndarray, bins: int = 150) -> tuple[np.ndarray
     return centre, np.minimum.reduceat(y, starts), mean, np.maximum.reduceat(y, starts)
 
 
-def _draw_swept(ax: Axes, x: np.ndarray, y: np.ndarray, colour: str, *, lw: float = 1.2,
-                label: str | None = None, bins: int = 150) -> None:
+def _draw_swept(
+    ax: Axes,
+    x: np.ndarray,
+    y: np.ndarray,
+    colour: str,
+    *,
+    lw: float = 1.2,
+    label: str | None = None,
+    bins: int = 150,
+) -> None:
     """Draw ``y(x)`` on a log-x axis as its per-bin mean (line) and swept range (shaded)."""
     centre, lo, mean, hi = _log_bins(x, y, bins)
     ax.fill_between(centre, lo, hi, color=colour, alpha=0.3, lw=0)
@@ -79,7 +87,12 @@ def _draw_swept(ax: Axes, x: np.ndarray, y: np.ndarray, colour: str, *, lw: floa
 
 
 def rotary_decay_curves(
-    offsets: Tensor, dim: int, *, base: float = 10000.0, bound: bool = True, draws: int = 0,
+    offsets: Tensor,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    bound: bool = True,
+    draws: int = 0,
     seed: int = 0,
 ) -> dict[str, np.ndarray]:
     """The RoPE scores behind :func:`rotary_decay_figure`, divided by ``d``, for given offsets.
@@ -138,13 +151,33 @@ def rotary_decay_curves(
 # -- the rotation picture ----------------------------------------------------------------------
 
 
-def _vector_arrow(ax: Axes, vec: np.ndarray, colour: str, *, faint: bool = False, label: str = "") -> None:
-    ax.annotate("", xy=(vec[0], vec[1]), xytext=(0.0, 0.0),
-                arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.0 if faint else 2.0,
-                            "alpha": 0.35 if faint else 1.0, "shrinkA": 0, "shrinkB": 0})
+def _vector_arrow(
+    ax: Axes, vec: np.ndarray, colour: str, *, faint: bool = False, label: str = ""
+) -> None:
+    ax.annotate(
+        "",
+        xy=(vec[0], vec[1]),
+        xytext=(0.0, 0.0),
+        arrowprops={
+            "arrowstyle": "-|>",
+            "color": colour,
+            "lw": 1.0 if faint else 2.0,
+            "alpha": 0.35 if faint else 1.0,
+            "shrinkA": 0,
+            "shrinkB": 0,
+        },
+    )
     if label:
-        ax.text(1.14 * vec[0], 1.14 * vec[1], label, color=colour, ha="center", va="center",
-                fontsize=9, alpha=0.5 if faint else 1.0)
+        ax.text(
+            1.14 * vec[0],
+            1.14 * vec[1],
+            label,
+            color=colour,
+            ha="center",
+            va="center",
+            fontsize=9,
+            alpha=0.5 if faint else 1.0,
+        )
 
 
 _SUBSCRIPTS = str.maketrans("-0123456789", "₋₀₁₂₃₄₅₆₇₈₉")
@@ -169,8 +202,9 @@ def _pair_panel(ax: Axes, q2: np.ndarray, k2: np.ndarray, m: int, n: int, theta:
     gap = (a_k - a_q + 180.0) % 360.0 - 180.0  # signed, in (−180, 180]
     start, stop = (a_q, a_q + gap) if gap >= 0 else (a_q + gap, a_q)
     ax.add_patch(Arc((0, 0), 0.6, 0.6, theta1=start, theta2=stop, color="0.2", lw=1.4))
-    ax.set_title(f"query at m = {m}, key at n = {n}\nangle from query to key: {gap:.0f}°",
-                 fontsize=10)
+    ax.set_title(
+        f"query at m = {m}, key at n = {n}\nangle from query to key: {gap:.0f}°", fontsize=10
+    )
     ax.set_xlim(-1.35, 1.35)
     ax.set_ylim(-1.35, 1.35)
     ax.set_aspect("equal")
@@ -216,7 +250,10 @@ def rotary_rotation_figure(
     g = torch.Generator().manual_seed(seed)
     q, k = torch.randn(2, dim, generator=g, dtype=torch.float64)  # [d] each
     # the pair's picture: unit vectors at 10° (query) and 60° (key), as easy to read as any
-    q2, k2 = _turn(np.array([1.0, 0.0]), math.radians(10)), _turn(np.array([1.0, 0.0]), math.radians(60))
+    q2, k2 = (
+        _turn(np.array([1.0, 0.0]), math.radians(10)),
+        _turn(np.array([1.0, 0.0]), math.radians(60)),
+    )
 
     fig = new_figure(3.0 * len(positions) + 3.6, 3.3)
     axes = fig.subplots(1, len(positions) + 1, width_ratios=[1.0] * len(positions) + [1.35])
@@ -262,14 +299,19 @@ def rotary_convention_figure(
     check_tensor("keys", keys, ndim=2)
     n, d = queries.shape
     if keys.shape != queries.shape:
-        raise ValueError(f"queries and keys must have the same shape, got {tuple(queries.shape)} "
-                         f"and {tuple(keys.shape)}")
+        raise ValueError(
+            f"queries and keys must have the same shape, got {tuple(queries.shape)} "
+            f"and {tuple(keys.shape)}"
+        )
     perm = rotary_permutation(d)
     mask = causal_mask(n, n)
 
     def weights(q: Tensor, k: Tensor, interleaved: bool) -> Tensor:
-        return attention_weights(apply_rotary(q, base=base, interleaved=interleaved),
-                                 apply_rotary(k, base=base, interleaved=interleaved), mask=mask)
+        return attention_weights(
+            apply_rotary(q, base=base, interleaved=interleaved),
+            apply_rotary(k, base=base, interleaved=interleaved),
+            mask=mask,
+        )
 
     maps = (
         ("trained layout: interleaved", weights(queries, keys, True)),
@@ -364,11 +406,19 @@ def rotary_decay_figure(
     band = rotary_decay_curves(sparse, dim, base=base, bound=False, draws=draws, seed=seed)
     lo = band["unrelated_mean"] - band["unrelated_std"]
     hi = band["unrelated_mean"] + band["unrelated_std"]
-    left.fill_between(sparse.numpy(), lo, hi, color="C0", alpha=0.25, lw=0,
-                      label=f"unrelated q, k: mean ± std ({draws} pairs)")
+    left.fill_between(
+        sparse.numpy(),
+        lo,
+        hi,
+        color="C0",
+        alpha=0.25,
+        lw=0,
+        label=f"unrelated q, k: mean ± std ({draws} pairs)",
+    )
     _draw_swept(left, x, curves["matched"], "black", label="key = query = (1, …, 1)")
-    left.set_title(f"key = query fades, unrelated keys do not (d = {dim}, base {base:g})",
-                   fontsize=10)
+    left.set_title(
+        f"key = query fades, unrelated keys do not (d = {dim}, base {base:g})", fontsize=10
+    )
     left.legend(fontsize=7.5, loc="lower left")
     _decay_axes(left, max_offset)
 
@@ -386,14 +436,24 @@ def rotary_decay_figure(
     bound_ax.set_ylabel("|⟨q, R_r k⟩| / d (log scale)")
 
     for j, b in enumerate(bases):
-        _draw_swept(middle, x, rotary_decay_curves(r, dim, base=b, bound=False)["matched"],
-                    f"C{j + 2}", label=f"base = {b:g}")
+        _draw_swept(
+            middle,
+            x,
+            rotary_decay_curves(r, dim, base=b, bound=False)["matched"],
+            f"C{j + 2}",
+            label=f"base = {b:g}",
+        )
     middle.set_title(f"key = query: base sets the pace (d = {dim})", fontsize=10)
     middle.legend(fontsize=7.5, loc="lower left")
     _decay_axes(middle, max_offset)
     for j, dd in enumerate(sorted(dims)):  # small d (the bumpiest curve) first, underneath
-        _draw_swept(right, x, rotary_decay_curves(r, dd, base=base, bound=False)["matched"],
-                    ("0.55", "C9", "C4", "C6", "C8")[j % 5], label=f"d = {dd}")
+        _draw_swept(
+            right,
+            x,
+            rotary_decay_curves(r, dd, base=base, bound=False)["matched"],
+            ("0.55", "C9", "C4", "C6", "C8")[j % 5],
+            label=f"d = {dd}",
+        )
     right.set_title(f"key = query: d sets the detail (base {base:g})", fontsize=10)
     right.legend(fontsize=7.5, loc="lower left")
     _decay_axes(right, max_offset)
@@ -484,35 +544,72 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
     fig = pickle.loads(_explorer_frame(context))
     circ, turns_ax, score_ax = fig.axes
     # titles as figure text at fixed places: no title layout pass on every redraw
-    fig.text(0.11, 0.78, f"pairs {shown['fastest']}, {shown['middle']}, {shown['slowest']}"
-             f" (out to in)\ndots: m = 0–15; arcs: m < {context}", ha="center", va="bottom",
-             fontsize=8)
-    fig.text(0.43, 0.83, f"turns over {context} positions, d = {dim}, base = {base:g}",
-             ha="center", va="bottom", fontsize=8.5)
-    fig.text(0.815, 0.83, "normalised score, key = query (black), and 3 pairs", ha="center",
-             va="bottom", fontsize=8.5)
+    fig.text(
+        0.11,
+        0.78,
+        f"pairs {shown['fastest']}, {shown['middle']}, {shown['slowest']}"
+        f" (out to in)\ndots: m = 0–15; arcs: m < {context}",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+    )
+    fig.text(
+        0.43,
+        0.83,
+        f"turns over {context} positions, d = {dim}, base = {base:g}",
+        ha="center",
+        va="bottom",
+        fontsize=8.5,
+    )
+    fig.text(
+        0.815,
+        0.83,
+        "normalised score, key = query (black), and 3 pairs",
+        ha="center",
+        va="bottom",
+        fontsize=8.5,
+    )
     pairs = [shown[name] for name, _, _ in _SHOWN_PAIRS]
     colours = [colour for _, colour, _ in _SHOWN_PAIRS]
     radii = np.array([radius for _, _, radius in _SHOWN_PAIRS])  # [3]
 
     # left: the three pairs at positions 0..15, and the arcs they sweep over the context
     ring = np.linspace(0, 2 * math.pi, 120)  # [120]
-    sweep = np.minimum(theta[pairs] * (context - 1), 2 * math.pi)  # [3]: angle swept, at most a turn
+    sweep = np.minimum(
+        theta[pairs] * (context - 1), 2 * math.pi
+    )  # [3]: angle swept, at most a turn
     arcs = np.linspace(0, 1, 120)[None, :] * sweep[:, None]  # [3, 120]
     paths = [np.column_stack((rad * np.cos(ring), rad * np.sin(ring))) for rad in radii]
-    paths += [np.column_stack((rad * np.cos(arc), rad * np.sin(arc))) for rad, arc in zip(radii, arcs)]
-    circ.add_collection(LineCollection(paths, colors=["0.88"] * 3 + [to_rgba(c, 0.45) for c in colours],
-                                       linewidths=[0.8] * 3 + [2.5] * 3), autolim=False)
+    paths += [
+        np.column_stack((rad * np.cos(arc), rad * np.sin(arc))) for rad, arc in zip(radii, arcs)
+    ]
+    circ.add_collection(
+        LineCollection(
+            paths,
+            colors=["0.88"] * 3 + [to_rgba(c, 0.45) for c in colours],
+            linewidths=[0.8] * 3 + [2.5] * 3,
+        ),
+        autolim=False,
+    )
     angles = to_numpy(rotary_angles(16, dim, base=base))[:, pairs].T  # [3, 16]
-    circ.scatter((radii[:, None] * np.cos(angles)).ravel(), (radii[:, None] * np.sin(angles)).ravel(),
-                 color=np.repeat(colours, 16), s=14, zorder=3, edgecolors="white", linewidths=0.4)
+    circ.scatter(
+        (radii[:, None] * np.cos(angles)).ravel(),
+        (radii[:, None] * np.sin(angles)).ravel(),
+        color=np.repeat(colours, 16),
+        s=14,
+        zorder=3,
+        edgecolors="white",
+        linewidths=0.4,
+    )
 
     # middle: turns over the context, per pair, on a log axis drawn by hand (fast to redraw)
     bar_colours = ["0.65"] * half
     for i, colour in zip(pairs, colours):
         bar_colours[i] = colour
     # one collection of thick lines instead of d/2 bar patches: a fraction of the drawing time
-    turns_ax.vlines(np.arange(half), -4, np.log10(turns), colors=bar_colours, lw=max(1.0, 150 / half))
+    turns_ax.vlines(
+        np.arange(half), -4, np.log10(turns), colors=bar_colours, lw=max(1.0, 150 / half)
+    )
     turns_ax.set_xlim(-1, half)
     turns_ax.set_xlabel(f"pair i = 0 … {half - 1}, fastest to slowest", labelpad=4)
 
@@ -522,11 +619,20 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
     matched = rotary_decay_curves(r, dim, base=base, bound=False)["matched"]  # [context - 1]
     curves = [np.cos(x * theta[i]) for i in pairs] + [matched]  # the pairs' own terms, the sum
     summaries = [_log_bins(x, y, 100) for y in curves]  # (centre, lo, mean, hi) each
-    score_ax.add_collection(PolyCollection(
-        [_swept_polygon(np.log10(c), lo, hi) for c, lo, _, hi in summaries],
-        facecolors=[to_rgba(c, 0.12) for c in colours] + [to_rgba("black", 0.3)], linewidths=0),
-        autolim=False)
-    score_ax.add_collection(LineCollection(
-        [np.column_stack((np.log10(c), mean)) for c, _, mean, _ in summaries],
-        colors=colours + ["black"], linewidths=[0.7] * 3 + [1.2]), autolim=False)
+    score_ax.add_collection(
+        PolyCollection(
+            [_swept_polygon(np.log10(c), lo, hi) for c, lo, _, hi in summaries],
+            facecolors=[to_rgba(c, 0.12) for c in colours] + [to_rgba("black", 0.3)],
+            linewidths=0,
+        ),
+        autolim=False,
+    )
+    score_ax.add_collection(
+        LineCollection(
+            [np.column_stack((np.log10(c), mean)) for c, _, mean, _ in summaries],
+            colors=colours + ["black"],
+            linewidths=[0.7] * 3 + [1.2],
+        ),
+        autolim=False,
+    )
     return fig

@@ -81,8 +81,14 @@ def shaw_key_bias_row(
     return per_distance[idx].numpy()  # [n]
 
 
-def shaw_index_figure(n: int = 16, max_relative_position: int = 2, *, query: str | int = "middle",
-                      dim: int = 16, seed: int = _SEED) -> Figure:
+def shaw_index_figure(
+    n: int = 16,
+    max_relative_position: int = 2,
+    *,
+    query: str | int = "middle",
+    dim: int = 16,
+    seed: int = _SEED,
+) -> Figure:
     """Left: the index matrix ``I_ij = clip(j − i, −k, k) + k``; right: one query's key bias.
 
     Both panels use one colour per index, so the right panel's bars take the colour of the
@@ -108,8 +114,9 @@ def shaw_index_figure(n: int = 16, max_relative_position: int = 2, *, query: str
     fig = new_figure(7.2, 2.9, layout=None)
     left = fig.add_axes((0.07, 0.17, 0.32, 0.68))
     right = fig.add_axes((0.51, 0.17, 0.46, 0.68))
-    left.imshow(idx, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest",
-                aspect="equal")
+    left.imshow(
+        idx, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest", aspect="equal"
+    )
     left.add_patch(Rectangle((-0.5, i - 0.5), n, 1, fill=False, ec="red", lw=1.5))
     # No tick machinery on the image (it is most of a redraw's cost): labels as plain text.
     left.set_axis_off()
@@ -120,16 +127,17 @@ def shaw_index_figure(n: int = 16, max_relative_position: int = 2, *, query: str
     left.text(n / 2 - 0.5, n - 0.5 + pad, "key j", ha="center", va="top", fontsize=9)
     left.text(-0.5 - pad, n / 2 - 0.5, "query i ", ha="right", va="center", fontsize=9, rotation=90)
     # titles as figure text: plain text (no mathtext parse) at fixed places keeps redraws fast
-    title = (f"index I = clip(j − i, −{k}, {k}) + {k}" if k else
-             "k = 0: index I = 0 for every pair")
+    title = f"index I = clip(j − i, −{k}, {k}) + {k}" if k else "k = 0: index I = 0 for every pair"
     fig.text(0.23, 0.9, title, ha="center", fontsize=10)
-    fig.text(0.23, 0.015, "colour: offset j − i, from −k (dark) to +k (yellow)", ha="center",
-             fontsize=8)
+    fig.text(
+        0.23, 0.015, "colour: offset j − i, from −k (dark) to +k (yellow)", ha="center", fontsize=8
+    )
 
     bias = shaw_key_bias_row(n, k, i, dim=dim, seed=seed)  # [n]
     colours = cmap(idx[i] / max(2 * k, 1))
-    verts = [((j - 0.42, 0.0), (j - 0.42, b), (j + 0.42, b), (j + 0.42, 0.0))
-             for j, b in enumerate(bias)]
+    verts = [
+        ((j - 0.42, 0.0), (j - 0.42, b), (j + 0.42, b), (j + 0.42, 0.0)) for j, b in enumerate(bias)
+    ]
     right.add_collection(PolyCollection(verts, facecolors=colours, edgecolors="none"))
     right.axvspan(i - k - 0.5, i + k + 0.5, color="0.9", zorder=0)
     right.axhline(0.0, color="0.4", lw=0.6)
@@ -183,11 +191,19 @@ def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
         axes.append(fig.add_axes((x0, 0.16, cols * scale, 0.62)))
         x0 += cols * scale + 0.035
     for ax, matrix in zip(axes, (small, padded, idx)):
-        ax.imshow(matrix, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest",
-                  aspect="equal")
+        ax.imshow(
+            matrix, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest", aspect="equal"
+        )
         for (r, c), value in np.ndenumerate(matrix):
-            ax.text(c, r, str(value), ha="center", va="center", fontsize=8,
-                    color="white" if value < max(k, 1) else "black")
+            ax.text(
+                c,
+                r,
+                str(value),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if value < max(k, 1) else "black",
+            )
         ax.set_yticks(range(n))
         ax.tick_params(length=0, labelsize=8)
     outside = np.ones((n, width, 4))  # RGBA overlay: white, opaque outside the band
@@ -205,8 +221,16 @@ def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
     axes[2].set_xticks(range(n))
     for ax in axes:
         ax.tick_params(axis="x", labelsize=7, pad=1)
-    fig.text(0.5, 0.005, "cells show the table row r, not the values q_i·w^K_r",
-             ha="center", va="bottom", fontsize=8, style="italic", color="0.3")
+    fig.text(
+        0.5,
+        0.005,
+        "cells show the table row r, not the values q_i·w^K_r",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+        style="italic",
+        color="0.3",
+    )
     axes[0].set_ylabel("query i")
     axes[0].set_xlabel("column r", fontsize=8)
     axes[1].set_xlabel(f"column m (offset j − i = m − {n - 1 + k})", fontsize=8)
@@ -221,8 +245,9 @@ def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
     return fig
 
 
-def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int = 64,
-                     max_relative_position: int = 16) -> Figure:
+def shaw_cost_figure(
+    timings: Mapping[str, Sequence[float | None]], *, dim: int = 64, max_relative_position: int = 16
+) -> Figure:
     """Left: analytic memory of the intermediate tensors against ``n``; right: measured time.
 
     Args:
@@ -239,25 +264,38 @@ def shaw_cost_figure(timings: Mapping[str, Sequence[float | None]], *, dim: int 
     time_ax = fig.add_axes((0.59, 0.14, 0.39, 0.76))
     grid = np.unique(np.round(np.geomspace(64, 8192, 15)).astype(int))
     counts = [shaw_intermediate_bytes(int(n), dim, max_relative_position) for n in grid]
-    styles = {"naive": ("C3", "naive: a^K, a^V (n × n × d)"),
-              "posenc": ("C0", "posenc: one block's buffers"),
-              "attention": ("0.5", "plain attention, unblocked (n × n)")}
+    styles = {
+        "naive": ("C3", "naive: a^K, a^V (n × n × d)"),
+        "posenc": ("C0", "posenc: one block's buffers"),
+        "attention": ("0.5", "plain attention, unblocked (n × n)"),
+    }
     for key, (colour, label) in styles.items():
-        mem_ax.loglog(grid, [c[key] / 2**20 for c in counts], color=colour, label=label,
-                      ls="--" if key == "attention" else "-")
+        mem_ax.loglog(
+            grid,
+            [c[key] / 2**20 for c in counts],
+            color=colour,
+            label=label,
+            ls="--" if key == "attention" else "-",
+        )
     mem_ax.set_xlabel("sequence length n")
     mem_ax.set_ylabel("MiB (float32, one head)")
-    mem_ax.set_title(f"memory of the intermediates (analytic), d = {dim}, k = {max_relative_position}",
-                     fontsize=9)
+    mem_ax.set_title(
+        f"memory of the intermediates (analytic), d = {dim}, k = {max_relative_position}",
+        fontsize=9,
+    )
     mem_ax.legend(fontsize=7, loc="upper left")
-    series = (("plain", "0.5", "plain attention"), ("posenc", "C0", "posenc shaw_attention"),
-              ("naive", "C3", "naive (reference)"))
+    series = (
+        ("plain", "0.5", "plain attention"),
+        ("posenc", "C0", "posenc shaw_attention"),
+        ("naive", "C3", "naive (reference)"),
+    )
     for key, colour, label in series:
         pairs = [(n, t) for n, t in zip(sizes, timings[key]) if t is not None]
         if pairs:
             xs, ys = zip(*pairs)
-            time_ax.loglog(xs, ys, marker="o", color=colour, label=label,
-                           ls="--" if key == "plain" else "-")
+            time_ax.loglog(
+                xs, ys, marker="o", color=colour, label=label, ls="--" if key == "plain" else "-"
+            )
     time_ax.set_xlabel("sequence length n")
     time_ax.set_ylabel("ms per call")
     time_ax.set_title("time per call, measured at build time (1 thread)", fontsize=9)

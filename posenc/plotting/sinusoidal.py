@@ -34,8 +34,9 @@ __all__ = [
 ]
 
 
-def _draw_dot_product(ax: Axes, dim: int, base: float, max_offset: int,
-                      positions: tuple[int, ...] = ()) -> None:
+def _draw_dot_product(
+    ax: Axes, dim: int, base: float, max_offset: int, positions: tuple[int, ...] = ()
+) -> None:
     """Curve ``Σ cos(kω_i)`` over ``k ∈ [-max_offset, max_offset]``, dots from real tables."""
     k = torch.arange(-max_offset, max_offset + 1, dtype=torch.float64)  # [2K+1]
     curve = sinusoidal_dot_product(k, dim, base=base)  # [2K+1]
@@ -46,12 +47,18 @@ def _draw_dot_product(ax: Axes, dim: int, base: float, max_offset: int,
     shift = step // max(1, len(positions))
     markers = ("o", "s", "^", "D")
     for j, p in enumerate(positions):
-        ks = torch.arange(-max_offset + j * shift, max_offset + 1, step,
-                          dtype=torch.float64)  # [m]
+        ks = torch.arange(-max_offset + j * shift, max_offset + 1, step, dtype=torch.float64)  # [m]
         a = sinusoidal_encoding(torch.tensor([float(p)]), dim, base=base, dtype=torch.float64)
         b = sinusoidal_encoding(p + ks, dim, base=base, dtype=torch.float64)  # [m, d]
-        ax.plot(ks.numpy(), (b @ a[0]).numpy(), ls="none", marker=markers[j % len(markers)],
-                ms=4, mfc="none", label=f"PE({p})·PE({p}+k)")
+        ax.plot(
+            ks.numpy(),
+            (b @ a[0]).numpy(),
+            ls="none",
+            marker=markers[j % len(markers)],
+            ms=4,
+            mfc="none",
+            label=f"PE({p})·PE({p}+k)",
+        )
     ax.axvline(0, color="grey", lw=0.6)
     ax.axhline(0, color="grey", lw=0.6)
     ax.set_xlim(-max_offset, max_offset)
@@ -100,19 +107,27 @@ def sinusoidal_wavelengths_figure(dim: int = 64, *, base: float = 10000.0) -> Fi
     i = np.arange(lam.size)
     ax.plot(i, lam, marker="o", ms=3, lw=1, color="C0", label=r"$2\pi / \omega_i$")
     ax.axhline(2 * math.pi, color="C1", ls="--", lw=1, label=r"$2\pi$ (fastest pair, $i = 0$)")
-    ax.axhline(2 * math.pi * base, color="C3", ls="--", lw=1,
-               label=rf"$2\pi\cdot$base $\approx$ {2 * math.pi * base:,.0f} (never reached)")
+    ax.axhline(
+        2 * math.pi * base,
+        color="C3",
+        ls="--",
+        lw=1,
+        label=rf"$2\pi\cdot$base $\approx$ {2 * math.pi * base:,.0f} (never reached)",
+    )
     ax.set_yscale("log")
     ax.set_xlabel("pair index i (channels 2i, 2i+1)")
     ax.set_ylabel("wavelength (positions)")
-    ax.set_title(f"d = {dim}, base = {base:g}: each wavelength is ×{base ** (2 / dim):.3f} "
-                 "the previous one", fontsize=10)
+    ax.set_title(
+        f"d = {dim}, base = {base:g}: each wavelength is ×{base ** (2 / dim):.3f} the previous one",
+        fontsize=10,
+    )
     ax.legend(loc="upper left", fontsize=8)
     return fig
 
 
-def binary_vs_sinusoidal_figure(n_positions: int = 64, dim: int = 32, *,
-                                base: float = 10000.0) -> Figure:
+def binary_vs_sinusoidal_figure(
+    n_positions: int = 64, dim: int = 32, *, base: float = 10000.0
+) -> Figure:
     """Binary digits of ``0..n-1`` beside the sinusoidal table for the same positions.
 
     Left: bit ``b`` of ``p`` (least significant first), which flips every ``2^b`` positions.
@@ -141,8 +156,9 @@ def binary_vs_sinusoidal_figure(n_positions: int = 64, dim: int = 32, *,
     left.set_xlabel("bit b (least significant first)")
     left.set_ylabel("position p")
     table_image(right, table, colorbar=True)
-    right.set_title(f"sinusoidal encoding, d = {dim}\n(pair i turns by $\\omega_i$ per step)",
-                    fontsize=10)
+    right.set_title(
+        f"sinusoidal encoding, d = {dim}\n(pair i turns by $\\omega_i$ per step)", fontsize=10
+    )
     right.set_xlabel("channel")
     right.tick_params(labelleft=False)
     return fig
@@ -210,8 +226,9 @@ def sinusoidal_precision_figure(
     n_points = check_int("n_points", n_points, minimum=2)
     if not max_position >= 10:
         raise ValueError(f"max_position must be >= 10, got {max_position}")
-    pos = torch.unique(torch.round(torch.logspace(0, math.log10(max_position), n_points,
-                                                  dtype=torch.float64)))  # [m]
+    pos = torch.unique(
+        torch.round(torch.logspace(0, math.log10(max_position), n_points, dtype=torch.float64))
+    )  # [m]
     exact = sinusoidal_encoding(pos, dim, base=base, dtype=torch.float64)  # [m, d]
     fast = sinusoidal_encoding(pos, dim, base=base, compute_dtype=torch.float32)  # [m, d]
     good = sinusoidal_encoding(pos, dim, base=base)  # [m, d]
@@ -221,8 +238,14 @@ def sinusoidal_precision_figure(
     fig = new_figure(6.4, 3.6)
     ax = fig.add_subplot()
     ax.plot(p, np.maximum(err_fast, 1e-10), ".", ms=3, color="C3", label="angles in float32")
-    ax.plot(p, np.maximum(err_good, 1e-10), ".", ms=3, color="C0",
-            label="posenc: angles in float64, cast to float32")
+    ax.plot(
+        p,
+        np.maximum(err_good, 1e-10),
+        ".",
+        ms=3,
+        color="C0",
+        label="posenc: angles in float64, cast to float32",
+    )
     ax.plot(p, p * 2.0**-24, color="grey", lw=1, ls="--", label=r"$p \cdot 2^{-24}$")
     ax.axhline(1e-6, color="black", lw=0.8, ls=":", label="1e-6")
     ax.set_xscale("log")
@@ -238,8 +261,9 @@ def sinusoidal_precision_figure(
     return fig
 
 
-def sinusoidal_explorer_figure(dim: int = 64, base: float = 10000.0,
-                               n_positions: int = 128) -> Figure:
+def sinusoidal_explorer_figure(
+    dim: int = 64, base: float = 10000.0, n_positions: int = 128
+) -> Figure:
     """The explorer's panel: the table (left) and ``PE(p)·PE(p+k)`` against ``k`` (right).
 
     Drawn with a fixed layout (no constrained layout) and no colourbar (the colours are those

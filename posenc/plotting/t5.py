@@ -30,13 +30,18 @@ def _draw_buckets(
     ax: Axes, offsets: np.ndarray, *, bidirectional: bool, num_buckets: int, max_distance: int
 ) -> np.ndarray:
     """Step plot of the bucket of each offset, exact range shaded, bucket starts as grey ticks."""
-    buckets = t5_relative_bucket(torch.from_numpy(offsets), bidirectional=bidirectional,
-                                 num_buckets=num_buckets, max_distance=max_distance).numpy()
+    buckets = t5_relative_bucket(
+        torch.from_numpy(offsets),
+        bidirectional=bidirectional,
+        num_buckets=num_buckets,
+        max_distance=max_distance,
+    ).numpy()
     per_side = num_buckets // 2 if bidirectional else num_buckets
     exact = per_side // 2
     ax.axvspan(-exact + 0.5, exact - 0.5 if bidirectional else 0.5, color="C2", alpha=0.15, lw=0)
-    starts = t5_bucket_starts(bidirectional=bidirectional, num_buckets=num_buckets,
-                              max_distance=max_distance).numpy()
+    starts = t5_bucket_starts(
+        bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    ).numpy()
     starts = starts[starts >= exact]  # the logarithmic buckets' first distances
     edges = -starts - 0.5 if not bidirectional else np.concatenate((-starts - 0.5, starts - 0.5))
     edges = edges[(edges > offsets[0]) & (edges < offsets[-1])]
@@ -82,18 +87,30 @@ def t5_buckets_figure(
     top.step(offsets, shaw, where="mid", color="C0", lw=1.2)
     top.set_ylim(-1, 2 * k + 1)
     top.set_ylabel("table row")
-    top.set_title(f"Shaw et al.: clip(j − i, −{k}, {k}) + {k}: {2 * k + 1} rows, "
-                  "exact up to k, then flat", fontsize=10)
+    top.set_title(
+        f"Shaw et al.: clip(j − i, −{k}, {k}) + {k}: {2 * k + 1} rows, exact up to k, then flat",
+        fontsize=10,
+    )
     per_side = num_buckets // 2
     bottom.axhline(per_side, color="C1", ls=":", lw=1.0)
-    bottom.text(-max_offset + 2, per_side + 0.6, f"bucket {per_side}: never used", color="C1",
-                fontsize=8, va="bottom")
-    _draw_buckets(bottom, offsets, bidirectional=True, num_buckets=num_buckets,
-                  max_distance=max_distance)
+    bottom.text(
+        -max_offset + 2,
+        per_side + 0.6,
+        f"bucket {per_side}: never used",
+        color="C1",
+        fontsize=8,
+        va="bottom",
+    )
+    _draw_buckets(
+        bottom, offsets, bidirectional=True, num_buckets=num_buckets, max_distance=max_distance
+    )
     bottom.set_ylabel("bucket")
     bottom.set_xlabel("offset j − i (key minus query)")
-    bottom.set_title(f"T5: {num_buckets} buckets, max_distance = {max_distance}: exact near, "
-                     "logarithmic far (grey: bucket edges)", fontsize=10)
+    bottom.set_title(
+        f"T5: {num_buckets} buckets, max_distance = {max_distance}: exact near, "
+        "logarithmic far (grey: bucket edges)",
+        fontsize=10,
+    )
     return fig
 
 
@@ -117,8 +134,12 @@ def _explorer_frame() -> bytes:
 
 
 def t5_explorer_figure(
-    num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True, *,
-    max_offset: int = 300, n: int = 48,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+    bidirectional: bool = True,
+    *,
+    max_offset: int = 300,
+    n: int = 48,
 ) -> Figure:
     """The explorer's panel: bucket against offset, and the bucket matrix of ``n`` tokens.
 
@@ -144,8 +165,13 @@ def t5_explorer_figure(
     offsets = np.arange(-max_offset, max_offset + 1)
     fig = pickle.loads(_explorer_frame())
     left, right = fig.axes
-    buckets = _draw_buckets(left, offsets, bidirectional=bidirectional, num_buckets=num_buckets,
-                            max_distance=max_distance)
+    buckets = _draw_buckets(
+        left,
+        offsets,
+        bidirectional=bidirectional,
+        num_buckets=num_buckets,
+        max_distance=max_distance,
+    )
     left.set_yticks([0, num_buckets - 1])
     ticks = {0}
     if max_distance <= max_offset:  # where the dashed lines are: both sides, or the past only
@@ -155,14 +181,26 @@ def t5_explorer_figure(
     left.set_xticks(sorted(ticks))
     kind = "bidirectional (encoder)" if bidirectional else "unidirectional (decoder)"
     # each panel says which offsets its count of buckets covers: the two counts differ
-    fig.text(0.345, 0.86, f"{num_buckets} buckets, max_distance {max_distance}, {kind}\n"
-             f"offsets −{max_offset} … {max_offset} use {len(np.unique(buckets))} buckets",
-             ha="center", fontsize=9.5)
+    fig.text(
+        0.345,
+        0.86,
+        f"{num_buckets} buckets, max_distance {max_distance}, {kind}\n"
+        f"offsets −{max_offset} … {max_offset} use {len(np.unique(buckets))} buckets",
+        ha="center",
+        fontsize=9.5,
+    )
 
-    index = t5_bucket_index(n, n, bidirectional=bidirectional, num_buckets=num_buckets,
-                            max_distance=max_distance).numpy()  # [n, n]
-    right.imshow(index, cmap=colormaps["turbo"], vmin=0, vmax=num_buckets - 1,
-                 interpolation="nearest")
-    fig.text(0.84, 0.86, f"bucket of each pair, {n} tokens\n"
-             f"offsets −{n - 1} … {n - 1} use {len(np.unique(index))}", ha="center", fontsize=9)
+    index = t5_bucket_index(
+        n, n, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    ).numpy()  # [n, n]
+    right.imshow(
+        index, cmap=colormaps["turbo"], vmin=0, vmax=num_buckets - 1, interpolation="nearest"
+    )
+    fig.text(
+        0.84,
+        0.86,
+        f"bucket of each pair, {n} tokens\noffsets −{n - 1} … {n - 1} use {len(np.unique(index))}",
+        ha="center",
+        fontsize=9,
+    )
     return fig

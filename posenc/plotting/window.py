@@ -28,8 +28,8 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import Colormap, ListedColormap
-from matplotlib.font_manager import FontProperties
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 from matplotlib.path import Path
@@ -69,6 +69,7 @@ _INDEX_CMAP = "viridis"
 _LIGHT_INDEX = ListedColormap(colormaps["Greys"](np.linspace(0.02, 0.36, 256)))  # black text
 _READS = "#00a03c"  # green: the block of the table a query reads
 _LABEL_FONT = FontProperties(family="DejaVu Sans")
+
 
 def _window(name: str, window_size: object) -> tuple[int, int]:
     if isinstance(window_size, (str, bytes)) or not isinstance(window_size, Sequence):
@@ -110,8 +111,12 @@ def _label_path(text: str, fontsize: float) -> Path:
 
 
 def draw_labels(
-    ax: Axes, labels: Sequence[str], centres: Sequence[tuple[float, float]], *,
-    fontsize: float = 8.0, colors: str | Sequence[str] = "black",
+    ax: Axes,
+    labels: Sequence[str],
+    centres: Sequence[tuple[float, float]],
+    *,
+    fontsize: float = 8.0,
+    colors: str | Sequence[str] = "black",
 ) -> PathCollection:
     """Write many short labels, centred on points given in data coordinates, in one go.
 
@@ -138,9 +143,13 @@ def draw_labels(
     paths = [_label_path(t, float(fontsize)) for t in labels]
     points_to_display = Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans
     collection = PathCollection(
-        paths, facecolors=colors, edgecolors="none",
+        paths,
+        facecolors=colors,
+        edgecolors="none",
         offsets=np.asarray(centres, dtype=float).reshape(-1, 2),
-        offset_transform=ax.transData, transform=points_to_display, zorder=3,
+        offset_transform=ax.transData,
+        transform=points_to_display,
+        zorder=3,
     )
     collection.labels = labels
     collection.centres = [tuple(map(float, c)) for c in centres]
@@ -197,24 +206,45 @@ def draw_number_grid(
     colormap = colormaps[cmap] if isinstance(cmap, str) else cmap
     ox, oy = (-0.5, -0.5) if origin is None else origin
     size = 1.0 if origin is None else cell
-    image = ax.imshow(m, cmap=colormap, vmin=lo, vmax=hi, interpolation="nearest",
-                      aspect="equal", extent=(ox, ox + cols * size, oy + rows * size, oy))
+    image = ax.imshow(
+        m,
+        cmap=colormap,
+        vmin=lo,
+        vmax=hi,
+        interpolation="nearest",
+        aspect="equal",
+        extent=(ox, ox + cols * size, oy + rows * size, oy),
+    )
     if origin is None:
         ax.set_axis_off()
     if show_numbers:
         label = fmt.format if isinstance(fmt, str) else fmt
         rgba = colormap((np.clip(m, lo, hi) - lo) / (hi - lo))  # [rows, cols, 4]
         dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) <= 0.5  # [rows, cols]
-        centres = [(ox + (c + 0.5) * size, oy + (r + 0.5) * size)
-                   for r, c in np.ndindex(rows, cols)]
-        draw_labels(ax, [label(v) for v in m.reshape(-1)], centres, fontsize=fontsize,
-                    colors=np.where(dark.reshape(-1), "white", "black").tolist())
+        centres = [
+            (ox + (c + 0.5) * size, oy + (r + 0.5) * size) for r, c in np.ndindex(rows, cols)
+        ]
+        draw_labels(
+            ax,
+            [label(v) for v in m.reshape(-1)],
+            centres,
+            fontsize=fontsize,
+            colors=np.where(dark.reshape(-1), "white", "black").tolist(),
+        )
     return image
 
 
 def outline_cells(
-    ax: Axes, row: int, col: int, height: int = 1, width: int = 1, *, color: str = "red",
-    lw: float = 2.0, origin: tuple[float, float] | None = None, cell: float = 1.0,
+    ax: Axes,
+    row: int,
+    col: int,
+    height: int = 1,
+    width: int = 1,
+    *,
+    color: str = "red",
+    lw: float = 2.0,
+    origin: tuple[float, float] | None = None,
+    cell: float = 1.0,
     **kwargs: Any,
 ) -> Rectangle:
     """Outline the block of cells with top-left cell ``(row, col)`` of a grid.
@@ -235,16 +265,30 @@ def outline_cells(
     ox, oy = (-0.5, -0.5) if origin is None else origin
     size = 1.0 if origin is None else cell
     kwargs.setdefault("clip_on", False)
-    patch = Rectangle((ox + col * size, oy + row * size), width * size, height * size,
-                      fill=False, ec=color, lw=lw, **kwargs)
+    patch = Rectangle(
+        (ox + col * size, oy + row * size),
+        width * size,
+        height * size,
+        fill=False,
+        ec=color,
+        lw=lw,
+        **kwargs,
+    )
     ax.add_artist(patch)  # not add_patch: no data-limit update (it lies on its grid anyway)
     return patch
 
 
 def draw_window_borders(
-    ax: Axes, height: int, width: int, window_size: Sequence[int], *,
-    offset: Sequence[int] = (0, 0), color: str = "black", lw: float = 2.0,
-    origin: tuple[float, float] | None = None, cell: float = 1.0,
+    ax: Axes,
+    height: int,
+    width: int,
+    window_size: Sequence[int],
+    *,
+    offset: Sequence[int] = (0, 0),
+    color: str = "black",
+    lw: float = 2.0,
+    origin: tuple[float, float] | None = None,
+    cell: float = 1.0,
 ) -> None:
     """Draw the borders of ``Wh × Ww`` windows, and the frame, over a ``height × width`` grid.
 
@@ -266,11 +310,21 @@ def draw_window_borders(
     rows = sorted({0, height, *range(offset[0] % wh, height, wh)})
     cols = sorted({0, width, *range(offset[1] % ww, width, ww)})
     for r in rows:
-        ax.plot([ox, ox + width * size], [oy + r * size] * 2, color=color, lw=lw,
-                solid_capstyle="projecting")
+        ax.plot(
+            [ox, ox + width * size],
+            [oy + r * size] * 2,
+            color=color,
+            lw=lw,
+            solid_capstyle="projecting",
+        )
     for c in cols:
-        ax.plot([ox + c * size] * 2, [oy, oy + height * size], color=color, lw=lw,
-                solid_capstyle="projecting")
+        ax.plot(
+            [ox + c * size] * 2,
+            [oy, oy + height * size],
+            color=color,
+            lw=lw,
+            solid_capstyle="projecting",
+        )
 
 
 def window_query_token(query: str | int | Sequence[int], window_size: Sequence[int]) -> int:
@@ -287,8 +341,11 @@ def window_query_token(query: str | int | Sequence[int], window_size: Sequence[i
     wh, ww = _window("window_size", window_size)
     if isinstance(query, str):
         places = {
-            "top-left": (0, 0), "top-right": (0, ww - 1), "centre": ((wh - 1) // 2, (ww - 1) // 2),
-            "bottom-left": (wh - 1, 0), "bottom-right": (wh - 1, ww - 1),
+            "top-left": (0, 0),
+            "top-right": (0, ww - 1),
+            "centre": ((wh - 1) // 2, (ww - 1) // 2),
+            "bottom-left": (wh - 1, 0),
+            "bottom-right": (wh - 1, ww - 1),
         }
         if query not in places:
             raise ValueError(
@@ -383,8 +440,16 @@ def window_coordinates_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     cell = min(0.5, 1.8 / wh, 2.4 / ww)
     left = (0.1, 0.35 + (1.8 - wh * cell) / 2)
     checker = ListedColormap(["#e8eef7", "#cfdcef"])
-    draw_number_grid(ax, (np.add.outer(np.arange(wh), np.arange(ww)) % 2), cmap=checker,
-                     vmin=0, vmax=1, show_numbers=False, origin=left, cell=cell)
+    draw_number_grid(
+        ax,
+        (np.add.outer(np.arange(wh), np.arange(ww)) % 2),
+        cmap=checker,
+        vmin=0,
+        vmax=1,
+        show_numbers=False,
+        origin=left,
+        cell=cell,
+    )
     labels, centres = [], []
     for t in range(n):
         r, c = divmod(t, ww)
@@ -393,24 +458,55 @@ def window_coordinates_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
         labels.append(f"({r}, {c})")
         centres.append((x, y + 0.28 * cell))
     draw_labels(ax, labels, centres, fontsize=7, colors="0.3")
-    ax.text(left[0] + ww * cell / 2, left[1] - 0.1, f"{wh}×{ww} window: token n = r·{ww} + c",
-            ha="center", va="bottom", fontsize=9)
+    ax.text(
+        left[0] + ww * cell / 2,
+        left[1] - 0.1,
+        f"{wh}×{ww} window: token n = r·{ww} + c",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
     small = min(0.27, 3.3 / n)
     right = (fig_w - 0.05 - n * small, 1.0)
     coords = np.stack([np.repeat(np.arange(wh), ww), np.tile(np.arange(ww), wh)])  # [2, N]
-    draw_number_grid(ax, coords, cmap=ListedColormap(["#f3f3f3"]), fontsize=8, origin=right,
-                     cell=small)
+    draw_number_grid(
+        ax, coords, cmap=ListedColormap(["#f3f3f3"]), fontsize=8, origin=right, cell=small
+    )
     for t in range(n):
-        ax.text(right[0] + (t + 0.5) * small, right[1] - 0.05, str(t), ha="center", va="bottom",
-                fontsize=7, color="0.35")
+        ax.text(
+            right[0] + (t + 0.5) * small,
+            right[1] - 0.05,
+            str(t),
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            color="0.35",
+        )
     ax.text(right[0] - 0.08, right[1] + 0.5 * small, "r", ha="right", va="center", fontsize=9)
     ax.text(right[0] - 0.08, right[1] + 1.5 * small, "c", ha="right", va="center", fontsize=9)
-    ax.text(right[0] + n * small / 2, right[1] - 0.3,
-            "coords [2, N]: coords[:, n] = (r, c) of token n", ha="center", va="bottom", fontsize=9)
-    ax.annotate("", xy=(right[0] - 0.25, right[1] + small), xytext=(left[0] + ww * cell + 0.1,
-                right[1] + small), arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 1.2})
-    ax.text((right[0] - 0.25 + left[0] + ww * cell + 0.1) / 2, right[1] + small + 0.1,
-            "flatten\nrow by row", ha="center", va="top", fontsize=8, color="0.35")
+    ax.text(
+        right[0] + n * small / 2,
+        right[1] - 0.3,
+        "coords [2, N]: coords[:, n] = (r, c) of token n",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
+    ax.annotate(
+        "",
+        xy=(right[0] - 0.25, right[1] + small),
+        xytext=(left[0] + ww * cell + 0.1, right[1] + small),
+        arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 1.2},
+    )
+    ax.text(
+        (right[0] - 0.25 + left[0] + ww * cell + 0.1) / 2,
+        right[1] + small + 0.1,
+        "flatten\nrow by row",
+        ha="center",
+        va="top",
+        fontsize=8,
+        color="0.35",
+    )
     return fig
 
 
@@ -446,25 +542,50 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     panels = (
         (dr, DIVERGING, -limit, limit, f"Δr = r_i − r_j  (−{wh - 1} … +{wh - 1})"),
         (dc, DIVERGING, -limit, limit, f"Δc = c_i − c_j  (−{ww - 1} … +{ww - 1})"),
-        (index, _INDEX_CMAP, 0, (2 * wh - 1) * (2 * ww - 1) - 1,
-         f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})"),
+        (
+            index,
+            _INDEX_CMAP,
+            0,
+            (2 * wh - 1) * (2 * ww - 1) - 1,
+            f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})",
+        ),
     )
     font = min(9.0, 0.5 * cell * 72)
     tick = min(8.0, 0.5 * cell * 72)
     for k, (m, cmap, lo, hi, title) in enumerate(panels):
         at = (gap + k * (panel + gap), 0.85)
-        draw_number_grid(ax, m, cmap=cmap, vmin=lo, vmax=hi, fontsize=font, origin=at, cell=cell,
-                         fmt=signed_label if k < 2 else "{:.0f}")
+        draw_number_grid(
+            ax,
+            m,
+            cmap=cmap,
+            vmin=lo,
+            vmax=hi,
+            fontsize=font,
+            origin=at,
+            cell=cell,
+            fmt=signed_label if k < 2 else "{:.0f}",
+        )
         for b in range(ww, n, ww):  # separate the window's rows of tokens
             ax.plot([at[0], at[0] + panel], [at[1] + b * cell] * 2, color="0.15", lw=0.8)
             ax.plot([at[0] + b * cell] * 2, [at[1], at[1] + panel], color="0.15", lw=0.8)
-        draw_labels(ax, [str(t) for t in range(n)] * 2,
-                    [(at[0] + (t + 0.5) * cell, at[1] - 0.09) for t in range(n)]
-                    + [(at[0] - 0.11, at[1] + (t + 0.5) * cell) for t in range(n)],
-                    fontsize=tick, colors="0.3")
+        draw_labels(
+            ax,
+            [str(t) for t in range(n)] * 2,
+            [(at[0] + (t + 0.5) * cell, at[1] - 0.09) for t in range(n)]
+            + [(at[0] - 0.11, at[1] + (t + 0.5) * cell) for t in range(n)],
+            fontsize=tick,
+            colors="0.3",
+        )
         ax.text(at[0] + panel / 2, at[1] - 0.2, "key j", ha="center", va="bottom", fontsize=8.5)
-        ax.text(at[0] - 0.24, at[1] + panel / 2, "query i", ha="right", va="center",
-                fontsize=8.5, rotation=90)
+        ax.text(
+            at[0] - 0.24,
+            at[1] + panel / 2,
+            "query i",
+            ha="right",
+            va="center",
+            fontsize=8.5,
+            rotation=90,
+        )
         ax.text(at[0] + panel / 2, at[1] - 0.42, title, ha="center", va="bottom", fontsize=9.5)
     return fig
 
@@ -504,50 +625,92 @@ def index_radix_figure(
     panel_w = cols * cell + 0.75
     top = 1.5
     fig, ax = inch_canvas(max(panel_w * len(radices) + 0.1, 5.2), top + rows * cell + 0.75)
-    ax.text(0.1, 0.08, f"Headers: offsets Δr, Δc (grey) and their digits Δr + {wh - 1}, "
-            f"Δc + {ww - 1} (blue, step 3).\nCells: index = row digit · radix + column digit "
-            "(step 4).", ha="left", va="top", fontsize=8.5)
+    ax.text(
+        0.1,
+        0.08,
+        f"Headers: offsets Δr, Δc (grey) and their digits Δr + {wh - 1}, "
+        f"Δc + {ww - 1} (blue, step 3).\nCells: index = row digit · radix + column digit "
+        "(step 4).",
+        ha="left",
+        va="top",
+        fontsize=8.5,
+    )
     colours = ListedColormap(["#dfe9f5", "#f4a3a3"])
     for k, radix in enumerate(radices):
         index = a * radix + b  # [rows, cols]
         values, counts = np.unique(index, return_counts=True)
         clash = np.isin(index, values[counts > 1])  # [rows, cols]
         at = (k * panel_w + 0.65, top)
-        draw_number_grid(ax, clash.astype(float), cmap=colours, vmin=0, vmax=1, origin=at,
-                         cell=cell, show_numbers=False)
-        draw_labels(ax, [str(v) for v in index.reshape(-1)],
-                    [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.5) * cell)
-                     for r, c in np.ndindex(rows, cols)],
-                    fontsize=min(10.0, 0.5 * cell * 72),
-                    colors=np.where(clash.reshape(-1), "#a00000", "black").tolist())
+        draw_number_grid(
+            ax,
+            clash.astype(float),
+            cmap=colours,
+            vmin=0,
+            vmax=1,
+            origin=at,
+            cell=cell,
+            show_numbers=False,
+        )
+        draw_labels(
+            ax,
+            [str(v) for v in index.reshape(-1)],
+            [
+                (at[0] + (c + 0.5) * cell, at[1] + (r + 0.5) * cell)
+                for r, c in np.ndindex(rows, cols)
+            ],
+            fontsize=min(10.0, 0.5 * cell * 72),
+            colors=np.where(clash.reshape(-1), "#a00000", "black").tolist(),
+        )
         for r in range(rows + 1):
             ax.plot([at[0], at[0] + cols * cell], [at[1] + r * cell] * 2, color="white", lw=1.2)
         for c in range(cols + 1):
             ax.plot([at[0] + c * cell] * 2, [at[1], at[1] + rows * cell], color="white", lw=1.2)
         xs = [at[0] + (c + 0.5) * cell for c in range(cols)]
         ys = [at[1] + (r + 0.5) * cell for r in range(rows)]
-        draw_labels(ax, [signed_label(c - ww + 1) for c in range(cols)]
-                    + [signed_label(r - wh + 1) for r in range(rows)],
-                    [(x, at[1] - 0.28) for x in xs] + [(at[0] - 0.42, y) for y in ys],
-                    fontsize=8, colors="0.4")
-        draw_labels(ax, [str(c) for c in range(cols)] + [str(r) for r in range(rows)],
-                    [(x, at[1] - 0.11) for x in xs] + [(at[0] - 0.16, y) for y in ys],
-                    fontsize=8, colors=_DIGIT_COLOUR)
+        draw_labels(
+            ax,
+            [signed_label(c - ww + 1) for c in range(cols)]
+            + [signed_label(r - wh + 1) for r in range(rows)],
+            [(x, at[1] - 0.28) for x in xs] + [(at[0] - 0.42, y) for y in ys],
+            fontsize=8,
+            colors="0.4",
+        )
+        draw_labels(
+            ax,
+            [str(c) for c in range(cols)] + [str(r) for r in range(rows)],
+            [(x, at[1] - 0.11) for x in xs] + [(at[0] - 0.16, y) for y in ys],
+            fontsize=8,
+            colors=_DIGIT_COLOUR,
+        )
         name = "Swin" if radix == cols else "too small" if radix < cols else "gaps"
         verdict = f"{len(values)} indices for {rows * cols} offsets"
-        ax.text(at[0] + cols * cell / 2, at[1] - 0.42,
-                f"radix {radix} = 2·Ww − {2 * ww - radix} ({name})\n{verdict}",
-                ha="center", va="bottom", fontsize=9)
+        ax.text(
+            at[0] + cols * cell / 2,
+            at[1] - 0.42,
+            f"radix {radix} = 2·Ww − {2 * ww - radix} ({name})\n{verdict}",
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
         shared = [v for v in values[counts > 1]]
         if shared:
             lines = []
             for v in shared[:3]:
-                cells = [f"({signed_label(r - wh + 1)}, {signed_label(c - ww + 1)})"
-                         for r, c in zip(*np.nonzero(index == v))]
+                cells = [
+                    f"({signed_label(r - wh + 1)}, {signed_label(c - ww + 1)})"
+                    for r, c in zip(*np.nonzero(index == v))
+                ]
                 lines.append(" and ".join(cells) + f" → {v}")
             more = f"  (+{len(shared) - 3} more)" if len(shared) > 3 else ""
-            ax.text(at[0] + cols * cell / 2, at[1] + rows * cell + 0.08, "\n".join(lines) + more,
-                    ha="center", va="top", fontsize=8.5, color="#a00000")
+            ax.text(
+                at[0] + cols * cell / 2,
+                at[1] + rows * cell + 0.08,
+                "\n".join(lines) + more,
+                ha="center",
+                va="top",
+                fontsize=8.5,
+                color="#a00000",
+            )
     return fig
 
 
@@ -574,9 +737,15 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     cell = min(0.7, 2.9 / ww, 2.0 / wh)
     panel_w = 3.4
     fig, ax = inch_canvas(2 * panel_w, wh * cell + 1.25)
-    ax.text(panel_w, 0.08, "bold n: coords[:, n] holds this cell's (r, c).   small: the token "
-            "that sits in this cell.   red line: n = 0, 1, 2, …", ha="center", va="top",
-            fontsize=8.5)
+    ax.text(
+        panel_w,
+        0.08,
+        "bold n: coords[:, n] holds this cell's (r, c).   small: the token "
+        "that sits in this cell.   red line: n = 0, 1, 2, …",
+        ha="center",
+        va="top",
+        fontsize=8.5,
+    )
     shade = ListedColormap(["#ffffff", "#fdd9b5"])
     for k, indexing in enumerate(("ij", "xy")):
         r_grid, c_grid = torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing=indexing)
@@ -586,30 +755,60 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
         token = np.arange(wh * ww).reshape(wh, ww)
         other = order != token  # [Wh, Ww]
         at = (k * panel_w + (panel_w - ww * cell) / 2, 0.95)
-        draw_number_grid(ax, other.astype(float), cmap=shade, vmin=0, vmax=1, origin=at,
-                         cell=cell, show_numbers=False)
+        draw_number_grid(
+            ax,
+            other.astype(float),
+            cmap=shade,
+            vmin=0,
+            vmax=1,
+            origin=at,
+            cell=cell,
+            show_numbers=False,
+        )
         for rr in range(wh + 1):
             ax.plot([at[0], at[0] + ww * cell], [at[1] + rr * cell] * 2, color="0.55", lw=0.8)
         for cc in range(ww + 1):
             ax.plot([at[0] + cc * cell] * 2, [at[1], at[1] + wh * cell], color="0.55", lw=0.8)
-        bold = draw_labels(ax, [str(v) for v in order.reshape(-1)],
-                           [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.36) * cell)
-                            for r, c in np.ndindex(wh, ww)], fontsize=13)
+        bold = draw_labels(
+            ax,
+            [str(v) for v in order.reshape(-1)],
+            [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.36) * cell) for r, c in np.ndindex(wh, ww)],
+            fontsize=13,
+        )
         bold.set_linewidth(0.6)  # a stroke in the label colour: bold glyphs
         bold.set_edgecolor("black")
-        draw_labels(ax, [f"token {t}" for t in token.reshape(-1)],
-                    [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.78) * cell)
-                     for r, c in np.ndindex(wh, ww)],
-                    fontsize=7.5, colors="0.3")
+        draw_labels(
+            ax,
+            [f"token {t}" for t in token.reshape(-1)],
+            [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.78) * cell) for r, c in np.ndindex(wh, ww)],
+            fontsize=7.5,
+            colors="0.3",
+        )
         path = np.argsort(order.reshape(-1))
         ys, xs = np.divmod(path, ww)
-        ax.plot(at[0] + (xs + 0.5) * cell, at[1] + (ys + 0.6) * cell, color="#c0392b", lw=1.0,
-                alpha=0.55, marker="o", ms=2.5)
-        verdict = ("coords[:, n] is the cell of token n\nin every cell" if not other.any()
-                   else f"coords[:, n] is another token's cell\nin {int(other.sum())} of "
-                   f"{wh * ww} cells (orange)")
-        ax.text(at[0] + ww * cell / 2, at[1] - 0.08, f'indexing="{indexing}":\n{verdict}',
-                ha="center", va="bottom", fontsize=9)
+        ax.plot(
+            at[0] + (xs + 0.5) * cell,
+            at[1] + (ys + 0.6) * cell,
+            color="#c0392b",
+            lw=1.0,
+            alpha=0.55,
+            marker="o",
+            ms=2.5,
+        )
+        verdict = (
+            "coords[:, n] is the cell of token n\nin every cell"
+            if not other.any()
+            else f"coords[:, n] is another token's cell\nin {int(other.sum())} of "
+            f"{wh * ww} cells (orange)"
+        )
+        ax.text(
+            at[0] + ww * cell / 2,
+            at[1] - 0.08,
+            f'indexing="{indexing}":\n{verdict}',
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
     return fig
 
 
@@ -628,22 +827,39 @@ class _Highlights:
         self.boxes: list[tuple[float, float, float, float, str, float]] = []
 
     def add(
-        self, row: int, col: int, height: int = 1, width: int = 1, *,
-        origin: tuple[float, float], cell: float, color: str = "black", lw: float = 2.2,
+        self,
+        row: int,
+        col: int,
+        height: int = 1,
+        width: int = 1,
+        *,
+        origin: tuple[float, float],
+        cell: float,
+        color: str = "black",
+        lw: float = 2.2,
     ) -> None:
         """Outline the block with top-left cell ``(row, col)`` of a grid placed at ``origin``."""
-        self.boxes.append((origin[0] + col * cell, origin[1] + row * cell, width * cell,
-                           height * cell, color, lw))
+        self.boxes.append(
+            (origin[0] + col * cell, origin[1] + row * cell, width * cell, height * cell, color, lw)
+        )
 
     def draw(self, ax: Axes) -> LineCollection:
         """Draw every halo, then every outline; the collection carries ``.boxes``, one
         ``(x, y, width, height, colour)`` per outline, in the axes' data units."""
-        rings = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]
-                 for x, y, w, h, _, _ in self.boxes]
+        rings = [
+            [(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]
+            for x, y, w, h, _, _ in self.boxes
+        ]
         colours = ["white"] * len(rings) + [b[4] for b in self.boxes]
         widths = [b[5] + 2.4 for b in self.boxes] + [b[5] for b in self.boxes]
-        collection = LineCollection(rings * 2, colors=colours, linewidths=widths, zorder=4,
-                                    capstyle="projecting", joinstyle="miter")
+        collection = LineCollection(
+            rings * 2,
+            colors=colours,
+            linewidths=widths,
+            zorder=4,
+            capstyle="projecting",
+            joinstyle="miter",
+        )
         collection.boxes = [b[:5] for b in self.boxes]
         ax.add_collection(collection, autolim=False)
         return collection
@@ -696,8 +912,9 @@ def window_bias_figure(
     """
     wh, ww = _window("window_size", window_size)
     if wh > 7 or ww > 7:
-        raise ValueError(f"window_size must be at most (7, 7) to keep every cell legible, "
-                         f"got ({wh}, {ww})")
+        raise ValueError(
+            f"window_size must be at most (7, 7) to keep every cell legible, got ({wh}, {ww})"
+        )
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
     h = check_int("num_heads", num_heads)
@@ -745,20 +962,40 @@ def window_bias_figure(
     # the index: the query's row (top) and the table's row numbers by offset (bottom)
     x_mid = 0.1 + left_w / 2
     at = (x_mid - ww * cell_i / 2, top_y)
-    draw_number_grid(ax, index_row, cmap=_LIGHT_INDEX, vmin=0, vmax=size - 1,
-                     fontsize=_number_font(cell_i, digits), origin=at, cell=cell_i)
+    draw_number_grid(
+        ax,
+        index_row,
+        cmap=_LIGHT_INDEX,
+        vmin=0,
+        vmax=size - 1,
+        fontsize=_number_font(cell_i, digits),
+        origin=at,
+        cell=cell_i,
+    )
     marks.add(r, c, origin=at, cell=cell_i)
     title(x_mid, at[1], f"query ({r}, {c}) = token {i}: table row\nof each key, {row_name}")
     x_mid = 0.25 + left_w / 2
     at = (x_mid - cols * cell_t / 2, bottom_y)
-    draw_number_grid(ax, torch.arange(size).reshape(rows, cols), cmap=_LIGHT_INDEX, vmin=0,
-                     vmax=size - 1, fontsize=_number_font(cell_t, digits), origin=at, cell=cell_t)
+    draw_number_grid(
+        ax,
+        torch.arange(size).reshape(rows, cols),
+        cmap=_LIGHT_INDEX,
+        vmin=0,
+        vmax=size - 1,
+        fontsize=_number_font(cell_t, digits),
+        origin=at,
+        cell=cell_t,
+    )
     tick = min(8.0, 0.6 * cell_t * 72)
-    draw_labels(ax, [signed_label(v - ww + 1) for v in range(cols)]
-                + [signed_label(v - wh + 1) for v in range(rows)],
-                [(at[0] + (v + 0.5) * cell_t, at[1] - 0.09) for v in range(cols)]
-                + [(at[0] - 0.14, at[1] + (v + 0.5) * cell_t) for v in range(rows)],
-                fontsize=tick, colors="0.4")
+    draw_labels(
+        ax,
+        [signed_label(v - ww + 1) for v in range(cols)]
+        + [signed_label(v - wh + 1) for v in range(rows)],
+        [(at[0] + (v + 0.5) * cell_t, at[1] - 0.09) for v in range(cols)]
+        + [(at[0] - 0.14, at[1] + (v + 0.5) * cell_t) for v in range(rows)],
+        fontsize=tick,
+        colors="0.4",
+    )
     marks.add(*block, wh, ww, origin=at, cell=cell_t, color=_READS, lw=2.4)
     marks.add(wh - 1, ww - 1, origin=at, cell=cell_t)
     title(x_mid, at[1], "table row of each offset, query − key\n(Δr down, Δc across)", lift=0.2)
@@ -766,27 +1003,51 @@ def window_bias_figure(
     for k in range(h):
         x_mid = head_x0 + (k + 0.5) * head_w
         at = (x_mid - ww * cell_b / 2, top_y + (wh * cell_i - wh * cell_b) / 2)
-        draw_number_grid(ax, bias[k], cmap=DIVERGING, vmin=-_BIAS_LIMIT, vmax=_BIAS_LIMIT,
-                         show_numbers=False, origin=at, cell=cell_b)
+        draw_number_grid(
+            ax,
+            bias[k],
+            cmap=DIVERGING,
+            vmin=-_BIAS_LIMIT,
+            vmax=_BIAS_LIMIT,
+            show_numbers=False,
+            origin=at,
+            cell=cell_b,
+        )
         marks.add(r, c, origin=at, cell=cell_b)
         title(x_mid, top_y, f"head {k}: bias B[{k}, {i}, :]\n(made for {_HEAD_NAMES[k]})")
         at = (x_mid - cols * cell_h / 2, bottom_y)
-        draw_number_grid(ax, table[:, k].reshape(rows, cols), cmap=DIVERGING, vmin=-_BIAS_LIMIT,
-                         vmax=_BIAS_LIMIT, show_numbers=False, origin=at, cell=cell_h)
+        draw_number_grid(
+            ax,
+            table[:, k].reshape(rows, cols),
+            cmap=DIVERGING,
+            vmin=-_BIAS_LIMIT,
+            vmax=_BIAS_LIMIT,
+            show_numbers=False,
+            origin=at,
+            cell=cell_h,
+        )
         marks.add(*block, wh, ww, origin=at, cell=cell_h, color=_READS, lw=2.4)
         marks.add(wh - 1, ww - 1, origin=at, cell=cell_h, lw=1.6)
         title(x_mid, bottom_y, f"head {k}: table T[:, {k}]", lift=0.2)
-    turned = ("query − key: turned by 180°" if convention == "swin"
-              else "key − query: not turned")
-    titles.append(f"Black: the query (top) and offset (0, 0), the query's own cell (bottom).   "
-                  f"Green: the {wh}×{ww} block of each table that query ({r}, {c}) reads "
-                  f"({turned}).")
-    titles.append("Colours: bias from −1 (blue) through 0 (white) to +1 (red); "
-                  f"grey: table row 0 (light) to {size - 1}.")
+    turned = "query − key: turned by 180°" if convention == "swin" else "key − query: not turned"
+    titles.append(
+        f"Black: the query (top) and offset (0, 0), the query's own cell (bottom).   "
+        f"Green: the {wh}×{ww} block of each table that query ({r}, {c}) reads "
+        f"({turned})."
+    )
+    titles.append(
+        "Colours: bias from −1 (blue) through 0 (white) to +1 (red); "
+        f"grey: table row 0 (light) to {size - 1}."
+    )
     title_centres += [(fig_w / 2, legend_y + 0.08), (fig_w / 2, legend_y + 0.27)]
     marks.draw(ax)
-    draw_labels(ax, titles, title_centres, fontsize=9,
-                colors=["black"] * (len(titles) - 2) + ["#006b28", "0.35"])
+    draw_labels(
+        ax,
+        titles,
+        title_centres,
+        fontsize=9,
+        colors=["black"] * (len(titles) - 2) + ["#006b28", "0.35"],
+    )
     return fig
 
 
@@ -839,41 +1100,98 @@ def shifted_window_figure(
     cell = min(2.1 / height, 2.1 / width)
     places = [(0.1, 0.75), (2.5, 0.75)]
     for at, m in zip(places, (label, rolled)):
-        draw_number_grid(ax, m, cmap=palette, vmin=-0.5, vmax=n_windows - 0.5, show_numbers=False,
-                         origin=at, cell=cell)
+        draw_number_grid(
+            ax,
+            m,
+            cmap=palette,
+            vmin=-0.5,
+            vmax=n_windows - 0.5,
+            show_numbers=False,
+            origin=at,
+            cell=cell,
+        )
         for k in range(1, height):
             ax.plot([at[0], at[0] + width * cell], [at[1] + k * cell] * 2, color="white", lw=0.5)
         for k in range(1, width):
             ax.plot([at[0] + k * cell] * 2, [at[1], at[1] + height * cell], color="white", lw=0.5)
     draw_window_borders(ax, height, width, (wh, ww), offset=(sh, sw), origin=places[0], cell=cell)
     draw_window_borders(ax, height, width, (wh, ww), origin=places[1], cell=cell)
-    outline_cells(ax, height - wh, width - ww, wh, ww, origin=places[1], cell=cell, color="white",
-                  lw=7.0, zorder=5)
-    outline_cells(ax, height - wh, width - ww, wh, ww, origin=places[1], cell=cell, color="black",
-                  lw=4.0, zorder=6)
-    ax.text(places[0][0] + width * cell / 2, places[0][1] - 0.08,
-            f"shifted partition:\nborders moved by ({sh}, {sw})", ha="center", va="bottom",
-            fontsize=9)
-    ax.text(places[1][0] + width * cell / 2, places[1][1] - 0.08,
-            f"rolled by (−{sh}, −{sw}), cut into\nregular windows", ha="center", va="bottom",
-            fontsize=9)
+    outline_cells(
+        ax,
+        height - wh,
+        width - ww,
+        wh,
+        ww,
+        origin=places[1],
+        cell=cell,
+        color="white",
+        lw=7.0,
+        zorder=5,
+    )
+    outline_cells(
+        ax,
+        height - wh,
+        width - ww,
+        wh,
+        ww,
+        origin=places[1],
+        cell=cell,
+        color="black",
+        lw=4.0,
+        zorder=6,
+    )
+    ax.text(
+        places[0][0] + width * cell / 2,
+        places[0][1] - 0.08,
+        f"shifted partition:\nborders moved by ({sh}, {sw})",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
+    ax.text(
+        places[1][0] + width * cell / 2,
+        places[1][1] - 0.08,
+        f"rolled by (−{sh}, −{sw}), cut into\nregular windows",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
     n = wh * ww
     small = 2.45 / (n + 1)
     at = (4.95 + small, 0.75)
-    draw_number_grid(ax, mask[-1].to(torch.float64), cmap=ListedColormap(["#3b3b3b", "#f5f5f5"]),
-                     vmin=0, vmax=1, show_numbers=False, origin=at, cell=small)
+    draw_number_grid(
+        ax,
+        mask[-1].to(torch.float64),
+        cmap=ListedColormap(["#3b3b3b", "#f5f5f5"]),
+        vmin=0,
+        vmax=1,
+        show_numbers=False,
+        origin=at,
+        cell=small,
+    )
     for k in range(1, n):  # one cell per token pair
         ax.plot([at[0], at[0] + n * small], [at[1] + k * small] * 2, color="0.6", lw=0.3)
         ax.plot([at[0] + k * small] * 2, [at[1], at[1] + n * small], color="0.6", lw=0.3)
-    colours = palette(rolled[height - wh:, width - ww:].reshape(-1).numpy())  # [N, 4]
+    colours = palette(rolled[height - wh :, width - ww :].reshape(-1).numpy())  # [N, 4]
     for t in range(n):  # colour stripes: each token's colour in the middle panel
-        ax.add_patch(Rectangle((at[0] + t * small, at[1] - 0.9 * small), small, 0.8 * small,
-                               color=colours[t]))
-        ax.add_patch(Rectangle((at[0] - 0.9 * small, at[1] + t * small), 0.8 * small, small,
-                               color=colours[t]))
-    ax.text(at[0] + n * small / 2, at[1] - small - 0.05,
-            "mask of the window in the bold\nblack frame (light: may attend)",
-            ha="center", va="bottom", fontsize=9)
+        ax.add_patch(
+            Rectangle(
+                (at[0] + t * small, at[1] - 0.9 * small), small, 0.8 * small, color=colours[t]
+            )
+        )
+        ax.add_patch(
+            Rectangle(
+                (at[0] - 0.9 * small, at[1] + t * small), 0.8 * small, small, color=colours[t]
+            )
+        )
+    ax.text(
+        at[0] + n * small / 2,
+        at[1] - small - 0.05,
+        "mask of the window in the bold\nblack frame (light: may attend)",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
     return fig
 
 

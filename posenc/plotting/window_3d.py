@@ -50,8 +50,17 @@ def _times(step: int) -> str:
     return "m" if step == 1 else f"{step}m"
 
 
-def _label(ax: Axes, text: str, x: float, y: float, *, ha: str = "left", va: str = "center",
-           fontsize: float = 8.0, color: str = "black") -> None:
+def _label(
+    ax: Axes,
+    text: str,
+    x: float,
+    y: float,
+    *,
+    ha: str = "left",
+    va: str = "center",
+    fontsize: float = 8.0,
+    color: str = "black",
+) -> None:
     """``text`` as glyph outlines on an inch canvas (``y`` down), aligned like ``ax.text``.
 
     :func:`posenc.plotting.window.draw_labels` caches the outlines, so an explorer that draws
@@ -80,13 +89,29 @@ def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) ->
         ax.plot([step * m, step * m], [0.0, 1.0], color="0.6", lw=0.8, ls=":", zorder=1)
         ax.text(step * m, 0, str(m), ha="center", va="center", color="white", fontsize=7, zorder=4)
         if chosen is not None:
-            ax.text(step * m, -0.7, signed_label(chosen - step * m), ha="center", va="top",
-                    fontsize=7, color=_HIGHLIGHT)
+            ax.text(
+                step * m,
+                -0.7,
+                signed_label(chosen - step * m),
+                ha="center",
+                va="top",
+                fontsize=7,
+                color=_HIGHLIGHT,
+            )
     if chosen is not None:
-        ax.scatter([chosen], [1], marker="s", s=330, facecolors="none", edgecolors=_HIGHLIGHT,
-                   linewidths=1.8, zorder=5)
-        ax.text(-0.75, -0.7, f"Δt from {chosen}:", ha="right", va="top", fontsize=7,
-                color=_HIGHLIGHT)
+        ax.scatter(
+            [chosen],
+            [1],
+            marker="s",
+            s=330,
+            facecolors="none",
+            edgecolors=_HIGHLIGHT,
+            linewidths=1.8,
+            zorder=5,
+        )
+        ax.text(
+            -0.75, -0.7, f"Δt from {chosen}:", ha="right", va="top", fontsize=7, color=_HIGHLIGHT
+        )
     ax.text(-0.75, 1, "query frames t", ha="right", va="center", fontsize=8, color=_QUERY_COLOUR)
     ax.text(-0.75, 0, "key frames m", ha="right", va="center", fontsize=8, color=_KEY_COLOUR)
     ax.set_xlim(-0.6, max(d1 - 1, 1) + 0.6)
@@ -149,8 +174,9 @@ def window_3d_index_figure(
     bars = fig.add_axes((0.15, 0.12, 0.42, 0.36))
     _draw_timeline(timeline, d1, d2, step, chosen)
     timeline.set_xlabel("time (query frames)", fontsize=8, labelpad=1)
-    timeline.set_title(f"{d1} query frames, {d2} key frames at t = {_times(step)}", fontsize=9,
-                       pad=3)
+    timeline.set_title(
+        f"{d1} query frames, {d2} key frames at t = {_times(step)}", fontsize=9, pad=3
+    )
 
     deltas = np.arange(-(d1 - 1), d1)
     used_by_chosen = set() if chosen is None else set(offsets[chosen].tolist())
@@ -163,7 +189,7 @@ def window_3d_index_figure(
     bars.tick_params(labelsize=7, length=2, pad=1)
     bars.set_xlim(deltas[0] - 0.6, deltas[-1] + 0.6)
     bars.set_ylim(0, counts.max() + 0.6)
-    bars.set_yticks(range(0, int(counts.max()) + 1))
+    bars.set_yticks(range(int(counts.max()) + 1))
     bars.set_xlabel("frame offset Δt = query time − key time", fontsize=8, labelpad=1)
     bars.set_ylabel("frame pairs", fontsize=8)
     title = f"frame pairs per Δt (each Δt owns {rows_per_offset} table rows)"
@@ -180,26 +206,56 @@ def window_3d_index_figure(
     width, height = cell * n_k / 7.6, cell * n_q / 4.0
     bottom = 0.07 + (0.76 - height) / 2
     ax = fig.add_axes((0.67, bottom, width, height))
-    image = ax.imshow(index, cmap="viridis", vmin=0, vmax=relative_table_size(q_shape) - 1,
-                      interpolation="nearest", aspect="equal")
+    image = ax.imshow(
+        index,
+        cmap="viridis",
+        vmin=0,
+        vmax=relative_table_size(q_shape) - 1,
+        interpolation="nearest",
+        aspect="equal",
+    )
     for b in range(1, d1):
         ax.axhline(b * per_q - 0.5, color="white", lw=0.8)
     for b in range(1, d2):
         ax.axvline(b * per_k - 0.5, color="white", lw=0.8)
     for t in range(d1):
         for m in range(d2):
-            ax.text(m * per_k + (per_k - 1) / 2, t * per_q + (per_q - 1) / 2,
-                    signed_label(int(offsets[t, m])), ha="center", va="center",
-                    fontsize=6.5, color="black",
-                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8})
-        ax.text(-0.8, t * per_q + (per_q - 1) / 2, f"t={t}", ha="right", va="center", fontsize=7,
-                color=_QUERY_COLOUR)
+            ax.text(
+                m * per_k + (per_k - 1) / 2,
+                t * per_q + (per_q - 1) / 2,
+                signed_label(int(offsets[t, m])),
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="black",
+                bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8},
+            )
+        ax.text(
+            -0.8,
+            t * per_q + (per_q - 1) / 2,
+            f"t={t}",
+            ha="right",
+            va="center",
+            fontsize=7,
+            color=_QUERY_COLOUR,
+        )
     for m in range(d2):
-        ax.text(m * per_k + (per_k - 1) / 2, -0.8, f"t={step * m}", ha="center", va="bottom",
-                fontsize=7, color=_KEY_COLOUR, rotation=90 if per_k < 3 else 0)
+        ax.text(
+            m * per_k + (per_k - 1) / 2,
+            -0.8,
+            f"t={step * m}",
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            color=_KEY_COLOUR,
+            rotation=90 if per_k < 3 else 0,
+        )
     if chosen is not None:
-        ax.add_patch(Rectangle((-0.5, chosen * per_q - 0.5), n_k, per_q, fill=False,
-                               ec=_HIGHLIGHT, lw=2, zorder=5))
+        ax.add_patch(
+            Rectangle(
+                (-0.5, chosen * per_q - 0.5), n_k, per_q, fill=False, ec=_HIGHLIGHT, lw=2, zorder=5
+            )
+        )
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_xlabel(f"keys: {d2} frames × {per_k} tokens", fontsize=8, labelpad=2)
@@ -209,9 +265,14 @@ def window_3d_index_figure(
     cax.tick_params(labelsize=7)
     cax.set_ylabel("index I (table row)", fontsize=8)
     title_y = bottom + height + 0.075  # above the key frames' labels
-    fig.text(0.67 + width / 2, min(title_y, 0.985),
-             f"index I: {n_q} × {n_k}, one block per\n(query frame, key frame) pair, labelled Δt",
-             ha="center", va="bottom" if title_y + 0.1 < 0.985 else "top", fontsize=9)
+    fig.text(
+        0.67 + width / 2,
+        min(title_y, 0.985),
+        f"index I: {n_q} × {n_k}, one block per\n(query frame, key frame) pair, labelled Δt",
+        ha="center",
+        va="bottom" if title_y + 0.1 < 0.985 else "top",
+        fontsize=9,
+    )
     return fig
 
 
@@ -223,8 +284,10 @@ def _rstt_verdict(d1: int, d2: int, step: int) -> tuple[str, str]:
         return text + "the same frames", "0.35"
     if len(rstt) != d2:
         return text + f"{len(rstt)} key frames, not {d2}: the forward pass fails", _WARNING
-    return (text + f"t = {', '.join(map(str, rstt))}: right count, but short of t = {d1 - 1}",
-            "0.35")
+    return (
+        text + f"t = {', '.join(map(str, rstt))}: right count, but short of t = {d1 - 1}",
+        "0.35",
+    )
 
 
 def frame_offset_figure(
@@ -282,40 +345,97 @@ def frame_offset_figure(
     fig, ax = inch_canvas(10.0, 4.15)  # one axes, data units = inches, y pointing down
     cell = min(0.36, 2.45 / d1)
     gx, gy = 0.8, 1.35  # top-left corner of the frame grid
-    draw_number_grid(ax, offsets, cmap=_OFFSET_CMAP, vmin=-d1 - 1, vmax=d1 + 1,
-                     fmt=signed_label, fontsize=small, origin=(gx, gy), cell=cell)
+    draw_number_grid(
+        ax,
+        offsets,
+        cmap=_OFFSET_CMAP,
+        vmin=-d1 - 1,
+        vmax=d1 + 1,
+        fmt=signed_label,
+        fontsize=small,
+        origin=(gx, gy),
+        cell=cell,
+    )
     outline_cells(ax, chosen, 0, 1, d2, color=_HIGHLIGHT, lw=2.5, origin=(gx, gy), cell=cell)
-    draw_labels(ax, [f"t={t}" for t in range(d1)] + [str(step * m) for m in range(d2)],
-                [(gx - 0.33, gy + (t + 0.5) * cell) for t in range(d1)]
-                + [(gx + (m + 0.5) * cell, gy - 0.15) for m in range(d2)],
-                fontsize=small, colors=[_QUERY_COLOUR] * d1 + [_KEY_COLOUR] * d2)
+    draw_labels(
+        ax,
+        [f"t={t}" for t in range(d1)] + [str(step * m) for m in range(d2)],
+        [(gx - 0.33, gy + (t + 0.5) * cell) for t in range(d1)]
+        + [(gx + (m + 0.5) * cell, gy - 0.15) for m in range(d2)],
+        fontsize=small,
+        colors=[_QUERY_COLOUR] * d1 + [_KEY_COLOUR] * d2,
+    )
     _label(ax, "key frame times", gx, gy - 0.36, va="bottom", fontsize=small, color=_KEY_COLOUR)
-    _label(ax, f"{d1} query frames, {d2} key frames at t = "
-           f"{', '.join(str(step * m) for m in range(d2))}", 0.1, 0.1, va="top", fontsize=big)
+    _label(
+        ax,
+        f"{d1} query frames, {d2} key frames at t = {', '.join(str(step * m) for m in range(d2))}",
+        0.1,
+        0.1,
+        va="top",
+        fontsize=big,
+    )
     verdict, colour = _rstt_verdict(d1, d2, step)
     _label(ax, verdict, 0.1, 0.4, va="top", fontsize=small, color=colour)
-    _label(ax, "Δt =\nt − key\ntime", gx + d2 * cell + 0.45, gy + d1 * cell / 2, ha="center",
-           fontsize=small, color="0.35")
+    _label(
+        ax,
+        "Δt =\nt − key\ntime",
+        gx + d2 * cell + 0.45,
+        gy + d1 * cell / 2,
+        ha="center",
+        fontsize=small,
+        color="0.35",
+    )
     unused = [int(d) for d in np.flatnonzero(counts == 0) - (d1 - 1)]
     if unused:
-        _label(ax, f"never used: Δt = {', '.join(map(signed_label, unused))} "
-               f"({len(unused) * rows_per} of {size} rows)", 0.1, 4.08, va="bottom",
-               fontsize=small, color=_WARNING)
+        _label(
+            ax,
+            f"never used: Δt = {', '.join(map(signed_label, unused))} "
+            f"({len(unused) * rows_per} of {size} rows)",
+            0.1,
+            4.08,
+            va="bottom",
+            fontsize=small,
+            color=_WARNING,
+        )
 
     gap = 0.5  # in cells, between the blocks of two key frames
     bx = 3.75
     bcell = min(0.55, (9.9 - bx) / (d2 * ww + (d2 - 1) * gap))
     by = 1.85
     for m in range(d2):
-        draw_number_grid(ax, row[m], vmin=0, vmax=size - 1, fontsize=small,
-                         origin=(bx + m * (ww + gap) * bcell, by), cell=bcell)
+        draw_number_grid(
+            ax,
+            row[m],
+            vmin=0,
+            vmax=size - 1,
+            fontsize=small,
+            origin=(bx + m * (ww + gap) * bcell, by),
+            cell=bcell,
+        )
     headers = [f"t={step * m}\nΔt={signed_label(int(offsets[chosen, m]))}" for m in range(d2)]
-    draw_labels(ax, headers,
-                [(bx + (m * (ww + gap) + ww / 2) * bcell, by - 0.32) for m in range(d2)],
-                fontsize=small, colors=_KEY_COLOUR)
+    draw_labels(
+        ax,
+        headers,
+        [(bx + (m * (ww + gap) + ww / 2) * bcell, by - 0.32) for m in range(d2)],
+        fontsize=small,
+        colors=_KEY_COLOUR,
+    )
     centre = bx + (d2 * ww + (d2 - 1) * gap) * bcell / 2
-    _label(ax, f"table rows read by token ({r0}, {c0}) of query frame {chosen}", bx, 1.2,
-           va="bottom", fontsize=big)
-    _label(ax, f"I = (Δt + {d1 - 1})·{rows_per} + 2-D index   (table: {size} rows)", centre,
-           by + wh * bcell + 0.16, ha="center", va="top", fontsize=small)
+    _label(
+        ax,
+        f"table rows read by token ({r0}, {c0}) of query frame {chosen}",
+        bx,
+        1.2,
+        va="bottom",
+        fontsize=big,
+    )
+    _label(
+        ax,
+        f"I = (Δt + {d1 - 1})·{rows_per} + 2-D index   (table: {size} rows)",
+        centre,
+        by + wh * bcell + 0.16,
+        ha="center",
+        va="top",
+        fontsize=small,
+    )
     return fig

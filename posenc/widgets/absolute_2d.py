@@ -52,11 +52,18 @@ def absolute_2d_explorer(
         start["base"] = 10000.0
     start.update(defaults or {})
 
-    def render(height: int, width: int, dim: int, base: float, normalize: bool,
-               channel: str) -> Figure:
-        return absolute_2d_explorer_figure(height=height, width=width, dim=dim,
-                                           base=base, normalize=normalize,
-                                           pair=channel, canvas=canvas)
+    def render(
+        height: int, width: int, dim: int, base: float, normalize: bool, channel: str
+    ) -> Figure:
+        return absolute_2d_explorer_figure(
+            height=height,
+            width=width,
+            dim=dim,
+            base=base,
+            normalize=normalize,
+            pair=channel,
+            canvas=canvas,
+        )
 
     return explorer(
         render,

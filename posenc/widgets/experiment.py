@@ -46,7 +46,9 @@ def length_results_explorer(
     return explorer(
         render,
         {"encoding": list(results.encodings), "length": list(results.eval_lengths)},
-        defaults={"length": max(results.eval_lengths),
-                  **({"encoding": encoding} if encoding is not None else {})},
+        defaults={
+            "length": max(results.eval_lengths),
+            **({"encoding": encoding} if encoding is not None else {}),
+        },
         title=title,
     )

@@ -108,7 +108,12 @@ def palette_png(data: bytes, colors: int = 256) -> bytes:
     # the octree averages each bucket, which turns the white background into (254, 254, 254):
     # snap near-white palette entries back to white so the figure sits flush on the page
     palette = small.getpalette() or []
-    small.putpalette([255 if min(palette[i - i % 3 : i - i % 3 + 3]) >= 250 else v for i, v in enumerate(palette)])
+    small.putpalette(
+        [
+            255 if min(palette[i - i % 3 : i - i % 3 + 3]) >= 250 else v
+            for i, v in enumerate(palette)
+        ]
+    )
     out = io.BytesIO()
     small.save(out, format="PNG", optimize=True)
     return out.getvalue()
@@ -213,7 +218,11 @@ class Explorer:
         payload = json.dumps(
             {"shape": [len(c.values) for c in self.controls], "images": images, "table": table}
         )
-        title = f'<div class="posenc-explorer-title">{html.escape(self.title)}</div>' if self.title else ""
+        title = (
+            f'<div class="posenc-explorer-title">{html.escape(self.title)}</div>'
+            if self.title
+            else ""
+        )
         return (
             f'<div class="posenc-explorer" id="{uid}" style="border:1px solid #ccc;'
             'border-radius:6px;padding:8px;margin:8px 0">'
@@ -248,7 +257,9 @@ class Explorer:
             )
             field = f"<select {attrs}>{options}</select>"
             shown = ""
-        return f'<label style="display:flex;align-items:center;gap:6px">{name} {field} {shown}</label>'
+        return (
+            f'<label style="display:flex;align-items:center;gap:6px">{name} {field} {shown}</label>'
+        )
 
     # -- live version ------------------------------------------------------------------------
     @property

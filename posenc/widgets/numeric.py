@@ -29,9 +29,11 @@ def numeric_explorer(
     labels = {label: key for label, key in ENCODINGS.items() if key in encodings}
     unknown = set(encodings) - set(labels.values())
     if unknown:
-        raise ValueError(f"encodings must be among {sorted(ENCODINGS.values())}, got {sorted(unknown)}")
+        raise ValueError(
+            f"encodings must be among {sorted(ENCODINGS.values())}, got {sorted(unknown)}"
+        )
 
-    def render(encoding: str, alpha: float, T: int) -> Figure:  # noqa: N803 - the book's name
+    def render(encoding: str, alpha: float, T: int) -> Figure:
         return numeric_codes_figure(encoding, alpha if encoding in ("sine", "circle") else 1.0, T)
 
     return explorer(

@@ -44,8 +44,11 @@ def shaw_index_explorer(
     if queries is not None:
         controls["query"] = list(queries)
     chosen = {"n": 16, "k": 2, "query": "middle"}
-    start = {name: value for name, value in chosen.items()
-             if name in controls and value in controls[name]}
+    start = {
+        name: value
+        for name, value in chosen.items()
+        if name in controls and value in controls[name]
+    }
     start.update(defaults or {})
 
     def render(n: int, k: int, query: str = "middle") -> Figure:

@@ -54,18 +54,26 @@ def t5_explorer(
             f"decoder buckets), got {min(max_distances)}"
         )
     chosen = {"num_buckets": 32, "max_distance": 128, "bidirectional": True}
-    offered = {"num_buckets": tuple(num_buckets), "max_distance": tuple(max_distances),
-               "bidirectional": (False, True)}
+    offered = {
+        "num_buckets": tuple(num_buckets),
+        "max_distance": tuple(max_distances),
+        "bidirectional": (False, True),
+    }
     start = {k: v for k, v in chosen.items() if v in offered[k]}
     start.update(defaults or {})
 
     def render(num_buckets: int, max_distance: int, bidirectional: bool) -> Figure:
-        return t5_explorer_figure(num_buckets, max_distance, bidirectional, max_offset=max_offset, n=n)
+        return t5_explorer_figure(
+            num_buckets, max_distance, bidirectional, max_offset=max_offset, n=n
+        )
 
     return explorer(
         render,
-        {"num_buckets": list(num_buckets), "max_distance": list(max_distances),
-         "bidirectional": [False, True]},
+        {
+            "num_buckets": list(num_buckets),
+            "max_distance": list(max_distances),
+            "bidirectional": [False, True],
+        },
         defaults=start,
         title="T5 buckets: exact near, logarithmic far",
     )

@@ -61,11 +61,16 @@ def window_3d_explorer(
     start = {name: value for name, value in chosen.items() if value in controls[name]}  # type: ignore[operator]
     start.update(defaults or {})
 
-    def render(D1_query_frames: int, D2_key_frames: int, window: tuple[int, int],  # noqa: N803
-               highlighted_query_frame: str) -> Figure:
+    def render(
+        D1_query_frames: int,
+        D2_key_frames: int,
+        window: tuple[int, int],
+        highlighted_query_frame: str,
+    ) -> Figure:
         step = spread_key_step(D1_query_frames, D2_key_frames)
-        return frame_offset_figure(D1_query_frames, D2_key_frames, step, window,
-                                   highlight=highlighted_query_frame)
+        return frame_offset_figure(
+            D1_query_frames, D2_key_frames, step, window, highlight=highlighted_query_frame
+        )
 
     return explorer(
         render,

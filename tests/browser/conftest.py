@@ -71,7 +71,7 @@ _COMPRESSIBLE = {".html", ".js", ".css", ".svg", ".json", ".txt", ".map", ".ipyn
 class _StaticHost(http.server.SimpleHTTPRequestHandler):
     """Serve files the way a typical static host does: text assets gzip-compressed on request."""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
@@ -131,8 +131,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if not _REPORT:
         return
     lines = [
-        "| page | transferred KB (gzip) | uncompressed KB | requests | load ms | math typeset ms "
-        "| math elements | explorer controls changing the figure |",
+        (
+            "| page | transferred KB (gzip) | uncompressed KB | requests | load ms | math typeset ms "
+            "| math elements | explorer controls changing the figure |"
+        ),
         "|---|---|---|---|---|---|---|---|",
     ]
     for page in toc_pages():

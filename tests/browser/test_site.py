@@ -80,7 +80,10 @@ def _watch(page: Any, visit: Visit, origin: str) -> None:
     page.on("pageerror", lambda e: visit.page_errors.append(str(e)))
     page.on("request", on_request)
     page.on("requestfailed", lambda r: visit.failed.append(f"{r.url} ({r.failure})"))
-    page.on("response", lambda r: visit.http_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on(
+        "response",
+        lambda r: visit.http_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+    )
 
 
 def _open(browser: Any, site_url: str, name: str) -> tuple[Any, Any, Visit]:
@@ -102,14 +105,24 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
     context, page, visit = _open(browser, site_url, name)
     try:
         if page.evaluate("() => !!document.querySelector('script[src*=\"mathjax\"]')"):
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            visit.math_ms = page.evaluate("() => MathJax.startup.promise.then(() => performance.now())")
+            page.wait_for_function(
+                "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+            )
+            visit.math_ms = page.evaluate(
+                "() => MathJax.startup.promise.then(() => performance.now())"
+            )
         page.wait_for_load_state("networkidle")
         visit.math = page.evaluate(_MATH_STATE)
         visit.broken_images = page.evaluate(_BROKEN_IMAGES)
-        visit.downloads = page.eval_on_selector_all("a.btn-download-source-button", "links => links.map(a => a.href)")
+        visit.downloads = page.eval_on_selector_all(
+            "a.btn-download-source-button", "links => links.map(a => a.href)"
+        )
         transfer = page.evaluate(_TRANSFER)
-        visit.bytes, visit.raw_bytes, visit.load_ms = transfer["bytes"], transfer["raw_bytes"], transfer["load_ms"]
+        visit.bytes, visit.raw_bytes, visit.load_ms = (
+            transfer["bytes"],
+            transfer["raw_bytes"],
+            transfer["load_ms"],
+        )
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shot = SCREENSHOTS / f"{name.replace('/', '__')}.png"
         page.screenshot(path=str(shot), full_page=True)
