@@ -9,6 +9,8 @@ import torch
 
 from ._checks import check_int
 
+__all__ = ["torch_threads"]
+
 
 @contextmanager
 def torch_threads(count: int | None) -> Iterator[None]:
