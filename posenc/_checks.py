@@ -7,17 +7,46 @@ They never use ``assert`` (which ``python -O`` removes).
 
 from __future__ import annotations
 
+import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
 import torch
-from torch import Tensor
+from torch import Tensor, nn
+
+__all__ = [
+    "as_positions",
+    "broadcast_shape",
+    "check_base",
+    "check_bias",
+    "check_bool",
+    "check_even",
+    "check_finite",
+    "check_float_tensor",
+    "check_floating_dtype",
+    "check_heads",
+    "check_int",
+    "check_mask",
+    "check_multiple",
+    "check_permutation",
+    "check_positive_float",
+    "check_real",
+    "check_same_dtype",
+    "check_state_dict_tables",
+    "check_table_shape",
+    "check_tensor",
+]
 
 
 def check_int(name: str, value: object, *, minimum: int | None = 1) -> int:
     """Return ``value`` as an ``int`` after checking it is an integer ``>= minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, Tensor) and value.ndim == 0 and not value.is_floating_point():
+        if (
+            isinstance(value, Tensor)
+            and value.ndim == 0
+            and not (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool)
+        ):
             value = int(value)
         else:
             raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
@@ -65,7 +94,7 @@ def check_permutation(name: str, perm: object, n: int | None = None) -> list[int
     """
     if isinstance(perm, Tensor):
         check_tensor(name, perm, ndim=1)
-        if perm.is_floating_point() or perm.is_complex():
+        if perm.is_floating_point() or perm.is_complex() or perm.dtype == torch.bool:
             raise TypeError(f"{name} must hold integers, got dtype {perm.dtype}")
         order = [int(i) for i in perm]
     elif isinstance(perm, (str, bytes)) or not isinstance(perm, Iterable):
@@ -80,14 +109,67 @@ def check_permutation(name: str, perm: object, n: int | None = None) -> list[int
     return order
 
 
-def check_positive_float(name: str, value: object) -> float:
-    """Return ``value`` as a ``float`` after checking it is a finite real number ``> 0``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` after checking it is a real ``bool`` (``"False"``, 0 and 1 are refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be a bool (True or False), got {type(value).__name__} {value!r}"
+        )
+    return bool(value)
+
+
+def check_real(
+    name: str,
+    value: object,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    inclusive: bool = True,
+) -> float:
+    """Return ``value`` as a ``float`` after checking it is a finite real number within bounds.
+
+    ``bool`` and complex numbers are refused (``TypeError``), as are tensors other than a
+    0-dimensional real one. ``minimum`` / ``maximum`` bound the value, inclusively by default
+    (``inclusive=False`` makes both bounds strict).
+    """
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype != torch.bool:
+        if value.is_complex():
+            raise TypeError(f"{name} must be a real number, got a complex tensor {value!r}")
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     value = float(value)
-    if not (value > 0.0 and value != float("inf")):
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    low, high = (">=", "<=") if inclusive else (">", "<")
+    if minimum is not None and maximum is not None:
+        left, right = ("[", "]") if inclusive else ("(", ")")
+        words = f"a finite number in {left}{minimum:g}, {maximum:g}{right}"
+    elif minimum is not None:
+        words = f"a finite number {low} {minimum:g}"
+    elif maximum is not None:
+        words = f"a finite number {high} {maximum:g}"
+    else:
+        words = "a finite number"
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be {words}, got {value}")
+    too_low = minimum is not None and (value < minimum if inclusive else value <= minimum)
+    too_high = maximum is not None and (value > maximum if inclusive else value >= maximum)
+    if too_low or too_high:
+        raise ValueError(f"{name} must be {words}, got {value}")
     return value
+
+
+def check_positive_float(name: str, value: object) -> float:
+    """Return ``value`` as a ``float`` after checking it is a finite real number ``> 0``."""
+    return check_real(name, value, minimum=0, inclusive=False)
+
+
+def check_base(name: str, value: object) -> float:
+    """Return ``value`` as a ``float`` after checking it is a finite real number ``> 1``.
+
+    A base of 1 would make every frequency 1 (all channels alike); below 1 the wavelengths
+    would shrink instead of grow.
+    """
+    return check_real(name, value, minimum=1, inclusive=False)
 
 
 def check_tensor(name: str, value: object, *, ndim: int | None = None) -> Tensor:
@@ -99,6 +181,131 @@ def check_tensor(name: str, value: object, *, ndim: int | None = None) -> Tensor
     return value
 
 
+def check_float_tensor(name: str, value: object, *, ndim: int | None = None) -> Tensor:
+    """Return ``value`` after checking it is a real floating-point tensor (of rank ``ndim``).
+
+    Bool, integer and complex tensors are refused with a ``TypeError``: attention scores and
+    encodings are real numbers, and an integer input would be silently truncated.
+    """
+    check_tensor(name, value, ndim=ndim)
+    if not value.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+    return value
+
+
+def check_same_dtype(**tensors: Tensor | None) -> torch.dtype | None:
+    """Return the one dtype of the given tensors (``None`` values skipped), or refuse a mix.
+
+    Called with keywords so the message names each argument:
+    ``check_same_dtype(q=q, k=k, v=v)``.
+    """
+    given = {name: check_tensor(name, t) for name, t in tensors.items() if t is not None}
+    dtypes = {t.dtype for t in given.values()}
+    if len(dtypes) > 1:
+        each = ", ".join(f"{name} {t.dtype}" for name, t in given.items())
+        raise TypeError(f"{', '.join(given)} must have one dtype, got {each}")
+    return dtypes.pop() if dtypes else None
+
+
+def check_finite(name: str, tensor: Tensor) -> Tensor:
+    """Return ``tensor`` after checking it holds no NaN or infinity.
+
+    Skipped on the ``meta`` device, whose tensors have no values.
+    """
+    check_tensor(name, tensor)
+    if tensor.device.type == "meta" or not (tensor.is_floating_point() or tensor.is_complex()):
+        return tensor
+    bad = int((~torch.isfinite(tensor)).sum())
+    if bad:
+        raise ValueError(f"{name} must be finite, got {bad} NaN or infinite value(s)")
+    return tensor
+
+
+def check_bias(name: str, bias: object, shape: Sequence[int]) -> Tensor:
+    """Return ``bias`` after checking it is a float tensor that broadcasts to ``shape``.
+
+    A bool tensor is refused with a ``TypeError`` pointing to ``mask=``: added to the scores it
+    would count as +1.0, not mask anything.
+    """
+    check_tensor(name, bias)
+    if bias.dtype == torch.bool:
+        raise TypeError(
+            f"{name} must be a floating-point tensor of additive scores, got a bool tensor; "
+            "pass a boolean mask as mask= instead (True = attend)"
+        )
+    check_float_tensor(name, bias)
+    _check_broadcasts(name, bias, shape)
+    return bias
+
+
+def check_mask(name: str, mask: object, shape: Sequence[int], *, widen: bool = False) -> Tensor:
+    """Return ``mask`` after checking it is a bool tensor that broadcasts to ``shape``.
+
+    With ``widen=True`` the mask may also add or widen batch dimensions: it must only broadcast
+    *with* ``shape`` (as in ``logits.masked_fill(~mask, …)``, whose result takes both shapes).
+    """
+    check_tensor(name, mask)
+    if mask.dtype != torch.bool:
+        raise TypeError(f"{name} must be a boolean tensor (True = attend), got dtype {mask.dtype}")
+    _check_broadcasts(name, mask, shape, widen=widen)
+    return mask
+
+
+def _check_broadcasts(
+    name: str, value: Tensor, shape: Sequence[int], *, widen: bool = False
+) -> None:
+    shape = tuple(int(s) for s in shape)
+    both = broadcast_shape(tuple(value.shape), shape)
+    if both is None or (both != shape and not widen):
+        words = "broadcast with" if widen else "broadcast to"
+        raise ValueError(
+            f"{name} of shape {tuple(value.shape)} does not {words} the scores' shape {shape}"
+        )
+
+
+def check_table_shape(key: str, table: object, shape: Sequence[int]) -> None:
+    """Refuse a loaded ``table`` (state-dict entry ``key``) whose shape is not ``shape``.
+
+    Raises ``ValueError`` naming the key and both shapes, in place of torch's ``RuntimeError``
+    from ``load_state_dict``.
+    """
+    if not isinstance(table, Tensor):
+        raise TypeError(
+            f"state dict entry {key!r} must be a torch.Tensor, got {type(table).__name__}"
+        )
+    shape = tuple(int(s) for s in shape)
+    if tuple(table.shape) != shape:
+        raise ValueError(
+            f"state dict entry {key!r} has shape {tuple(table.shape)}, but this module's table "
+            f"has shape {shape} (build the module with the sizes the checkpoint was saved with)"
+        )
+
+
+def check_state_dict_tables(
+    module: nn.Module, state_dict: Mapping[str, object], prefix: str
+) -> None:
+    """Check every parameter and persistent buffer of ``module`` (and its children) that
+    ``state_dict`` holds under ``prefix`` with :func:`check_table_shape`.
+
+    Call it first in a module's ``_load_from_state_dict``::
+
+        def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+            check_state_dict_tables(self, state_dict, prefix)
+            super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+    Missing keys are left to ``load_state_dict`` to report.
+    """
+    tables = dict(module.named_parameters())
+    for sub, child in module.named_modules():
+        for name, buf in child._buffers.items():
+            if buf is not None and name not in child._non_persistent_buffers_set:
+                tables[f"{sub}.{name}" if sub else name] = buf
+    for name, table in tables.items():
+        key = prefix + name
+        if key in state_dict:
+            check_table_shape(key, state_dict[key], table.shape)
+
+
 def check_floating_dtype(name: str, value: object) -> torch.dtype:
     """Return ``value`` after checking it is a floating-point ``torch.dtype``."""
     if not isinstance(value, torch.dtype):
@@ -108,15 +315,23 @@ def check_floating_dtype(name: str, value: object) -> torch.dtype:
     return value
 
 
-def as_positions(name: str, positions: object) -> Tensor:
-    """Turn an int ``n`` (meaning ``0..n-1``) or a 1-D tensor of positions into float64 ``[n]``."""
+def as_positions(
+    name: str, positions: object, *, device: torch.device | str | None = None
+) -> Tensor:
+    """Turn an int ``n`` (meaning ``0..n-1``) or a 1-D tensor of positions into float64 ``[n]``.
+
+    A tensor keeps its device; ``0..n-1`` is built on ``device``. Positions must be real and
+    finite: bool and complex tensors are refused (``TypeError``), NaN and infinity too
+    (``ValueError``).
+    """
     if isinstance(positions, Tensor):
         check_tensor(name, positions, ndim=1)
-        if positions.is_complex():
+        if positions.is_complex() or positions.dtype == torch.bool:
             raise TypeError(f"{name} must hold real numbers, got dtype {positions.dtype}")
+        check_finite(name, positions)
         return positions.detach().to(torch.float64)
     n = check_int(name, positions, minimum=1)
-    return torch.arange(n, dtype=torch.float64)
+    return torch.arange(n, dtype=torch.float64, device=device)
 
 
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:

@@ -18,26 +18,60 @@ and two summaries of that error, :func:`resampling_error_per_pair` (per frequenc
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_even, check_int, check_multiple, check_positive_float, check_tensor
+from ._checks import (
+    check_base,
+    check_bool,
+    check_even,
+    check_finite,
+    check_float_tensor,
+    check_int,
+    check_multiple,
+    check_positive_float,
+    check_state_dict_tables,
+    check_tensor,
+)
 from .sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
 
+__all__ = [
+    "LearnedRowColEmbedding",
+    "ResampleMode",
+    "detr_sine_encoding",
+    "position_similarity_map",
+    "resample_positional_embedding",
+    "resampling_error_map",
+    "resampling_error_per_pair",
+    "sincos_resampling_error",
+    "sinusoidal_2d_channel_permutation",
+    "sinusoidal_encoding_2d",
+    "stretched_sincos_encoding_2d",
+]
+
 ResampleMode = Literal["bicubic", "bilinear", "nearest"]
+_MODES = ("bicubic", "bilinear", "nearest")
+_DIM_RULE = "half the channels per axis, each half in sin/cos pairs"
 
 
 def _grid_size(name: str, size: object) -> tuple[int, int]:
     """``h`` or ``(h, w)`` → ``(h, w)``, both positive ints."""
-    if isinstance(size, (tuple, list)):
+    if isinstance(size, (tuple, list, torch.Size)):
         if len(size) != 2:
             raise ValueError(f"{name} must be an int or a pair (height, width), got {size!r}")
         return check_int(f"{name}[0]", size[0]), check_int(f"{name}[1]", size[1])
     side = check_int(name, size)
     return side, side
+
+
+def _check_mode(mode: object) -> str:
+    """``mode`` after checking it is one of the interpolation modes."""
+    if not isinstance(mode, str) or mode not in _MODES:
+        raise ValueError(f"mode must be 'bicubic', 'bilinear' or 'nearest', got {mode!r}")
+    return mode
 
 
 def sinusoidal_encoding_2d(
@@ -84,7 +118,10 @@ def sinusoidal_encoding_2d(
     """
     height = check_int("height", height)
     width = check_int("width", width)
-    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    dim = check_multiple("dim", dim, 4, _DIM_RULE)
+    base = check_base("base", base)
+    interleaved = check_bool("interleaved", interleaved)
+    row_first = check_bool("row_first", row_first)
     rows = torch.arange(height).repeat_interleave(width)  # [h*w]: r of each position
     cols = torch.arange(width).repeat(height)  # [h*w]: c of each position
     row_code = sinusoidal_encoding(rows, dim // 2, base=base, interleaved=interleaved)  # [h*w, d/2]
@@ -114,7 +151,9 @@ def sinusoidal_2d_channel_permutation(
     Returns:
         LongTensor ``[d]``, a permutation of ``0..d-1``.
     """
-    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    dim = check_multiple("dim", dim, 4, _DIM_RULE)
+    interleaved = check_bool("interleaved", interleaved)
+    row_first = check_bool("row_first", row_first)
     half = dim // 2
     pairs = torch.arange(half // 2)  # [d/4]
     # inside a half: interleaved keeps (sin_i, cos_i) order; otherwise all sines, then cosines
@@ -169,7 +208,8 @@ def detr_sine_encoding(
             f"padding_mask must be a boolean tensor (True = padding), got {padding_mask.dtype}"
         )
     feats = check_even("num_pos_feats", num_pos_feats)
-    base = check_positive_float("base", base)
+    base = check_base("base", base)
+    normalize = check_bool("normalize", normalize)
     if scale is not None and not normalize:
         raise ValueError(
             "scale is only used with normalize=True; pass normalize=True or drop scale"
@@ -183,7 +223,7 @@ def detr_sine_encoding(
         eps = 1e-6
         y = y / (y[:, -1:, :] + eps) * scale
         x = x / (x[:, :, -1:] + eps) * scale
-    j = torch.arange(feats, dtype=torch.float64)  # [F]
+    j = torch.arange(feats, dtype=torch.float64, device=padding_mask.device)  # [F]
     dim_t = base ** (2 * torch.div(j, 2, rounding_mode="floor") / feats)  # [F]
 
     def encode(p: Tensor) -> Tensor:
@@ -233,7 +273,7 @@ class LearnedRowColEmbedding(nn.Module):
         nn.init.uniform_(self.col_embed.weight)
 
     def forward(self, x: Tensor) -> Tensor:
-        check_tensor("x", x, ndim=4)
+        check_float_tensor("x", x, ndim=4)
         b, _, h, w = x.shape
         if h > self.max_positions or w > self.max_positions:
             raise ValueError(
@@ -247,6 +287,10 @@ class LearnedRowColEmbedding(nn.Module):
             (col[None, :, :].expand(h, w, -1), row[:, None, :].expand(h, w, -1)), dim=-1
         )  # [H, W, 2F]
         return pos.permute(2, 0, 1)[None].expand(b, -1, -1, -1).to(x.dtype)  # [b, 2F, H, W]
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
+        check_state_dict_tables(self, state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args)
 
 
 def resample_positional_embedding(
@@ -291,10 +335,13 @@ def resample_positional_embedding(
         raise ValueError(f"table of rank 3 must have a leading 1, got shape {tuple(table.shape)}")
     if table.ndim not in (2, 3):
         raise ValueError(f"table must be [n, d] or [1, n, d], got shape {tuple(table.shape)}")
-    if not table.is_floating_point():
-        raise TypeError(f"table must be floating point, got {table.dtype}")
-    if mode not in ("bicubic", "bilinear", "nearest"):
-        raise ValueError(f"mode must be 'bicubic', 'bilinear' or 'nearest', got {mode!r}")
+    check_float_tensor("table", table)
+    if table.shape[-1] == 0:
+        raise ValueError(f"table must have at least one channel, got shape {tuple(table.shape)}")
+    mode = _check_mode(mode)
+    antialias = check_bool("antialias", antialias)
+    if antialias and mode == "nearest":
+        raise ValueError("antialias=True needs mode 'bicubic' or 'bilinear', got mode 'nearest'")
     oh, ow = _grid_size("old_size", old_size)
     nh, nw = _grid_size("new_size", new_size)
     prefix = check_int("num_prefix_tokens", num_prefix_tokens, minimum=0)
@@ -341,12 +388,17 @@ def position_similarity_map(table: Tensor, height: int, width: int, row: int, co
     Matches: the position-embedding similarity maps of Dosovitskiy et al. (2021), figure 7.
     """
     check_tensor("table", table, ndim=2)
+    if table.dtype == torch.bool or table.is_complex():
+        raise TypeError(f"table must hold real numbers, got dtype {table.dtype}")
     height, width = check_int("height", height), check_int("width", width)
     if table.shape[0] != height * width:
         raise ValueError(
             f"table has {table.shape[0]} rows, expected height*width = {height * width}"
         )
-    if not (0 <= row < height and 0 <= col < width):
+    if table.shape[1] == 0:
+        raise ValueError(f"table must have at least one channel, got shape {tuple(table.shape)}")
+    row, col = check_int("row", row, minimum=0), check_int("col", col, minimum=0)
+    if not (row < height and col < width):
         raise ValueError(f"(row, col) must lie on the {height}x{width} grid, got ({row}, {col})")
     unit = F.normalize(table.detach().to(torch.float64), dim=1)  # [n, d]
     sim = unit @ unit[row * width + col]  # [n]
@@ -391,7 +443,8 @@ def stretched_sincos_encoding_2d(
     ``old_size == new_size``.
     """
     old, new = check_int("old_size", old_size), check_int("new_size", new_size)
-    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    dim = check_multiple("dim", dim, 4, _DIM_RULE)
+    base = check_base("base", base)
     s = _stretched_coordinates(old, new)  # [h']
     rows, cols = torch.meshgrid(s, s, indexing="ij")  # [h', h'] each
     row_code = sinusoidal_encoding(rows.flatten(), dim // 2, base=base)  # [n, d/2]
@@ -436,6 +489,12 @@ def sincos_resampling_error(
     Matches: the resampling of MAE's ``interpolate_pos_embed`` (defaults) measured against the
     formula; see :func:`stretched_sincos_encoding_2d`.
     """
+    old_size = check_int("old_size", old_size)
+    new_size = check_int("new_size", new_size)
+    dim = check_multiple("dim", dim, 4, _DIM_RULE)
+    base = check_base("base", base)
+    mode = _check_mode(mode)
+    antialias = check_bool("antialias", antialias)
     table = sinusoidal_encoding_2d(old_size, old_size, dim, base=base)  # [h*h, d]
     exact = stretched_sincos_encoding_2d(old_size, new_size, dim, base=base).double()  # [n', d]
     resized = resample_positional_embedding(
@@ -446,7 +505,10 @@ def sincos_resampling_error(
 
 def _check_sincos_error(error: object) -> Tensor:
     """``error`` as float64 ``[n, d]`` after checking ``d`` is a multiple of 4."""
-    check_tensor("error", error, ndim=2)
+    check_float_tensor("error", error, ndim=2)
+    if error.shape[0] == 0:
+        raise ValueError(f"error must hold at least one position, got shape {tuple(error.shape)}")
+    check_finite("error", error)
     check_multiple(
         "error.shape[1]",
         error.shape[1],
@@ -517,6 +579,7 @@ def resampling_error_map(
     side = math.isqrt(n)
     if side * side != n:
         raise ValueError(f"error must hold a square grid of positions (h'·h' rows), got {n} rows")
+    base = check_base("base", base)
     max_frequency = check_positive_float("max_frequency", max_frequency)
     omega = sinusoidal_frequencies(d // 2, base=base)  # [d/4]
     slow_pairs = omega < max_frequency  # [d/4]
@@ -526,4 +589,5 @@ def resampling_error_map(
             f"({float(omega.min()):.3g}), got {max_frequency}"
         )
     slow = torch.cat([slow_pairs] * 2).repeat_interleave(2)  # [d]: True for slow channels
-    return e[:, slow].pow(2).mean(1).sqrt().reshape(side, side)  # [h', h']
+    columns = slow.nonzero()[:, 0].to(e.device)  # [n_slow], on error's device (meta included)
+    return e.index_select(1, columns).pow(2).mean(1).sqrt().reshape(side, side)  # [h', h']

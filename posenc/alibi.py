@@ -21,16 +21,18 @@ and :class:`posenc.rotary.RotaryEmbedding` use the same alignment.
 
 from __future__ import annotations
 
-import numbers
-
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_floating_dtype, check_int
+from ._checks import check_bool, check_floating_dtype, check_int, check_real
 from .attention import query_key_positions
 
+__all__ = ["ALiBiBias", "alibi_bias", "alibi_distances", "alibi_slopes", "alibi_span"]
 
-def alibi_slopes(num_heads: int) -> Tensor:
+Device = torch.device | str | None
+
+
+def alibi_slopes(num_heads: int, *, device: Device = None) -> Tensor:
     """Return ALiBi's fixed slope for each head.
 
     .. math::
@@ -46,6 +48,7 @@ def alibi_slopes(num_heads: int) -> Tensor:
 
     Args:
         num_heads: ``n``, the number of heads (positive).
+        device: where to build the result (default: torch's default device).
 
     Returns:
         float64 tensor ``[n]``, in head order (not sorted for non-powers of two).
@@ -63,15 +66,20 @@ def alibi_slopes(num_heads: int) -> Tensor:
     """
     n = check_int("num_heads", num_heads)
     low = 1 << (n.bit_length() - 1)  # the closest power of two <= n
-    base = torch.arange(1, low + 1, dtype=torch.float64)  # [low]
+    base = torch.arange(1, low + 1, dtype=torch.float64, device=device)  # [low]
     slopes = 2.0 ** (-8.0 * base / low)  # [low]
-    odd = 2.0 * torch.arange(n - low, dtype=torch.float64) + 1.0  # [n - low]: 1, 3, 5, …
+    odd = 2.0 * torch.arange(n - low, dtype=torch.float64, device=device) + 1.0  # [n - low]
     extra = 2.0 ** (-8.0 * odd / (2 * low))  # [n - low]: slopes 1, 3, 5, … of 2·low heads
     return torch.cat((slopes, extra))  # [n]
 
 
 def alibi_distances(
-    n_q: int, n_k: int, *, causal: bool = True, query_offset: int | None = None
+    n_q: int,
+    n_k: int,
+    *,
+    causal: bool = True,
+    query_offset: int | None = None,
+    device: Device = None,
 ) -> Tensor:
     """Return the distance ALiBi penalises for each query-key pair.
 
@@ -88,8 +96,9 @@ def alibi_distances(
     Args:
         n_q: number of queries.
         n_k: number of keys.
-        causal: as above.
+        causal: as above (a bool).
         query_offset: position of the first query (default ``n_k − n_q``).
+        device: where to build the result.
 
     Returns:
         LongTensor ``[n_q, n_k]``.
@@ -97,7 +106,10 @@ def alibi_distances(
     Shapes:
         ``n_q``/``n_k``: query/key positions.
     """
-    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset)  # [n_q], [n_k]
+    causal = check_bool("causal", causal)
+    q_pos, k_pos = query_key_positions(
+        n_q, n_k, query_offset=query_offset, device=device
+    )  # [n_q], [n_k]
     diff = q_pos[:, None] - k_pos[None, :]  # [n_q, n_k]: query minus key
     return diff.clamp(min=0) if causal else diff.abs()  # [n_q, n_k]
 
@@ -110,6 +122,7 @@ def alibi_bias(
     causal: bool = True,
     query_offset: int | None = None,
     dtype: torch.dtype = torch.float32,
+    device: Device = None,
 ) -> Tensor:
     """Return ALiBi's additive attention bias for every head.
 
@@ -139,6 +152,7 @@ def alibi_bias(
             bidirectional form.
         query_offset: position of the first query (default ``n_k − n_q``: the last ``n_q``).
         dtype: dtype of the result (computed in float64).
+        device: where to build the result.
 
     Returns:
         tensor ``[h, n_q, n_k]``, all entries ``<= 0``.
@@ -150,14 +164,16 @@ def alibi_bias(
     ``build_alibi_tensor`` and MPT ``build_mpt_alibi_tensor``.
     """
     check_floating_dtype("dtype", dtype)
-    slopes = alibi_slopes(num_heads)  # [h]
-    dist = alibi_distances(n_q, n_k, causal=causal, query_offset=query_offset)  # [n_q, n_k]
+    slopes = alibi_slopes(num_heads, device=device)  # [h]
+    dist = alibi_distances(
+        n_q, n_k, causal=causal, query_offset=query_offset, device=device
+    )  # [n_q, n_k]
     return (slopes[:, None, None] * (-dist).to(torch.float64)).to(
         dtype
     )  # [h, n_q, n_k], +0.0 where D = 0
 
 
-def alibi_span(num_heads: int, n: int, *, mass: float = 0.9) -> Tensor:
+def alibi_span(num_heads: int, n: int, *, mass: float = 0.9, device: Device = None) -> Tensor:
     """Return how many of the nearest keys hold ``mass`` of each head's attention, by the bias alone.
 
     Take the last query of a causal sequence of ``n`` tokens whose content logits
@@ -179,6 +195,7 @@ def alibi_span(num_heads: int, n: int, *, mass: float = 0.9) -> Tensor:
         num_heads: ``h``.
         n: the number of keys the query sees (itself included).
         mass: the share of the attention to cover, in ``(0, 1)``.
+        device: where to build the result.
 
     Returns:
         LongTensor ``[h]``, values in ``1..n``.
@@ -187,12 +204,9 @@ def alibi_span(num_heads: int, n: int, *, mass: float = 0.9) -> Tensor:
         ``h``: heads.
     """
     n = check_int("n", n)
-    if isinstance(mass, bool) or not isinstance(mass, numbers.Real):
-        raise TypeError(f"mass must be a real number, got {type(mass).__name__} {mass!r}")
-    if not 0.0 < mass < 1.0:
-        raise ValueError(f"mass must be in (0, 1) (a share of the attention), got {mass!r}")
-    slopes = alibi_slopes(num_heads)  # [h]
-    dist = torch.arange(n, dtype=torch.float64)  # [n]: distance back from the query
+    mass = check_real("mass", mass, minimum=0, maximum=1, inclusive=False)
+    slopes = alibi_slopes(num_heads, device=device)  # [h]
+    dist = torch.arange(n, dtype=torch.float64, device=device)  # [n]: distance back from the query
     weights = torch.softmax(-slopes[:, None] * dist, dim=-1)  # [h, n]
     covered = weights.cumsum(-1)  # [h, n]
     count = (covered < mass).sum(-1) + 1  # [h]: keys before the first that reaches mass, plus it
@@ -228,7 +242,7 @@ class ALiBiBias(nn.Module):
     def __init__(self, num_heads: int, *, causal: bool = True) -> None:
         super().__init__()
         self.num_heads = check_int("num_heads", num_heads)
-        self.causal = causal
+        self.causal = check_bool("causal", causal)
         self.register_buffer("slopes", alibi_slopes(num_heads).to(torch.float32), persistent=False)
 
     def forward(
@@ -236,7 +250,7 @@ class ALiBiBias(nn.Module):
     ) -> Tensor:
         n_k = n_q if n_k is None else n_k
         dist = alibi_distances(
-            n_q, n_k, causal=self.causal, query_offset=query_offset
+            n_q, n_k, causal=self.causal, query_offset=query_offset, device=self.slopes.device
         )  # [n_q, n_k]
         return self.slopes[:, None, None] * (-dist).to(self.slopes)  # [h, n_q, n_k]
 

@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import math
-import zlib
-from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_heads, check_int, check_permutation, check_positive_float, check_tensor
-from .sinusoidal import sinusoidal_encoding
+from ._checks import (
+    broadcast_shape,
+    check_bias,
+    check_bool,
+    check_float_tensor,
+    check_heads,
+    check_int,
+    check_mask,
+    check_same_dtype,
+)
+
+__all__ = [
+    "SelfAttention",
+    "attention_weights",
+    "causal_mask",
+    "dot_product_attention",
+    "masked_softmax",
+    "query_key_positions",
+]
 
 
 def attention_weights(
@@ -26,30 +41,65 @@ def attention_weights(
     Args:
         q: queries ``[..., n_q, d]``.
         k: keys ``[..., n_k, d]``.
-        bias: optional additive logit bias, broadcastable to ``[..., n_q, n_k]``
-            (where relative position biases such as Swin's, T5's and ALiBi's enter).
-        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` where
+        bias: optional additive logit bias of ``q``'s dtype that broadcasts to
+            ``[..., n_q, n_k]`` (where relative position biases such as Swin's, T5's and
+            ALiBi's enter). A bool tensor is refused: it goes in ``mask``.
+        mask: optional boolean mask that broadcasts to ``[..., n_q, n_k]``, ``True`` where
             attention is allowed (the ``F.scaled_dot_product_attention`` convention).
 
     Returns:
-        ``[..., n_q, n_k]``, each row summing to 1.
+        ``[..., n_q, n_k]``, each row summing to 1 (empty when ``n_q = 0``).
+
+    Raises:
+        TypeError: ``q``, ``k`` or ``bias`` not floating-point tensors of one dtype, ``mask``
+            not boolean.
+        ValueError: shapes that do not fit (``d = 0``, no keys for some queries, a bias or mask
+            that does not broadcast to the scores); the message gives the shapes.
 
     Shapes:
         ``n_q``: query positions, ``n_k``: key positions, ``d``: channels per head.
     """
-    check_tensor("q", q)
-    check_tensor("k", k)
+    n_q, n_k = _check_query_key(q, k)
+    batch = broadcast_shape(tuple(q.shape[:-2]), tuple(k.shape[:-2]))
+    if batch is None:
+        raise ValueError(
+            f"q and k must have batch dimensions that broadcast, got shapes {tuple(q.shape)} "
+            f"and {tuple(k.shape)}"
+        )
+    scores = (*batch, n_q, n_k)
+    if bias is not None:
+        check_bias("bias", bias, scores)
+    if mask is not None:
+        check_mask("mask", mask, scores)
+    check_same_dtype(q=q, k=k, bias=bias)
+    logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
+    if bias is not None:
+        logits = logits + bias
+    return masked_softmax(logits, mask)  # [..., n_q, n_k]
+
+
+def _check_query_key(q: Tensor, k: Tensor) -> tuple[int, int]:
+    """Check ``q [..., n_q, d]`` and ``k [..., n_k, d]``; return ``(n_q, n_k)``."""
+    check_float_tensor("q", q)
+    check_float_tensor("k", k)
     if q.ndim < 2 or k.ndim < 2:
-        raise ValueError("q and k must have at least 2 dimensions [..., n, d]")
+        raise ValueError(
+            f"q and k must have at least 2 dimensions [..., n, d], got shapes {tuple(q.shape)} "
+            f"and {tuple(k.shape)}"
+        )
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
         )
-    logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
-    if bias is not None:
-        check_tensor("bias", bias)
-        logits = logits + bias
-    return masked_softmax(logits, mask)  # [..., n_q, n_k]
+    if q.shape[-1] == 0:
+        raise ValueError(f"q and k must have at least one channel, got shape {tuple(q.shape)}")
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    if n_k == 0 and n_q > 0:
+        raise ValueError(
+            "k must hold at least one key position when there are queries (a softmax over no "
+            f"keys is undefined), got q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}"
+        )
+    return n_q, n_k
 
 
 def masked_softmax(logits: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -75,11 +125,9 @@ def masked_softmax(logits: Tensor, mask: Tensor | None = None) -> Tensor:
     Shapes:
         ``n_q``: query positions, ``n_k``: key positions.
     """
-    check_tensor("logits", logits)
+    check_float_tensor("logits", logits)
     if mask is not None:
-        check_tensor("mask", mask)
-        if mask.dtype != torch.bool:
-            raise TypeError(f"mask must be a boolean tensor (True = attend), got {mask.dtype}")
+        check_mask("mask", mask, logits.shape, widen=True)
         logits = logits.masked_fill(~mask, float("-inf"))  # [..., n_q, n_k]
     return torch.softmax(logits, dim=-1)  # [..., n_q, n_k]
 
@@ -101,16 +149,17 @@ def dot_product_attention(
     Returns:
         ``[..., n_q, d_v]``.
     """
-    check_tensor("v", v)
+    _check_query_key(q, k)
+    check_float_tensor("v", v)
     if v.ndim < 2:
         raise ValueError(
             f"v must have at least 2 dimensions [..., n_k, d_v], got shape {tuple(v.shape)}"
         )
-    check_tensor("k", k)
-    if k.ndim >= 2 and v.shape[-2] != k.shape[-2]:
+    if v.shape[-2] != k.shape[-2]:
         raise ValueError(
             f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
         )
+    check_same_dtype(q=q, k=k, v=v)
     return attention_weights(q, k, bias=bias, mask=mask) @ v  # [..., n_q, d_v]
 
 
@@ -149,8 +198,10 @@ class SelfAttention(nn.Module):
 
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]``; ``forward(..., return_weights=True)`` also
-        returns the attention weights ``[b, h, n, n]``; ``bias`` and ``mask`` broadcast to
-        ``[b, h, n, n]``; ``rotary`` receives and returns ``[b, h, n, d/h]`` twice.
+        returns the attention weights ``[b, h, n, n]``; ``bias`` (a float tensor of ``x``'s
+        dtype) and ``mask`` (boolean) must broadcast to ``[b, h, n, n]``, or a ``TypeError`` /
+        ``ValueError`` names them; ``rotary`` receives and returns ``[b, h, n, d/h]`` twice.
+        ``x`` must be floating point, of the layer's dtype.
 
     Matches ``torch.nn.MultiheadAttention`` (``batch_first=True``, packed in-projection) up to
     the layout of the weights; with ``rotary``, the attention of RoFormer (Su et al., 2024)
@@ -183,10 +234,22 @@ class SelfAttention(nn.Module):
         mask: Tensor | None = None,
         return_weights: bool = False,
     ) -> Tensor | tuple[Tensor, Tensor]:
-        check_tensor("x", x, ndim=3)
+        check_float_tensor("x", x, ndim=3)
+        return_weights = check_bool("return_weights", return_weights)
         b, n, d = x.shape
         if d != self.dim:
             raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
+        if x.dtype != self.qkv.weight.dtype:
+            raise TypeError(
+                f"x must have the layer's dtype {self.qkv.weight.dtype}, got {x.dtype} (cast x, "
+                "or the layer with .to(dtype))"
+            )
+        shape = (b, self.num_heads, n, n)
+        if bias is not None:
+            check_bias("bias", bias, shape)
+            check_same_dtype(x=x, bias=bias)
+        if mask is not None:
+            check_mask("mask", mask, shape)
         h = self.num_heads
         qkv = self.qkv(x).reshape(b, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [3, b, h, n, d/h]
         q, k, v = qkv.unbind(0)  # [b, h, n, d/h] each
@@ -198,197 +261,12 @@ class SelfAttention(nn.Module):
         return (y, weights) if return_weights else y
 
 
-def permutation_matrix(perm: Sequence[int] | Tensor) -> Tensor:
-    """Return the permutation matrix ``P`` that reorders rows: ``P @ x == x[perm]``.
-
-    .. math::
-
-        P_{ij} = [\\,j = \\pi(i)\\,], \\qquad (PX)_i = X_{\\pi(i)}
-
-    Row ``i`` of ``P x`` is row ``perm[i]`` of ``x``; ``P`` is orthogonal, so ``P⁻¹ = Pᵀ``.
-
-    Args:
-        perm: a permutation of ``0..n-1`` (list or 1-D integer tensor).
-
-    Returns:
-        float32 tensor of shape ``[n, n]`` (cast it to the dtype you multiply with).
-
-    Shapes:
-        ``n``: positions.
-    """
-    order = check_permutation("perm", perm)
-    n = len(order)
-    p = torch.zeros(n, n)  # [n, n]
-    p[torch.arange(n), torch.tensor(order)] = 1.0
-    return p
-
-
-def word_vectors(words: Sequence[str], dim: int, *, seed: int = 0) -> Tensor:
-    """Return a fixed random embedding for each word: same word, same vector, anywhere.
-
-    A stand-in for a trained embedding table in the book's toy sentences. The vector of a
-    word depends only on the word, ``dim`` and ``seed`` (never on its neighbours or its
-    place in the sentence), so ``"dog bites man"`` and ``"man bites dog"`` are the same
-    three vectors in a different order.
-
-    .. math::
-
-        x_w \\sim \\mathcal{N}(0, I_d), \\quad \\text{drawn from a generator seeded by}
-        \\ \\operatorname{crc32}(\\text{"seed:w"})
-
-    Args:
-        words: the tokens of the sentence.
-        dim: ``d``, the embedding width.
-        seed: changes every vector.
-
-    Returns:
-        float32 tensor of shape ``[n, d]``.
-
-    Shapes:
-        ``n = len(words)``: positions, ``d``: channels.
-    """
-    if isinstance(words, str):
-        raise TypeError("words must be a sequence of strings (e.g. sentence.split()), got one str")
-    dim = check_int("dim", dim)
-    seed = check_int("seed", seed, minimum=0)
-    if len(words) == 0:
-        raise ValueError("words must hold at least one word")
-    rows = []
-    for w in words:
-        if not isinstance(w, str):
-            raise TypeError(f"words must hold strings, got {type(w).__name__} {w!r}")
-        g = torch.Generator().manual_seed(zlib.crc32(f"{seed}:{w}".encode()))
-        rows.append(torch.randn(dim, generator=g))  # [d]
-    return torch.stack(rows)  # [n, d]
-
-
-def toy_attention_layer(dim: int = 16, *, seed: int = 0, gain: float = 2.0) -> SelfAttention:
-    """Return a seeded one-head :class:`SelfAttention` in eval mode, its pattern sharpened.
-
-    .. math::
-
-        W_Q \\leftarrow g\\,W_Q, \\qquad W_K \\leftarrow g\\,W_K
-
-    A freshly initialised layer attends almost uniformly; scaling the query and key weights
-    (not their biases) by ``gain`` makes the pattern of random weights peaked enough to see.
-    The layer is built inside ``torch.random.fork_rng``, so the global random state is left
-    untouched and the same ``seed`` always gives the same layer. Chapter 1's figures use it.
-
-    Args:
-        dim: ``d``, the model width.
-        seed: seed of the layer's initial weights.
-        gain: ``g``, the factor on the query and key weights (``> 0``).
-
-    Returns:
-        a :class:`SelfAttention` with one head, in eval mode.
-
-    Shapes:
-        ``x``: ``[b, n, d]`` → ``[b, n, d]``.
-    """
-    gain = check_positive_float("gain", gain)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        layer = SelfAttention(dim, num_heads=1)
-    with torch.no_grad():
-        layer.qkv.weight[: 2 * layer.dim] *= gain  # the query and key rows of the packed weight
-    return layer.eval()
-
-
-def sentence_vectors(words: Sequence[str], dim: int, *, positions: bool = False) -> Tensor:
-    """Return the input of a toy sentence: each word's vector, plus its slot's code if asked.
-
-    .. math::
-
-        x_p = e_{w_p} \\quad\\text{or, with positions,}\\quad x_p = e_{w_p} + PE(p)
-
-    with ``e`` from :func:`word_vectors` and ``PE`` the sinusoidal encoding
-    (:func:`posenc.sinusoidal.sinusoidal_encoding`) of the slots ``0..n-1``.
-
-    Args:
-        words: the tokens of the sentence.
-        dim: ``d``, the embedding width (even with ``positions``).
-        positions: add the sinusoidal encoding of each slot.
-
-    Returns:
-        float32 tensor ``[n, d]``.
-
-    Shapes:
-        ``n = len(words)``: positions, ``d``: channels.
-    """
-    x = word_vectors(words, dim)  # [n, d]
-    if positions:
-        x = x + sinusoidal_encoding(len(words), dim)  # [n, d]
-    return x
-
-
-def sentence_attention(layer: SelfAttention, x: Tensor) -> tuple[Tensor, Tensor]:
-    """Return the outputs of ``layer`` on one sentence and the attention weights of its first head.
-
-    .. math::
-
-        Y = \\operatorname{layer}(X), \\qquad
-        A = \\operatorname{softmax}\\big(Q_1K_1^\\top/\\sqrt{d/h}\\big)
-
-    Runs without gradients, on a batch of one.
-
-    Args:
-        layer: a :class:`SelfAttention` (e.g. :func:`toy_attention_layer`).
-        x: the sentence, ``[n, d]`` (e.g. :func:`sentence_vectors`).
-
-    Returns:
-        ``(outputs [n, d], weights [n, n])``.
-
-    Shapes:
-        ``n``: positions, ``d``: channels.
-    """
-    check_tensor("x", x, ndim=2)
-    with torch.no_grad():
-        y, w = layer(x[None], return_weights=True)  # [1, n, d], [1, h, n, n]
-    return y[0], w[0, 0]  # [n, d], [n, n]
-
-
-def shuffled_attention(
-    words: Sequence[str], perm: Sequence[int], *, positions: bool, dim: int = 16, seed: int = 0
-) -> tuple[Tensor, Tensor, Tensor]:
-    """Return the toy layer's attention on a sentence and its shuffle, and how far outputs moved.
-
-    .. math::
-
-        \\delta_w = \\big\\lVert z_w(PX) - z_w(X) \\big\\rVert_2
-
-    ``X`` is :func:`sentence_vectors` of ``words`` (with ``positions`` or without), ``PX`` the
-    same for the shuffled words ``words[perm[0]], words[perm[1]], …``, and ``z_w`` the output
-    of :func:`toy_attention_layer` ``(dim, seed=seed)`` at word ``w``'s place in each. Without
-    positions attention is permutation-equivariant and every ``δ_w`` is 0 up to rounding; with
-    positions the outputs change.
-
-    Args:
-        words: the sentence.
-        perm: a permutation of ``0..n-1``: slot ``i`` of the shuffle holds ``words[perm[i]]``.
-        positions: add the sinusoidal encoding of each slot to the word vectors.
-        dim: ``d``, the width of the words and of the layer.
-        seed: seed of the layer.
-
-    Returns:
-        ``(A(X) [n, n], A(PX) [n, n], δ [n])``: ``A(PX)`` in the shuffled order, ``δ`` in the
-        original order of ``words``.
-
-    Shapes:
-        ``n = len(words)``: positions.
-    """
-    words = list(words)
-    order = check_permutation("perm", perm, len(words))
-    layer = toy_attention_layer(dim, seed=seed)
-    x = sentence_vectors(words, dim, positions=positions)  # [n, d]
-    y, a = sentence_attention(layer, x)  # [n, d], [n, n]
-    shuffled = sentence_vectors([words[i] for i in order], dim, positions=positions)  # [n, d]
-    y_perm, a_perm = sentence_attention(layer, shuffled)  # [n, d], [n, n]
-    inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
-    return a, a_perm, (y_perm[inverse] - y).norm(dim=-1)  # [n, n], [n, n], [n]
-
-
 def query_key_positions(
-    n_q: int, n_k: int, *, query_offset: int | None = None
+    n_q: int,
+    n_k: int,
+    *,
+    query_offset: int | None = None,
+    device: torch.device | str | None = None,
 ) -> tuple[Tensor, Tensor]:
     """Return the positions of ``n_q`` queries and ``n_k`` keys in one sequence.
 
@@ -407,6 +285,7 @@ def query_key_positions(
         n_k: number of keys.
         query_offset: position of the first query, ``o`` (default ``n_k − n_q``; required to
             be given when ``n_q > n_k``).
+        device: where to build the positions (default: torch's default device).
 
     Returns:
         ``(query_positions, key_positions)``, LongTensors ``[n_q]`` and ``[n_k]``.
@@ -428,10 +307,17 @@ def query_key_positions(
             )
         query_offset = n_k - n_q
     query_offset = check_int("query_offset", query_offset, minimum=0)
-    return torch.arange(query_offset, query_offset + n_q), torch.arange(n_k)  # [n_q], [n_k]
+    q_pos = torch.arange(query_offset, query_offset + n_q, device=device)  # [n_q]
+    return q_pos, torch.arange(n_k, device=device)  # [n_q], [n_k]
 
 
-def causal_mask(n_q: int, n_k: int, *, query_offset: int | None = None) -> Tensor:
+def causal_mask(
+    n_q: int,
+    n_k: int,
+    *,
+    query_offset: int | None = None,
+    device: torch.device | str | None = None,
+) -> Tensor:
     """Return which keys each query may attend to in a causal decoder.
 
     .. math::
@@ -447,6 +333,7 @@ def causal_mask(n_q: int, n_k: int, *, query_offset: int | None = None) -> Tenso
         n_q: number of queries.
         n_k: number of keys.
         query_offset: position of the first query (default ``n_k − n_q``).
+        device: where to build the mask (default: torch's default device).
 
     Returns:
         BoolTensor ``[n_q, n_k]``.
@@ -458,5 +345,5 @@ def causal_mask(n_q: int, n_k: int, *, query_offset: int | None = None) -> Tenso
         >>> causal_mask(2, 4).int().tolist()  # two new queries after two cached keys
         [[1, 1, 1, 0], [1, 1, 1, 1]]
     """
-    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset)  # [n_q], [n_k]
+    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset, device=device)
     return k_pos[None, :] <= q_pos[:, None]  # [n_q, n_k]

@@ -8,7 +8,11 @@ runs on inputs longer than it was built for, are computed rather than typed:
   attention, dimensionality, the models that use it, the posenc names that implement it, and
   two small functions, ``build(size)`` (the posenc module that carries the position
   information, built at a :class:`CatalogueSize`) and ``run(module, size, factor)`` (apply it
-  to an input ``factor`` times longer along every position axis);
+  to an input ``factor`` times longer along every position axis), and ``toy(options)``, how it
+  plugs into the tiny Transformer of the experiments (a :class:`ToyPlugIn` built from
+  :class:`ToyOptions`, or ``None`` for a family without a toy form);
+* :func:`toy_encodings` lists the keys that have a toy form: :func:`posenc.toy.toy_model`
+  builds exactly those, so this module is the one registry of encodings;
 * :func:`position_parameter_count` counts the trainable parameters of a module that are not
   in its ``nn.Linear`` projections, i.e. the parameters that position information adds to an
   attention layer; :func:`learned_parameter_count` does so for a catalogue entry;
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int
+from ._checks import check_base, check_bool, check_heads, check_int
 from .absolute_2d import LearnedRowColEmbedding, detr_sine_encoding, sinusoidal_encoding_2d
 from .alibi import ALiBiBias
 from .attention import SelfAttention, dot_product_attention
@@ -47,6 +51,8 @@ __all__ = [
     "ENCODINGS",
     "CatalogueSize",
     "Encoding",
+    "ToyOptions",
+    "ToyPlugIn",
     "get_encoding",
     "learned_parameter_count",
     "markdown_table",
@@ -55,6 +61,7 @@ __all__ = [
     "position_parameter_count",
     "reach_rows",
     "runs_beyond",
+    "toy_encodings",
 ]
 
 
@@ -110,8 +117,77 @@ class CatalogueSize:
             )
 
 
+@dataclass(frozen=True)
+class ToyOptions:
+    """The sizes and family settings with which an encoding's toy form is built.
+
+    :func:`posenc.toy.toy_model` makes one from its arguments and passes it to the entry's
+    ``toy`` function.
+
+    Args:
+        dim: ``d``, the model width.
+        num_heads: ``h`` (must divide ``dim``).
+        causal: whether the model is a decoder (one-sided biases, T5's one-directional
+            buckets).
+        max_positions: the rows of a learned table.
+        shaw_max_relative_position: Shaw's clipping distance ``k``.
+        t5_num_buckets: T5's ``num_buckets``; ``None``: 8 per direction (8 when causal, 16
+            otherwise).
+        t5_max_distance: T5's ``max_distance``.
+        rope_base: RoPE's base (``> 1``).
+
+    Raises:
+        TypeError / ValueError: a size is not a positive ``int``, ``causal`` is not a
+            ``bool``, ``num_heads`` does not divide ``dim`` or ``rope_base <= 1``.
+    """
+
+    dim: int = 32
+    num_heads: int = 4
+    causal: bool = True
+    max_positions: int = 16
+    shaw_max_relative_position: int = 8
+    t5_num_buckets: int | None = None
+    t5_max_distance: int = 16
+    rope_base: float = 10000.0
+
+    def __post_init__(self) -> None:
+        for name in ("dim", "num_heads", "max_positions", "t5_max_distance"):
+            check_int(name, getattr(self, name))
+        check_heads(self.dim, self.num_heads)
+        check_bool("causal", self.causal)
+        check_int("shaw_max_relative_position", self.shaw_max_relative_position, minimum=0)
+        if self.t5_num_buckets is not None:
+            check_int("t5_num_buckets", self.t5_num_buckets)
+        check_base("rope_base", self.rope_base)
+
+
+@dataclass(frozen=True)
+class ToyPlugIn:
+    """Where an encoding enters the tiny Transformer: the arguments of
+    :class:`posenc.toy.TinyTransformer` it sets (all ``None``: no position information).
+
+    Args:
+        position: a module ``[b, n, d] -> [b, n, d]`` applied to the token embeddings.
+        attention_bias: a module ``n -> [h, n, n]`` giving an additive logit bias.
+        rotary: a module ``(q, k) -> (q, k)`` rotating every layer's queries and keys.
+        attention: a factory ``(dim, num_heads) -> layer`` replacing every attention layer
+            (a :class:`posenc.toy.ToyAttention`, so that it can be probed and seeded).
+    """
+
+    position: nn.Module | None = None
+    attention_bias: nn.Module | None = None
+    rotary: nn.Module | None = None
+    attention: Callable[[int, int], nn.Module] | None = None
+
+    def kwargs(self) -> dict[str, object]:
+        """The plug-ins that are set, as keyword arguments of ``TinyTransformer``."""
+        names = ("position", "attention_bias", "rotary", "attention")
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
+
+
 Build = Callable[[CatalogueSize], nn.Module]
 Run = Callable[[nn.Module, CatalogueSize, int], Tensor]
+Toy = Callable[[ToyOptions], ToyPlugIn]
 
 
 @dataclass(frozen=True)
@@ -136,6 +212,10 @@ class Encoding:
         run: ``run(module, size, factor)`` applies it to an input ``factor`` times longer
             along every position axis than ``size`` and returns the result; a refusal is a
             ``ValueError``.
+        toy: ``toy(options)`` returns the :class:`ToyPlugIn` with which
+            :func:`posenc.toy.toy_model` builds a tiny Transformer with this encoding, or
+            ``None`` when the family has no toy form (2-D and 3-D encodings, which need an
+            image, and the numeric index).
     """
 
     key: str
@@ -150,6 +230,19 @@ class Encoding:
     beyond: str
     build: Build = field(repr=False)
     run: Run = field(repr=False)
+    toy: Toy | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("key", "name", "kind", "enters", "dims", "models", "chapter"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a str, got {type(getattr(self, name)).__name__}")
+        if not isinstance(self.posenc, tuple) or not all(isinstance(p, str) for p in self.posenc):
+            raise TypeError(f"posenc must be a tuple of str, got {self.posenc!r}")
+        for name in ("build", "run"):
+            if not callable(getattr(self, name)):
+                raise TypeError(f"{name} must be callable")
+        if self.toy is not None and not callable(self.toy):
+            raise TypeError(f"toy must be callable or None, got {type(self.toy).__name__}")
 
 
 # -- build and run, one pair per encoding ---------------------------------------------------------
@@ -212,6 +305,54 @@ def _run_window_3d(module: nn.Module, size: CatalogueSize, factor: int) -> Tenso
     return dot_product_attention(q, q, q, bias=module())  # [n_w, h, N, d/h]
 
 
+# -- toy forms: how each family plugs into the tiny Transformer (posenc.toy) -----------------------
+
+
+def _toy_none(options: ToyOptions) -> ToyPlugIn:
+    return ToyPlugIn()  # only the causal mask, if any, tells order (NoPE)
+
+
+def _toy_sinusoidal(options: ToyOptions) -> ToyPlugIn:
+    return ToyPlugIn(position=SinusoidalPositionalEncoding(options.dim))
+
+
+def _toy_learned(options: ToyOptions) -> ToyPlugIn:
+    return ToyPlugIn(position=LearnedPositionalEmbedding(options.max_positions, options.dim))
+
+
+def _toy_shaw(options: ToyOptions) -> ToyPlugIn:
+    from .toy.model import ToyShawAttention  # the toy imports this module: import it late
+
+    clip = options.shaw_max_relative_position  # own a^K, a^V in every layer
+    return ToyPlugIn(attention=lambda d, h: ToyShawAttention(d, h, clip))
+
+
+def _toy_t5(options: ToyOptions) -> ToyPlugIn:
+    causal = options.causal
+    buckets = (8 if causal else 16) if options.t5_num_buckets is None else options.t5_num_buckets
+    bias = T5RelativePositionBias(
+        options.num_heads,
+        bidirectional=not causal,
+        num_buckets=buckets,
+        max_distance=options.t5_max_distance,
+    )  # one table shared by every layer, as in T5
+    return ToyPlugIn(attention_bias=bias)
+
+
+def _toy_alibi(options: ToyOptions) -> ToyPlugIn:
+    return ToyPlugIn(attention_bias=ALiBiBias(options.num_heads, causal=options.causal))
+
+
+def _toy_rope(options: ToyOptions) -> ToyPlugIn:
+    dim, heads = options.dim, options.num_heads
+    if (dim // heads) % 2:
+        raise ValueError(
+            f"rope needs an even number of channels per head (they are rotated in pairs), "
+            f"got dim / num_heads = {dim} / {heads} = {dim // heads}"
+        )
+    return ToyPlugIn(rotary=RotaryEmbedding(dim // heads, base=options.rope_base))
+
+
 ENCODINGS: tuple[Encoding, ...] = (
     Encoding(
         key="none",
@@ -226,6 +367,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         beyond="nothing to run out of",
         build=lambda s: SelfAttention(s.d, s.h),
         run=_run_none,
+        toy=_toy_none,
     ),
     Encoding(
         key="numeric",
@@ -257,6 +399,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         beyond="codes never seen in training",
         build=lambda s: SinusoidalPositionalEncoding(s.d, max_positions=s.n),
         run=_run_sequence,
+        toy=_toy_sinusoidal,
     ),
     Encoding(
         key="learned",
@@ -274,6 +417,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         beyond="no rows (resample the table)",
         build=lambda s: LearnedPositionalEmbedding(s.n, s.d),
         run=_run_sequence,
+        toy=_toy_learned,
     ),
     Encoding(
         key="sincos_2d",
@@ -337,6 +481,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         beyond="offsets past ±k clipped",
         build=lambda s: ShawRelativeMultiheadAttention(s.d, s.h, s.k),
         run=_run_sequence,
+        toy=_toy_shaw,
     ),
     Encoding(
         key="swin",
@@ -383,6 +528,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         beyond="angles never seen in training",
         build=lambda s: RotaryEmbedding(s.d // s.h, max_positions=s.n),
         run=_run_rotary,
+        toy=_toy_rope,
     ),
     Encoding(
         key="alibi",
@@ -397,6 +543,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         beyond="the penalty keeps growing",
         build=lambda s: ALiBiBias(s.h),
         run=_run_bias,
+        toy=_toy_alibi,
     ),
     Encoding(
         key="t5",
@@ -413,6 +560,7 @@ ENCODINGS: tuple[Encoding, ...] = (
             s.h, num_buckets=s.num_buckets, max_distance=s.max_distance
         ),
         run=_run_bias,
+        toy=_toy_t5,
     ),
 )
 """The catalogue, in the order of the book."""
@@ -422,13 +570,61 @@ def get_encoding(key: str) -> Encoding:
     """Return the catalogue entry with this ``key``.
 
     Raises:
-        KeyError: no entry has that key (the message lists the keys).
+        TypeError: ``key`` is not a ``str``.
+        ValueError: no entry has that key (the message lists the keys).
     """
+    if not isinstance(key, str):
+        raise TypeError(f"key must be a str, got {type(key).__name__} {key!r}")
     for enc in ENCODINGS:
         if enc.key == key:
             return enc
     keys = ", ".join(e.key for e in ENCODINGS)
-    raise KeyError(f"no encoding {key!r} in the catalogue; keys: {keys}")
+    raise ValueError(f"key must be one of the catalogue's keys ({keys}); no encoding {key!r}")
+
+
+def toy_encodings() -> tuple[str, ...]:
+    """The keys of the entries that have a toy form, in the order of the catalogue.
+
+    These are the encodings :func:`posenc.toy.toy_model` builds: the toy keeps no list of
+    its own.
+
+    Returns:
+        the keys of the entries whose ``toy`` is not ``None``.
+    """
+    return tuple(e.key for e in ENCODINGS if e.toy is not None)
+
+
+def _entry(encoding: object) -> Encoding:
+    """An :class:`Encoding` from an entry or its key."""
+    if isinstance(encoding, Encoding):
+        return encoding
+    if isinstance(encoding, str):
+        return get_encoding(encoding)
+    raise TypeError(
+        f"encoding must be an Encoding or its key (a str), got {type(encoding).__name__}"
+    )
+
+
+def _size(size: object) -> CatalogueSize:
+    """``size``, or the default :class:`CatalogueSize` for ``None``."""
+    if size is None:
+        return CatalogueSize()
+    if not isinstance(size, CatalogueSize):
+        raise TypeError(f"size must be a CatalogueSize or None, got {type(size).__name__}")
+    return size
+
+
+def _entries(encodings: object) -> list[Encoding]:
+    """The entries of an iterable of :class:`Encoding`."""
+    if isinstance(encodings, (str, Encoding)) or not isinstance(encodings, Iterable):
+        raise TypeError(
+            f"encodings must be an iterable of Encoding entries, got {type(encodings).__name__}"
+        )
+    entries = list(encodings)
+    for i, e in enumerate(entries):
+        if not isinstance(e, Encoding):
+            raise TypeError(f"encodings[{i}] must be an Encoding, got {type(e).__name__}")
+    return entries
 
 
 def position_parameter_count(module: nn.Module) -> int:
@@ -469,8 +665,7 @@ def learned_parameter_count(encoding: Encoding | str, size: CatalogueSize | None
     Returns:
         :func:`position_parameter_count` of ``encoding.build(size)``.
     """
-    enc = get_encoding(encoding) if isinstance(encoding, str) else encoding
-    return position_parameter_count(enc.build(size or CatalogueSize()))
+    return position_parameter_count(_entry(encoding).build(_size(size)))
 
 
 def runs_beyond(
@@ -492,9 +687,9 @@ def runs_beyond(
         refuses with a ``ValueError`` or returns non-finite numbers. Any other exception
         propagates (it would be a bug, not a refusal).
     """
-    enc = get_encoding(encoding) if isinstance(encoding, str) else encoding
+    enc = _entry(encoding)
     factor = check_int("factor", factor)
-    size = size or CatalogueSize()
+    size = _size(size)
     module = enc.build(size)
     try:
         with torch.no_grad():
@@ -517,7 +712,9 @@ def overview_rows(encodings: Iterable[Encoding] = ENCODINGS) -> tuple[list[str],
         ``appendix/`` (they work in Jupyter and in the book).
     """
     header = ["encoding", "kind", "enters at", "dims", "used by", "chapter"]
-    rows = [[e.name, e.kind, e.enters, e.dims, e.models, _link(e.chapter)] for e in encodings]
+    rows = [
+        [e.name, e.kind, e.enters, e.dims, e.models, _link(e.chapter)] for e in _entries(encodings)
+    ]
     return header, rows
 
 
@@ -533,10 +730,11 @@ def reach_rows(
     Returns:
         ``(header, rows)``.
     """
-    size = size or CatalogueSize()
+    size = _size(size)
+    factor = check_int("factor", factor)
     header = ["encoding", "learned parameters", f"runs at {factor}×", "beyond the built size"]
     rows = []
-    for e in encodings:
+    for e in _entries(encodings):
         count = learned_parameter_count(e, size)
         learned = f"{count:,} = {e.parameter_formula}" if count else "0"
         runs = "yes" if runs_beyond(e, size, factor) else "no (ValueError)"
@@ -553,7 +751,7 @@ def posenc_rows(encodings: Iterable[Encoding] = ENCODINGS) -> tuple[list[str], l
     header = ["encoding", "in posenc"]
     rows = [
         [e.name, ", ".join(f"`{name.removeprefix('posenc.')}`" for name in e.posenc)]
-        for e in encodings
+        for e in _entries(encodings)
     ]
     return header, rows
 
@@ -569,9 +767,22 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         the table as text; ``|`` inside a cell is escaped.
 
     Raises:
+        TypeError: the header or a row is not a sequence of ``str``.
         ValueError: a row has a different number of cells than the header.
     """
+    if isinstance(header, str) or not isinstance(header, Sequence) or not header:
+        raise TypeError(f"header must be a non-empty sequence of str, got {header!r}")
+    if isinstance(rows, str) or not isinstance(rows, Sequence):
+        raise TypeError(f"rows must be a sequence of rows, got {type(rows).__name__}")
+    for i, cell in enumerate(header):
+        if not isinstance(cell, str):
+            raise TypeError(f"header[{i}] must be a str, got {type(cell).__name__}")
     for i, row in enumerate(rows):
+        if isinstance(row, str) or not isinstance(row, Sequence):
+            raise TypeError(f"rows[{i}] must be a sequence of str, got {type(row).__name__}")
+        for j, cell in enumerate(row):
+            if not isinstance(cell, str):
+                raise TypeError(f"rows[{i}][{j}] must be a str, got {type(cell).__name__}")
         if len(row) != len(header):
             raise ValueError(f"rows[{i}] must have {len(header)} cells like header, got {len(row)}")
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int, check_positive_float, check_tensor
+from ._checks import check_float_tensor, check_int, check_positive_float, check_state_dict_tables
+
+__all__ = ["LearnedPositionalEmbedding", "cosine_similarity_matrix"]
 
 Init = Literal["trunc_normal", "normal", "zeros"]
 
@@ -33,9 +36,7 @@ def cosine_similarity_matrix(table: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    check_tensor("table", table, ndim=2)
-    if not table.is_floating_point():
-        raise TypeError(f"table must be a floating-point tensor, got dtype {table.dtype}")
+    check_float_tensor("table", table, ndim=2)
     rows = table.detach().to(torch.float64)  # [n, d]
     norms = rows.norm(dim=1)  # [n]
     unit = rows / norms[:, None]  # [n, d], nan for zero rows
@@ -68,7 +69,11 @@ class LearnedPositionalEmbedding(nn.Module):
         std: standard deviation for the normal initialisations.
 
     Shapes:
-        ``x``: ``[b, n, d]`` → ``[b, n, d]`` with ``n <= N_max``.
+        ``x``: ``[b, n, d]`` → ``[b, n, d]`` with ``n <= N_max`` (``x`` floating-point: an
+        integer input would be truncated).
+
+    Loading a state dict whose table has another size raises a ``ValueError`` naming the
+    key (``embedding.weight``) and both shapes.
 
     Matches: BERT (Devlin et al., 2019; Hugging Face ``BertEmbeddings.position_embeddings``,
     whose ``position_ids`` are ``0..n-1``), GPT-2's ``wpe`` and ViT's ``pos_embed``
@@ -82,6 +87,8 @@ class LearnedPositionalEmbedding(nn.Module):
         self.max_positions = check_int("max_positions", max_positions)
         self.dim = check_int("dim", dim)
         self.std = check_positive_float("std", std)
+        if not isinstance(init, str):
+            raise TypeError(f"init must be a str, got {type(init).__name__} {init!r}")
         if init not in ("trunc_normal", "normal", "zeros"):
             raise ValueError(f"init must be 'trunc_normal', 'normal' or 'zeros', got {init!r}")
         self.init = init
@@ -100,13 +107,19 @@ class LearnedPositionalEmbedding(nn.Module):
             else:
                 nn.init.trunc_normal_(weight, std=self.std, a=-2 * self.std, b=2 * self.std)
 
+    def _load_from_state_dict(
+        self, state_dict: Mapping[str, Any], prefix: str, *args: Any, **kwargs: Any
+    ) -> None:
+        check_state_dict_tables(self, state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
     @property
     def table(self) -> Tensor:
         """The learned table, ``[N_max, d]`` (a view of the parameter)."""
         return self.embedding.weight
 
     def forward(self, x: Tensor) -> Tensor:
-        check_tensor("x", x, ndim=3)
+        check_float_tensor("x", x, ndim=3)
         n, d = x.shape[-2:]
         if d != self.dim:
             raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")

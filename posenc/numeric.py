@@ -7,15 +7,34 @@ the functions exist so that the failures can be computed rather than asserted.
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
 from torch import Tensor
 
-from ._checks import as_positions, check_int, check_positive_float, check_tensor
+from ._checks import (
+    as_positions,
+    check_bool,
+    check_finite,
+    check_float_tensor,
+    check_int,
+    check_positive_float,
+    check_real,
+)
+
+__all__ = [
+    "adjacent_distances",
+    "closest_distinct_pair",
+    "magnitude_ratio",
+    "numeric_encoding",
+    "pairwise_distances",
+    "periodic_encoding",
+    "periodic_shift_matrix",
+]
+
+Device = torch.device | str | None
 
 
-def numeric_encoding(n_positions: int, *, normalize: bool = False) -> Tensor:
+def numeric_encoding(n_positions: int, *, normalize: bool = False, device: Device = None) -> Tensor:
     """Encode each position by its own index, optionally scaled into ``[0, 1]``.
 
     .. math::
@@ -28,6 +47,7 @@ def numeric_encoding(n_positions: int, *, normalize: bool = False) -> Tensor:
     Args:
         n_positions: ``T``, the number of positions (a positive int).
         normalize: divide by ``T - 1`` so that the last position is ``1``.
+        device: where to build the result (default: torch's default device).
 
     Returns:
         float32 tensor of shape ``[n, 1]``.
@@ -39,13 +59,16 @@ def numeric_encoding(n_positions: int, *, normalize: bool = False) -> Tensor:
     Vaswani et al. (2017) and in every introduction since.
     """
     n = check_int("n_positions", n_positions)
-    pos = torch.arange(n, dtype=torch.float64)  # [n]
+    normalize = check_bool("normalize", normalize)
+    pos = torch.arange(n, dtype=torch.float64, device=device)  # [n]
     if normalize and n > 1:
         pos = pos / (n - 1)
     return pos.to(torch.float32)[:, None]  # [n, 1]
 
 
-def periodic_encoding(positions: int | Tensor, *, alpha: float, cosine: bool = False) -> Tensor:
+def periodic_encoding(
+    positions: int | Tensor, *, alpha: float, cosine: bool = False, device: Device = None
+) -> Tensor:
     """Encode each position by a single sine of period ``2π·alpha`` (optionally with its cosine).
 
     .. math::
@@ -60,9 +83,10 @@ def periodic_encoding(positions: int | Tensor, *, alpha: float, cosine: bool = F
     on a circle, which removes those mirror collisions but not the periodic ones.
 
     Args:
-        positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of positions.
-        alpha: the wavelength divided by ``2π`` (a positive number).
+        positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of finite positions.
+        alpha: the wavelength divided by ``2π`` (a finite positive number).
         cosine: also return ``cos(p/alpha)`` as a second channel.
+        device: where to build ``0..n-1`` when ``positions`` is an int.
 
     Returns:
         float32 tensor of shape ``[n, 1]``, or ``[n, 2]`` with ``cosine=True``.
@@ -73,15 +97,16 @@ def periodic_encoding(positions: int | Tensor, *, alpha: float, cosine: bool = F
     Reference: the single-frequency idea that the multi-frequency encoding of
     Vaswani et al. (2017) generalises (``d/2`` such pairs with geometric ``alpha``).
     """
-    pos = as_positions("positions", positions)  # [n]
+    pos = as_positions("positions", positions, device=device)  # [n]
     alpha = check_positive_float("alpha", alpha)
+    cosine = check_bool("cosine", cosine)
     angle = pos / alpha  # [n], float64
     if cosine:
         return torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1).to(torch.float32)  # [n, 2]
     return torch.sin(angle).to(torch.float32)[:, None]  # [n, 1]
 
 
-def periodic_shift_matrix(offset: float, *, alpha: float) -> Tensor:
+def periodic_shift_matrix(offset: float, *, alpha: float, device: Device = None) -> Tensor:
     """Return the 2×2 matrix ``M_k`` with ``PE(p + k) = M_k · PE(p)`` for the sine-cosine code.
 
     .. math::
@@ -96,8 +121,9 @@ def periodic_shift_matrix(offset: float, *, alpha: float) -> Tensor:
     is the one-frequency case of :func:`posenc.sinusoidal.sinusoidal_shift_matrix`.
 
     Args:
-        offset: ``k``, the shift (any real number).
+        offset: ``k``, the shift (any finite real number).
         alpha: as in :func:`periodic_encoding` (a positive number).
+        device: where to build the matrix.
 
     Returns:
         float64 tensor of shape ``[2, 2]`` acting on the column ``(sin, cos)``, i.e.
@@ -107,14 +133,17 @@ def periodic_shift_matrix(offset: float, *, alpha: float) -> Tensor:
     Shapes:
         ``[2, 2]``.
     """
-    if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
-        raise TypeError(f"offset must be a real number, got {type(offset).__name__} {offset!r}")
-    if not math.isfinite(float(offset)):
-        raise ValueError(f"offset must be finite, got {offset}")
+    offset = check_real("offset", offset)
     alpha = check_positive_float("alpha", alpha)
-    theta = torch.tensor(float(offset) / alpha, dtype=torch.float64)  # []
+    theta = torch.tensor(offset / alpha, dtype=torch.float64, device=device)  # []
     c, s = torch.cos(theta), torch.sin(theta)
     return torch.stack((torch.stack((c, s)), torch.stack((-s, c))))  # [2, 2]
+
+
+def _check_table(name: str, table: object) -> Tensor:
+    """A finite floating-point ``[n, d]`` table (integer, bool and complex tables refused)."""
+    check_float_tensor(name, table, ndim=2)
+    return check_finite(name, table)
 
 
 def adjacent_distances(encoding: Tensor) -> Tensor:
@@ -136,7 +165,7 @@ def adjacent_distances(encoding: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    check_tensor("encoding", encoding, ndim=2)
+    _check_table("encoding", encoding)
     if encoding.shape[0] < 2:
         raise ValueError(f"encoding must have at least 2 rows (positions), got {encoding.shape[0]}")
     table = encoding.detach().to(torch.float64)  # [n, d]
@@ -164,8 +193,8 @@ def magnitude_ratio(encoding: Tensor, embeddings: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    check_tensor("encoding", encoding, ndim=2)
-    check_tensor("embeddings", embeddings, ndim=2)
+    _check_table("encoding", encoding)
+    _check_table("embeddings", embeddings)
     n, d = embeddings.shape
     if encoding.shape[0] != n or encoding.shape[1] not in (1, d):
         raise ValueError(
@@ -197,7 +226,7 @@ def pairwise_distances(encoding: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    check_tensor("encoding", encoding, ndim=2)
+    _check_table("encoding", encoding)
     table = encoding.detach().to(torch.float64)  # [n, d]
     return torch.cdist(table, table, compute_mode="donot_use_mm_for_euclid_dist")  # [n, n]
 
@@ -221,10 +250,12 @@ def closest_distinct_pair(encoding: Tensor) -> tuple[int, int, float]:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    check_tensor("encoding", encoding, ndim=2)
+    _check_table("encoding", encoding)
     n = encoding.shape[0]
     if n < 2:
         raise ValueError(f"encoding must have at least 2 rows (positions), got {n}")
+    if encoding.device.type == "meta":
+        raise ValueError("encoding must hold values to compare; a meta tensor has none")
     dist = pairwise_distances(encoding)  # [n, n]
     dist.fill_diagonal_(math.inf)
     flat = int(torch.argmin(dist))

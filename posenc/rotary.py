@@ -26,29 +26,56 @@ Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoida
 
 from __future__ import annotations
 
-import numbers
-
 import torch
 from torch import Tensor, nn
 
-from ._checks import broadcast_shape, check_even, check_int, check_positive_float, check_tensor
-from .attention import query_key_positions
+from ._checks import (
+    broadcast_shape,
+    check_base,
+    check_bool,
+    check_even,
+    check_finite,
+    check_float_tensor,
+    check_floating_dtype,
+    check_int,
+    check_real,
+    check_same_dtype,
+    check_tensor,
+)
 from .sinusoidal import sinusoidal_frequencies
 
+__all__ = [
+    "RotaryEmbedding",
+    "apply_rotary",
+    "rotary_angles",
+    "rotary_cos_sin",
+    "rotary_decay_bound",
+    "rotary_matrix",
+    "rotary_offset_logits",
+    "rotary_permutation",
+    "rotary_quarter_turn",
+]
 
-def _rotary_positions(name: str, positions: object) -> Tensor:
-    """An int ``n`` (meaning ``0..n-1``) or a tensor ``[..., n]`` of positions, as float64."""
+Device = torch.device | str | None
+
+
+def _rotary_positions(name: str, positions: object, device: Device = None) -> Tensor:
+    """An int ``n`` (meaning ``0..n-1``) or a tensor ``[..., n]`` of finite real positions,
+    as float64 (a tensor keeps its device; ``0..n-1`` is built on ``device``)."""
     if isinstance(positions, Tensor):
         if positions.ndim == 0:
             raise ValueError(f"{name} must have at least 1 dimension [..., n], got a scalar tensor")
         if positions.is_complex() or positions.dtype == torch.bool:
             raise TypeError(f"{name} must hold real numbers, got dtype {positions.dtype}")
+        check_finite(name, positions)
         return positions.detach().to(torch.float64)
     n = check_int(name, positions)
-    return torch.arange(n, dtype=torch.float64)
+    return torch.arange(n, dtype=torch.float64, device=device)
 
 
-def rotary_angles(positions: int | Tensor, dim: int, *, base: float = 10000.0) -> Tensor:
+def rotary_angles(
+    positions: int | Tensor, dim: int, *, base: float = 10000.0, device: Device = None
+) -> Tensor:
     """Return the rotation angle of every channel pair at every position.
 
     .. math::
@@ -62,20 +89,23 @@ def rotary_angles(positions: int | Tensor, dim: int, *, base: float = 10000.0) -
 
     Args:
         positions: an int ``n`` (positions ``0..n-1``) or a tensor ``[..., n]`` of positions
-            (integer or real; fractional positions are allowed).
+            (integer or real; fractional positions are allowed, NaN and infinity are not).
         dim: ``d``, the number of channels (even).
-        base: the base of the frequencies (``10000`` in RoFormer; Llama 3 uses ``500000``).
+        base: the base of the frequencies (``10000`` in RoFormer; Llama 3 uses ``500000``;
+            finite, ``> 1``).
+        device: where to build ``0..n-1`` when ``positions`` is an int (a tensor of positions
+            keeps its own device).
 
     Returns:
-        float64 tensor ``[..., n, d/2]``.
+        float64 tensor ``[..., n, d/2]``, on the device of ``positions``.
 
     Shapes:
         ``n``: positions, ``d``: channels.
 
     Matches: Su et al. (2024), ``Θ = {θ_i = 10000^{-2(i-1)/d}, i = 1..d/2}`` (1-based ``i``).
     """
-    pos = _rotary_positions("positions", positions)  # [..., n]
-    theta = sinusoidal_frequencies(dim, base=base).to(pos.device)  # [d/2]
+    pos = _rotary_positions("positions", positions, device)  # [..., n]
+    theta = sinusoidal_frequencies(dim, base=base, device=pos.device)  # [d/2]
     return pos[..., None] * theta  # [..., n, d/2]
 
 
@@ -86,6 +116,7 @@ def rotary_cos_sin(
     base: float = 10000.0,
     interleaved: bool = True,
     dtype: torch.dtype = torch.float32,
+    device: Device = None,
 ) -> tuple[Tensor, Tensor]:
     """Return the cosine and sine tables that :func:`apply_rotary` multiplies with.
 
@@ -102,7 +133,9 @@ def rotary_cos_sin(
         dim: ``d``, the number of channels (even).
         base: as in :func:`rotary_angles`.
         interleaved: the channel layout (see the module docstring).
-        dtype: dtype of the tables (the angles and their cosines are computed in float64).
+        dtype: dtype of the tables, floating point (the angles and their cosines are computed
+            in float64).
+        device: as in :func:`rotary_angles`.
 
     Returns:
         ``(cos, sin)``, each of shape ``[..., n, d]``.
@@ -113,7 +146,9 @@ def rotary_cos_sin(
     Matches: ``rotary-embedding-torch``'s ``freqs`` (interleaved, ``repeat '... n -> ... (n r)'``)
     and transformers' ``LlamaRotaryEmbedding`` (``interleaved=False``).
     """
-    angles = rotary_angles(positions, dim, base=base)  # [..., n, d/2]
+    interleaved = check_bool("interleaved", interleaved)
+    check_floating_dtype("dtype", dtype)
+    angles = rotary_angles(positions, dim, base=base, device=device)  # [..., n, d/2]
     if interleaved:
         angles = angles.repeat_interleave(2, dim=-1)  # [..., n, d]: θ0 θ0 θ1 θ1 …
     else:
@@ -133,7 +168,7 @@ def rotary_quarter_turn(x: Tensor, *, interleaved: bool = True) -> Tensor:
     element-wise products and a sum.
 
     Args:
-        x: ``[..., d]`` with ``d`` even.
+        x: ``[..., d]``, floating point, with ``d`` even.
         interleaved: pairs ``(2i, 2i+1)`` (GPT-J's ``rotate_every_two``) or ``(i, i + d/2)``
             (Hugging Face's ``rotate_half``).
 
@@ -143,7 +178,8 @@ def rotary_quarter_turn(x: Tensor, *, interleaved: bool = True) -> Tensor:
     Matches: ``rotary-embedding-torch`` ``rotate_half`` (interleaved, despite its name) and
     transformers' Llama ``rotate_half`` (``interleaved=False``).
     """
-    check_tensor("x", x)
+    check_float_tensor("x", x)
+    interleaved = check_bool("interleaved", interleaved)
     if x.ndim == 0 or x.shape[-1] % 2:
         raise ValueError(
             f"x's last dimension must be even (channels come in pairs), got shape {tuple(x.shape)}"
@@ -197,17 +233,15 @@ def apply_rotary(
     ``rotary-embedding-torch`` ``apply_rotary_emb`` (interleaved); transformers' Llama
     ``apply_rotary_pos_emb`` (``interleaved=False``).
     """
-    check_tensor("x", x)
+    check_float_tensor("x", x)
     if x.ndim < 2:
         raise ValueError(
             f"x must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}"
         )
-    if not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor, got dtype {x.dtype}")
     n, d = x.shape[-2:]
-    if d % 2:
+    if d % 2 or d == 0:
         raise ValueError(
-            f"x's last dimension d must be even (channels are rotated in pairs), got {d}"
+            f"x's last dimension d must be even and >= 2 (channels are rotated in pairs), got {d}"
         )
     if positions is None:
         positions = torch.arange(n, device=x.device)  # [n]
@@ -223,9 +257,10 @@ def apply_rotary(
                 f"positions' leading dimensions {tuple(positions.shape[:-1])} do not broadcast "
                 f"against x's {tuple(x.shape[:-2])}"
             )
+    interleaved = check_bool("interleaved", interleaved)
     cos, sin = rotary_cos_sin(
         positions, d, base=base, interleaved=interleaved, dtype=x.dtype
-    )  # [..., n, d]
+    )  # [..., n, d], on the device of positions
     return x * cos.to(x.device) + rotary_quarter_turn(x, interleaved=interleaved) * sin.to(x.device)
 
 
@@ -268,19 +303,16 @@ def rotary_offset_logits(
 
     Matches: Su et al. (2024) §3.4.3, ``q^T R^d_{Θ,n-m} k``.
     """
-    check_tensor("q", q)
-    check_tensor("k", k)
+    check_float_tensor("q", q)
+    check_float_tensor("k", k)
     if q.ndim == 0 or k.ndim == 0 or q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must be [..., d] with the same d, got shapes {tuple(q.shape)} and {tuple(k.shape)}"
         )
-    if not (q.is_floating_point() and k.is_floating_point()):
-        raise TypeError(
-            f"q and k must be floating-point tensors, got dtypes {q.dtype} and {k.dtype}"
-        )
+    check_same_dtype(q=q, k=k)
     if isinstance(offsets, Tensor):
         check_tensor("offsets", offsets, ndim=1)
-    r = _rotary_positions("offsets", offsets)  # [R]
+    r = _rotary_positions("offsets", offsets, k.device)  # [R]
     batch = broadcast_shape(tuple(q.shape[:-1]), tuple(k.shape[:-1]))
     if batch is None:
         raise ValueError(
@@ -295,7 +327,9 @@ def rotary_offset_logits(
     return (rotated * q.expand(*batch, d).unsqueeze(-2)).sum(-1)  # [..., R]
 
 
-def rotary_decay_bound(offsets: int | Tensor, dim: int, *, base: float = 10000.0) -> Tensor:
+def rotary_decay_bound(
+    offsets: int | Tensor, dim: int, *, base: float = 10000.0, device: Device = None
+) -> Tensor:
     """Return RoFormer's "relative upper bound" of the logit against the offset.
 
     .. math::
@@ -314,6 +348,7 @@ def rotary_decay_bound(offsets: int | Tensor, dim: int, *, base: float = 10000.0
         offsets: an int ``R`` (offsets ``0..R-1``) or a 1-D tensor of offsets.
         dim: ``d``, the number of channels (even).
         base: as in :func:`rotary_angles`.
+        device: where to build ``0..R-1`` when ``offsets`` is an int.
 
     Returns:
         float64 tensor ``[R]``.
@@ -325,13 +360,19 @@ def rotary_decay_bound(offsets: int | Tensor, dim: int, *, base: float = 10000.0
     """
     if isinstance(offsets, Tensor):
         check_tensor("offsets", offsets, ndim=1)
-    angles = rotary_angles(offsets, dim, base=base)  # [R, d/2]
+    r = _rotary_positions("offsets", offsets, device)  # [R]
+    angles = rotary_angles(r, dim, base=base)  # [R, d/2]
     partial = torch.polar(torch.ones_like(angles), angles).cumsum(-1)  # [R, d/2]: S_1 … S_{d/2}
     return partial.abs().mean(-1)  # [R]
 
 
 def rotary_matrix(
-    position: float, dim: int, *, base: float = 10000.0, interleaved: bool = True
+    position: float,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    interleaved: bool = True,
+    device: Device = None,
 ) -> Tensor:
     """Return the ``d × d`` rotation ``R_m`` that RoPE applies at position ``m``.
 
@@ -347,10 +388,11 @@ def rotary_matrix(
     :func:`apply_rotary` never forms it.
 
     Args:
-        position: ``m`` (any real number).
+        position: ``m`` (any finite real number).
         dim: ``d``, the number of channels (even).
         base: as in :func:`rotary_angles`.
         interleaved: the channel layout.
+        device: where to build the matrix.
 
     Returns:
         float64 tensor ``[d, d]`` (orthogonal).
@@ -358,20 +400,16 @@ def rotary_matrix(
     Shapes:
         ``d``: channels.
     """
-    if isinstance(position, bool) or not isinstance(position, numbers.Real):
-        raise TypeError(
-            f"position must be a real number, got {type(position).__name__} {position!r}"
-        )
-    angles = rotary_angles(torch.tensor([float(position)], dtype=torch.float64), dim, base=base)[
-        0
-    ]  # [d/2]
+    position = check_real("position", position)
+    interleaved = check_bool("interleaved", interleaved)
+    m = torch.tensor([position], dtype=torch.float64, device=device)  # [1]
+    angles = rotary_angles(m, dim, base=base)[0]  # [d/2]
     c, s = torch.cos(angles), torch.sin(angles)  # [d/2] each
     half = dim // 2
-    a = (
-        torch.arange(0, dim, 2) if interleaved else torch.arange(half)
-    )  # [d/2]: first channel of each pair
+    step = 2 if interleaved else 1
+    a = torch.arange(0, step * half, step, device=m.device)  # [d/2]: first channel of each pair
     b = a + 1 if interleaved else a + half  # [d/2]: second channel
-    r = torch.zeros(dim, dim, dtype=torch.float64)  # [d, d]
+    r = torch.zeros(dim, dim, dtype=torch.float64, device=m.device)  # [d, d]
     r[a, a] = c
     r[a, b] = -s
     r[b, a] = s
@@ -379,7 +417,7 @@ def rotary_matrix(
     return r
 
 
-def rotary_permutation(dim: int, *, num_heads: int = 1) -> Tensor:
+def rotary_permutation(dim: int, *, num_heads: int = 1, device: Device = None) -> Tensor:
     """Return the channel permutation from the interleaved to the rotate-half layout.
 
     .. math::
@@ -397,6 +435,7 @@ def rotary_permutation(dim: int, *, num_heads: int = 1) -> Tensor:
     Args:
         dim: ``d``, channels per head (even).
         num_heads: ``h``; the result permutes ``h·d`` channels, each head's block on its own.
+        device: where to build the result.
 
     Returns:
         LongTensor ``[h·d]``.
@@ -413,8 +452,9 @@ def rotary_permutation(dim: int, *, num_heads: int = 1) -> Tensor:
     """
     dim = check_even("dim", dim)
     num_heads = check_int("num_heads", num_heads)
-    one = torch.cat((torch.arange(0, dim, 2), torch.arange(1, dim, 2)))  # [d]
-    return (torch.arange(num_heads)[:, None] * dim + one).flatten()  # [h*d]
+    evens = torch.arange(0, dim, 2, device=device)  # [d/2]
+    one = torch.cat((evens, evens + 1))  # [d]
+    return (torch.arange(num_heads, device=device)[:, None] * dim + one).flatten()  # [h*d]
 
 
 class RotaryEmbedding(nn.Module):
@@ -459,18 +499,23 @@ class RotaryEmbedding(nn.Module):
     ) -> None:
         super().__init__()
         self.dim = check_even("dim", dim)
-        self.base = check_positive_float("base", base)
-        self.interleaved = interleaved
+        self.base = check_base("base", base)
+        self.interleaved = check_bool("interleaved", interleaved)
         max_positions = check_int("max_positions", max_positions)
         self.register_buffer("cos_cached", torch.empty(0), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
-        self._build(max_positions, torch.float32, torch.device("cpu"))
+        self._build(max_positions, torch.float32, self.cos_cached.device)  # the default device
 
     def _build(self, length: int, dtype: torch.dtype, device: torch.device) -> None:
         cos, sin = rotary_cos_sin(
-            length, self.dim, base=self.base, interleaved=self.interleaved, dtype=dtype
+            length,
+            self.dim,
+            base=self.base,
+            interleaved=self.interleaved,
+            dtype=dtype,
+            device=device,
         )
-        self.cos_cached, self.sin_cached = cos.to(device), sin.to(device)  # [L, d] each
+        self.cos_cached, self.sin_cached = cos, sin  # [L, d] each
         self._cached_dtype = dtype  # what the tables were rounded to (a later .to() may cast them)
 
     def _tables(self, stop: int, dtype: torch.dtype, device: torch.device) -> tuple[Tensor, Tensor]:
@@ -489,18 +534,23 @@ class RotaryEmbedding(nn.Module):
         self, q: Tensor, k: Tensor, *, query_offset: int | None = None
     ) -> tuple[Tensor, Tensor]:
         for name, t in (("q", q), ("k", k)):
-            check_tensor(name, t)
+            check_float_tensor(name, t)
             if t.ndim < 2 or t.shape[-1] != self.dim:
                 raise ValueError(f"{name} must be [..., n, {self.dim}], got shape {tuple(t.shape)}")
-            if not t.is_floating_point():
-                raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
-        if q.dtype != k.dtype:
-            raise TypeError(f"q and k must have the same dtype, got {q.dtype} and {k.dtype}")
+        check_same_dtype(q=q, k=k)
+        if q.device != k.device:
+            raise ValueError(f"q and k must be on one device, got {q.device} and {k.device}")
         n_q, n_k = q.shape[-2], k.shape[-2]
-        q_pos, _ = query_key_positions(
-            n_q, n_k, query_offset=query_offset
-        )  # [n_q], keys are 0..n_k-1
-        first = int(q_pos[0])
+        # queries at first..first+n_q-1, keys at 0..n_k-1 (as posenc.attention.query_key_positions)
+        if query_offset is None:
+            if n_q > n_k:
+                raise ValueError(
+                    "n_q must be <= n_k when query_offset is not given (queries are the last n_q "
+                    f"of the n_k key positions), got n_q={n_q}, n_k={n_k}"
+                )
+            first = n_k - n_q
+        else:
+            first = check_int("query_offset", query_offset, minimum=0)
         cos, sin = self._tables(max(n_k, first + n_q), q.dtype, q.device)  # [L, d] each
         q_rot = self._rotate(q, cos[first : first + n_q], sin[first : first + n_q])  # [..., n_q, d]
         k_rot = self._rotate(k, cos[:n_k], sin[:n_k])  # [..., n_k, d]

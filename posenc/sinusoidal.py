@@ -7,22 +7,35 @@ fractional part once ``p`` is large, and the sine of a wrong angle is a wrong co
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
 from torch import Tensor, nn
 
 from ._checks import (
     as_positions,
+    check_base,
+    check_bool,
     check_even,
+    check_float_tensor,
     check_floating_dtype,
     check_int,
-    check_positive_float,
-    check_tensor,
+    check_real,
 )
 
+__all__ = [
+    "SinusoidalPositionalEncoding",
+    "binary_digits",
+    "sinusoidal_dot_product",
+    "sinusoidal_encoding",
+    "sinusoidal_frequencies",
+    "sinusoidal_shift_matrix",
+    "sinusoidal_wavelengths",
+]
 
-def sinusoidal_frequencies(dim: int, *, base: float = 10000.0) -> Tensor:
+Device = torch.device | str | None
+
+
+def sinusoidal_frequencies(dim: int, *, base: float = 10000.0, device: Device = None) -> Tensor:
     """Return the angular frequency of each sin/cos pair.
 
     .. math::
@@ -34,18 +47,19 @@ def sinusoidal_frequencies(dim: int, *, base: float = 10000.0) -> Tensor:
 
     Args:
         dim: ``d``, the number of channels (even).
-        base: the base of the geometric progression (``10000`` in the paper).
+        base: the base of the geometric progression (``10000`` in the paper; finite, ``> 1``).
+        device: where to build the result (default: torch's default device).
 
     Returns:
         float64 tensor of shape ``[d/2]``.
     """
     dim = check_even("dim", dim)
-    base = check_positive_float("base", base)
-    i = torch.arange(dim // 2, dtype=torch.float64)  # [d/2]
+    base = check_base("base", base)
+    i = torch.arange(dim // 2, dtype=torch.float64, device=device)  # [d/2]
     return base ** (-2.0 * i / dim)  # [d/2]
 
 
-def sinusoidal_wavelengths(dim: int, *, base: float = 10000.0) -> Tensor:
+def sinusoidal_wavelengths(dim: int, *, base: float = 10000.0, device: Device = None) -> Tensor:
     """Return the wavelength ``2π/ω_i`` of each sin/cos pair, in positions.
 
     .. math::
@@ -58,11 +72,12 @@ def sinusoidal_wavelengths(dim: int, *, base: float = 10000.0) -> Tensor:
     Args:
         dim: ``d``, the number of channels (even).
         base: as in :func:`sinusoidal_encoding`.
+        device: where to build the result.
 
     Returns:
         float64 tensor of shape ``[d/2]``.
     """
-    return 2.0 * math.pi / sinusoidal_frequencies(dim, base=base)
+    return 2.0 * math.pi / sinusoidal_frequencies(dim, base=base, device=device)
 
 
 def sinusoidal_encoding(
@@ -73,6 +88,7 @@ def sinusoidal_encoding(
     interleaved: bool = True,
     dtype: torch.dtype = torch.float32,
     compute_dtype: torch.dtype = torch.float64,
+    device: Device = None,
 ) -> Tensor:
     """Return the fixed sinusoidal position encoding of Vaswani et al. (2017).
 
@@ -87,18 +103,20 @@ def sinusoidal_encoding(
 
     Args:
         positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of positions;
-            fractional and negative positions are allowed.
+            fractional and negative positions are allowed, NaN and infinity are not.
         dim: ``d``, the number of channels (even).
-        base: the base of the frequencies (``10000`` in the paper).
+        base: the base of the frequencies (``10000`` in the paper; finite, ``> 1``).
         interleaved: ``True`` for sin/cos alternating channel by channel, ``False`` for
             concatenated halves.
         dtype: dtype of the result.
         compute_dtype: dtype in which the angles ``p·ω`` and their sines are computed.
             Keep the default; ``torch.float32`` exists to reproduce the precision loss of
             code that computes the angles in single precision.
+        device: where to build ``0..n-1`` when ``positions`` is an int (a tensor of positions
+            keeps its own device).
 
     Returns:
-        tensor of shape ``[n, d]``.
+        tensor of shape ``[n, d]``, on the device of ``positions``.
 
     Shapes:
         ``n``: positions, ``d``: channels.
@@ -106,8 +124,9 @@ def sinusoidal_encoding(
     Matches: Vaswani et al. (2017), eq. in §3.5; the Annotated Transformer's
     ``PositionalEncoding`` and ``positional-encodings``' ``PositionalEncoding1D`` (interleaved).
     """
-    pos = as_positions("positions", positions)  # [n]
-    omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
+    pos = as_positions("positions", positions, device=device)  # [n]
+    omega = sinusoidal_frequencies(dim, base=base, device=pos.device)  # [d/2]
+    interleaved = check_bool("interleaved", interleaved)
     check_floating_dtype("dtype", dtype)
     check_floating_dtype("compute_dtype", compute_dtype)
     angles = (
@@ -122,7 +141,12 @@ def sinusoidal_encoding(
 
 
 def sinusoidal_shift_matrix(
-    offset: float, dim: int, *, base: float = 10000.0, interleaved: bool = True
+    offset: float,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    interleaved: bool = True,
+    device: Device = None,
 ) -> Tensor:
     """Return the matrix ``M_k`` with ``PE(p + k) = M_k · PE(p)`` for every position ``p``.
 
@@ -137,23 +161,25 @@ def sinusoidal_shift_matrix(
     never on ``p``, which is why a linear layer can read relative offsets from absolute codes.
 
     Args:
-        offset: ``k``, the shift (any real number).
+        offset: ``k``, the shift (any finite real number).
         dim: ``d``, the number of channels (even).
         base: as in :func:`sinusoidal_encoding`.
         interleaved: the channel layout of the encoding it acts on.
+        device: where to build the matrix.
 
     Returns:
         float64 tensor of shape ``[d, d]`` (block diagonal, orthogonal).
     """
-    if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
-        raise TypeError(f"offset must be a real number, got {type(offset).__name__} {offset!r}")
-    omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
-    theta = float(offset) * omega  # [d/2]
+    offset = check_real("offset", offset)
+    interleaved = check_bool("interleaved", interleaved)
+    omega = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
+    theta = offset * omega  # [d/2]
     c, s = torch.cos(theta), torch.sin(theta)  # [d/2] each
     half = dim // 2
-    sin_idx = torch.arange(0, dim, 2) if interleaved else torch.arange(half)  # [d/2]
+    step = 2 if interleaved else 1
+    sin_idx = torch.arange(0, step * half, step, device=omega.device)  # [d/2]
     cos_idx = sin_idx + 1 if interleaved else sin_idx + half  # [d/2]
-    m = torch.zeros(dim, dim, dtype=torch.float64)  # [d, d]
+    m = torch.zeros(dim, dim, dtype=torch.float64, device=omega.device)  # [d, d]
     m[sin_idx, sin_idx] = c
     m[sin_idx, cos_idx] = s
     m[cos_idx, sin_idx] = -s
@@ -161,7 +187,9 @@ def sinusoidal_shift_matrix(
     return m
 
 
-def sinusoidal_dot_product(offsets: int | Tensor, dim: int, *, base: float = 10000.0) -> Tensor:
+def sinusoidal_dot_product(
+    offsets: int | Tensor, dim: int, *, base: float = 10000.0, device: Device = None
+) -> Tensor:
     """Return ``PE(p)·PE(p + k)`` for each offset ``k``: the same for every position ``p``.
 
     .. math::
@@ -174,9 +202,10 @@ def sinusoidal_dot_product(offsets: int | Tensor, dim: int, *, base: float = 100
     ``k = 0``.
 
     Args:
-        offsets: an int ``m`` (offsets ``0..m-1``) or a 1-D tensor of offsets (any reals).
+        offsets: an int ``m`` (offsets ``0..m-1``) or a 1-D tensor of offsets (finite reals).
         dim: ``d``, the number of channels (even).
         base: as in :func:`sinusoidal_encoding`.
+        device: where to build ``0..m-1`` when ``offsets`` is an int.
 
     Returns:
         float64 tensor of shape ``[m]``.
@@ -184,12 +213,12 @@ def sinusoidal_dot_product(offsets: int | Tensor, dim: int, *, base: float = 100
     Shapes:
         ``m``: offsets.
     """
-    k = as_positions("offsets", offsets)  # [m]
-    omega = sinusoidal_frequencies(dim, base=base)  # [d/2]
+    k = as_positions("offsets", offsets, device=device)  # [m]
+    omega = sinusoidal_frequencies(dim, base=base, device=k.device)  # [d/2]
     return torch.cos(k[:, None] * omega[None, :]).sum(dim=-1)  # [m]
 
 
-def binary_digits(positions: int | Tensor, n_bits: int) -> Tensor:
+def binary_digits(positions: int | Tensor, n_bits: int, *, device: Device = None) -> Tensor:
     """Return the binary digits of each position, least significant bit first.
 
     .. math::
@@ -204,6 +233,7 @@ def binary_digits(positions: int | Tensor, n_bits: int) -> Tensor:
         positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of non-negative
             integer positions, each below ``2**n_bits``.
         n_bits: how many digits to return (a positive int, at most 62).
+        device: where to build ``0..n-1`` when ``positions`` is an int.
 
     Returns:
         float32 tensor of 0s and 1s of shape ``[n, n_bits]``.
@@ -214,13 +244,15 @@ def binary_digits(positions: int | Tensor, n_bits: int) -> Tensor:
     n_bits = check_int("n_bits", n_bits)
     if n_bits > 62:
         raise ValueError(f"n_bits must be at most 62, got {n_bits}")
-    pos = as_positions("positions", positions)  # [n]
-    if bool((pos != torch.round(pos)).any()) or bool((pos < 0).any()):
-        raise ValueError("positions must be non-negative integers")
-    if bool((pos >= 2.0**n_bits).any()):
-        raise ValueError(f"positions must be below 2**n_bits = {2**n_bits}, got {int(pos.max())}")
+    pos = as_positions("positions", positions, device=device)  # [n]
+    if pos.device.type != "meta":  # meta tensors have no values to check
+        if bool((pos != torch.round(pos)).any()) or bool((pos < 0).any()):
+            raise ValueError("positions must be non-negative integers")
+        if bool((pos >= 2.0**n_bits).any()):
+            top = int(pos.max())
+            raise ValueError(f"positions must be below 2**n_bits = {2**n_bits}, got {top}")
     p = pos.to(torch.int64)  # [n]
-    bits = torch.arange(n_bits)  # [n_bits]
+    bits = torch.arange(n_bits, device=p.device)  # [n_bits]
     return ((p[:, None] >> bits[None, :]) & 1).to(torch.float32)  # [n, n_bits]
 
 
@@ -233,7 +265,7 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     Args:
         dim: ``d``, the model width (even).
-        max_positions: how many positions to precompute.
+        max_positions: how many positions to precompute (a positive int).
         base: as in :func:`sinusoidal_encoding`.
         interleaved: as in :func:`sinusoidal_encoding`.
 
@@ -248,19 +280,21 @@ class SinusoidalPositionalEncoding(nn.Module):
     ) -> None:
         super().__init__()
         self.dim = check_even("dim", dim)
-        self.base = check_positive_float("base", base)
-        self.interleaved = interleaved
+        self.base = check_base("base", base)
+        self.interleaved = check_bool("interleaved", interleaved)
         max_positions = check_int("max_positions", max_positions)
         table = sinusoidal_encoding(max_positions, dim, base=base, interleaved=interleaved)
         self.register_buffer("encoding", table, persistent=False)  # [max_positions, d]
 
     def forward(self, x: Tensor) -> Tensor:
-        check_tensor("x", x, ndim=3)
+        check_float_tensor("x", x, ndim=3)
         n, d = x.shape[-2:]
         if d != self.dim:
             raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
         if n <= self.encoding.shape[0]:
             table = self.encoding[:n]  # [n, d]
         else:
-            table = sinusoidal_encoding(n, d, base=self.base, interleaved=self.interleaved)
+            table = sinusoidal_encoding(
+                n, d, base=self.base, interleaved=self.interleaved, device=x.device
+            )  # [n, d]
         return x + table.to(device=x.device, dtype=x.dtype)  # [b, n, d]

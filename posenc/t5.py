@@ -18,18 +18,30 @@ keys at ``0..n_k−1``, queries at ``query_offset..`` with default ``n_k − n_q
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_int, check_tensor
+from ._checks import check_bool, check_int, check_state_dict_tables, check_tensor
 from .attention import query_key_positions
+
+__all__ = [
+    "T5RelativePositionBias",
+    "t5_bucket_index",
+    "t5_bucket_starts",
+    "t5_relative_bucket",
+]
+
+Device = torch.device | str | None
 
 
 def _check_bucket_args(
     bidirectional: bool, num_buckets: object, max_distance: object
 ) -> tuple[int, int]:
     """Check T5's bucket arguments; return ``(num_buckets, max_distance)`` as ints."""
+    bidirectional = check_bool("bidirectional", bidirectional)
     if bidirectional:
         num_buckets = check_int("num_buckets", num_buckets, minimum=4)
         if num_buckets % 2:
@@ -72,7 +84,9 @@ def t5_relative_bucket(
     it ``bucket(r)``, so bucket ``B`` (offset "+0") is never used. Unidirectional (decoders):
     ``r = max(p_i − p_j, 0)``, so every key after the query shares bucket 0 with the query
     itself (the causal mask removes them anyway). Offsets of ``max_distance`` or more share
-    the last bucket of their direction.
+    the last bucket of their direction. Offsets are clamped to ``±max_distance`` first, which
+    changes no bucket and keeps every int64 exact (``-2**63`` included, whose absolute value
+    would overflow); ``uint64`` tensors are refused (values above ``2**63`` would wrap).
 
     The logarithm is taken in float32, in the same order of operations as T5, so that the
     buckets agree with trained checkpoints exactly. (For a few argument choices an exact
@@ -80,7 +94,8 @@ def t5_relative_bucket(
     side in float64; with the defaults this never happens.)
 
     Args:
-        relative_position: integer tensor of any shape, key position minus query position.
+        relative_position: integer tensor of any shape (not ``uint64``), key position minus
+            query position.
         bidirectional: ``True`` for encoders, ``False`` for decoders.
         num_buckets: total number of buckets (even and ``>= 4`` if bidirectional, ``>= 2``
             otherwise).
@@ -104,8 +119,14 @@ def t5_relative_bucket(
             f"relative_position must be an integer tensor (key position minus query position), "
             f"got dtype {dtype}"
         )
+    if dtype == torch.uint64:
+        raise TypeError(
+            "relative_position must not be uint64 (values above 2**63 would wrap when cast to "
+            "int64); pass an int64 tensor"
+        )
     num_buckets, max_distance = _check_bucket_args(bidirectional, num_buckets, max_distance)
-    rel = relative_position.to(torch.long)
+    # beyond ±max_distance every offset has its direction's last bucket: clamping is exact
+    rel = relative_position.to(torch.long).clamp(-max_distance, max_distance)
     if bidirectional:
         per_side = num_buckets // 2
         offset = (rel > 0).to(torch.long) * per_side  # keys after the query use the upper half
@@ -130,6 +151,7 @@ def t5_bucket_index(
     num_buckets: int = 32,
     max_distance: int = 128,
     query_offset: int | None = None,
+    device: Device = None,
 ) -> Tensor:
     """Return the bucket of every query-key pair: the index into T5's bias table.
 
@@ -146,6 +168,7 @@ def t5_bucket_index(
         bidirectional, num_buckets, max_distance: as in :func:`t5_relative_bucket`.
         query_offset: position of the first query (default ``n_k − n_q``; transformers'
             ``compute_bias`` calls it ``past_seen_tokens`` and defaults to 0).
+        device: where to build the result (default: torch's default device).
 
     Returns:
         LongTensor ``[n_q, n_k]``.
@@ -155,7 +178,9 @@ def t5_bucket_index(
 
     Matches: the ``relative_position_bucket`` of transformers' ``T5Attention.compute_bias``.
     """
-    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset)  # [n_q], [n_k]
+    q_pos, k_pos = query_key_positions(
+        n_q, n_k, query_offset=query_offset, device=device
+    )  # [n_q], [n_k]
     rel = k_pos[None, :] - q_pos[:, None]  # [n_q, n_k]: memory_position - context_position
     return t5_relative_bucket(
         rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
@@ -163,7 +188,11 @@ def t5_bucket_index(
 
 
 def t5_bucket_starts(
-    *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+    device: Device = None,
 ) -> Tensor:
     """Return the smallest distance that falls into each bucket of one direction.
 
@@ -187,6 +216,7 @@ def t5_bucket_starts(
 
     Args:
         bidirectional, num_buckets, max_distance: as in :func:`t5_relative_bucket`.
+        device: where to build the result.
 
     Returns:
         LongTensor ``[B]``, non-decreasing apart from the ``−1`` entries.
@@ -196,12 +226,12 @@ def t5_bucket_starts(
     """
     num_buckets, max_distance = _check_bucket_args(bidirectional, num_buckets, max_distance)
     per_side = num_buckets // 2 if bidirectional else num_buckets
-    dist = torch.arange(max_distance + 1)  # [max_distance + 1]: every bucket is reached by here
+    dist = torch.arange(max_distance + 1, device=device)  # [max_distance + 1]: all buckets
     buckets = t5_relative_bucket(
         -dist, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
     )  # [max_distance + 1]
     big = max_distance + 1
-    starts = torch.full((per_side,), big, dtype=torch.long)  # [B]
+    starts = torch.full((per_side,), big, dtype=torch.long, device=dist.device)  # [B]
     starts = starts.scatter_reduce(0, buckets, dist, reduce="amin")  # [B]
     return torch.where(starts == big, -1, starts)
 
@@ -229,6 +259,9 @@ class T5RelativePositionBias(nn.Module):
         ``forward(n_q, n_k=None, *, query_offset=None) -> [h, n_q, n_k]`` (``n_k`` defaults
         to ``n_q``; queries are the last ``n_q`` positions unless ``query_offset`` is given).
 
+    Loading a state dict whose table has another size raises a ``ValueError`` naming the key
+    (``relative_attention_bias.weight``) and both shapes.
+
     Matches: transformers ``T5Attention.compute_bias`` (which returns ``[1, h, n_q, n_k]``
     with queries starting at ``past_seen_tokens``).
     """
@@ -243,12 +276,18 @@ class T5RelativePositionBias(nn.Module):
     ) -> None:
         super().__init__()
         self.num_heads = check_int("num_heads", num_heads)
-        self.bidirectional = bidirectional
+        self.bidirectional = check_bool("bidirectional", bidirectional)
         self.num_buckets, self.max_distance = _check_bucket_args(
             bidirectional, num_buckets, max_distance
         )
         self.relative_attention_bias = nn.Embedding(self.num_buckets, self.num_heads)
         nn.init.normal_(self.relative_attention_bias.weight, std=0.02)
+
+    def _load_from_state_dict(
+        self, state_dict: Mapping[str, Any], prefix: str, *args: Any, **kwargs: Any
+    ) -> None:
+        check_state_dict_tables(self, state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(
         self, n_q: int, n_k: int | None = None, *, query_offset: int | None = None
@@ -261,7 +300,8 @@ class T5RelativePositionBias(nn.Module):
             num_buckets=self.num_buckets,
             max_distance=self.max_distance,
             query_offset=query_offset,
-        ).to(self.relative_attention_bias.weight.device)  # [n_q, n_k]
+            device=self.relative_attention_bias.weight.device,
+        )  # [n_q, n_k]
         return self.relative_attention_bias(index).permute(2, 0, 1)  # [h, n_q, n_k]
 
     def extra_repr(self) -> str:

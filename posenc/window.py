@@ -15,16 +15,48 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor, nn
 
-from ._checks import check_heads, check_int, check_tensor
+from ._checks import (
+    check_bool,
+    check_float_tensor,
+    check_heads,
+    check_int,
+    check_state_dict_tables,
+    check_tensor,
+)
 from .attention import attention_weights
 
+__all__ = [
+    "IndexCheck",
+    "SwinRelativePositionBias",
+    "WindowAttention",
+    "frame_offset_counts",
+    "relative_index_check",
+    "relative_offsets",
+    "relative_position_index",
+    "relative_table_size",
+    "rstt_key_frames",
+    "shifted_window_mask",
+    "spread_key_step",
+    "window_merge",
+    "window_partition",
+]
 
-def _shape(name: str, shape: object) -> tuple[int, ...]:
-    if isinstance(shape, int) or not isinstance(shape, Sequence) or isinstance(shape, str):
-        raise TypeError(f"{name} must be a tuple of ints such as (7, 7), got {shape!r}")
+
+def _shape(
+    name: str, shape: object, *, rank: int | None = None, minimum: int = 1
+) -> tuple[int, ...]:
+    """``shape`` as a tuple of ints ``>= minimum``, of length ``rank`` when given."""
+    example = "(7, 7)" if rank in (None, 2) else str(tuple([7] * rank))
+    if not isinstance(shape, Sequence) or isinstance(shape, (str, bytes)):
+        raise TypeError(
+            f"{name} must be a tuple of ints such as {example}, got {type(shape).__name__} "
+            f"{shape!r}"
+        )
     if len(shape) == 0:
-        raise ValueError(f"{name} must have at least one axis")
-    return tuple(check_int(f"{name}[{a}]", s) for a, s in enumerate(shape))
+        raise ValueError(f"{name} must have at least one axis, got {shape!r}")
+    if rank is not None and len(shape) != rank:
+        raise ValueError(f"{name} must have {rank} entries such as {example}, got {shape!r}")
+    return tuple(check_int(f"{name}[{a}]", s, minimum=minimum) for a, s in enumerate(shape))
 
 
 def _grid(shape: tuple[int, ...], step: tuple[int, ...] = ()) -> Tensor:
@@ -244,6 +276,8 @@ def relative_index_check(index: Tensor, window_size: Sequence[int]) -> IndexChec
     check_tensor("index", index, ndim=2)
     if index.is_floating_point() or index.is_complex() or index.dtype == torch.bool:
         raise TypeError(f"index must hold integers, got dtype {index.dtype}")
+    if index.device.type == "meta":
+        raise ValueError("index must hold values to check, got a tensor on the meta device")
     n = math.prod(shape)
     if tuple(index.shape) != (n, n):
         raise ValueError(
@@ -398,11 +432,13 @@ class SwinRelativePositionBias(nn.Module):
         key_step: Sequence[int] | None = None,
     ) -> None:
         super().__init__()
-        index = relative_position_index(query_shape, key_shape, key_step=key_step)  # [N_q, N_k]
+        self.query_shape = _shape("query_shape", query_shape)
+        index = relative_position_index(
+            self.query_shape, key_shape, key_step=key_step
+        )  # [N_q, N_k]
         self.num_heads = check_int("num_heads", num_heads)
-        self.query_shape = tuple(query_shape)
         self.relative_position_bias_table = nn.Parameter(
-            torch.empty(relative_table_size(query_shape), self.num_heads)
+            torch.empty(relative_table_size(self.query_shape), self.num_heads)
         )
         nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
         self.register_buffer("relative_position_index", index, persistent=False)
@@ -415,9 +451,14 @@ class SwinRelativePositionBias(nn.Module):
         return bias.reshape(n_q, n_k, self.num_heads).permute(2, 0, 1)  # [h, N_q, N_k]
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
+        check_state_dict_tables(self, state_dict, prefix)
         key = prefix + "relative_position_index"
         if key in state_dict:
             stored = state_dict.pop(key)
+            if not isinstance(stored, Tensor):
+                raise TypeError(
+                    f"state dict entry {key!r} must be a torch.Tensor, got {type(stored).__name__}"
+                )
             if stored.shape != self.relative_position_index.shape or not torch.equal(
                 stored.to(self.relative_position_index), self.relative_position_index
             ):
@@ -445,7 +486,7 @@ def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
     Matches: Liu et al. (2021) Swin ``window_partition`` (followed by its ``view(-1, Wh*Ww, C)``).
     """
     check_tensor("x", x, ndim=4)
-    wh, ww = _shape("window_size", window_size)
+    wh, ww = _shape("window_size", window_size, rank=2)
     b, h, w, c = x.shape
     if h % wh or w % ww:
         raise ValueError(
@@ -454,7 +495,7 @@ def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
     x = x.reshape(b, h // wh, wh, w // ww, ww, c).permute(
         0, 1, 3, 2, 4, 5
     )  # [b, H/Wh, W/Ww, Wh, Ww, c]
-    return x.reshape(-1, wh * ww, c)  # [b*n_w, Wh*Ww, c]
+    return x.reshape(b * (h // wh) * (w // ww), wh * ww, c)  # [b*n_w, Wh*Ww, c]
 
 
 def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width: int) -> Tensor:
@@ -476,7 +517,7 @@ def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width
     Matches: Liu et al. (2021) Swin ``window_reverse``.
     """
     check_tensor("windows", windows, ndim=3)
-    wh, ww = _shape("window_size", window_size)
+    wh, ww = _shape("window_size", window_size, rank=2)
     height, width = check_int("height", height), check_int("width", width)
     if height % wh or width % ww:
         raise ValueError(
@@ -488,10 +529,11 @@ def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width
             f"windows must be [b·{nh * nw}, {wh * ww}, c] for a {height}x{width} map, got {tuple(windows.shape)}"
         )
     c = windows.shape[-1]
-    x = windows.reshape(-1, nh, nw, wh, ww, c).permute(
+    b = windows.shape[0] // (nh * nw)
+    x = windows.reshape(b, nh, nw, wh, ww, c).permute(
         0, 1, 3, 2, 4, 5
     )  # [b, H/Wh, Wh, W/Ww, Ww, c]
-    return x.reshape(-1, height, width, c)
+    return x.reshape(b, height, width, c)  # [b, H, W, c]
 
 
 def shifted_window_mask(
@@ -517,13 +559,13 @@ def shifted_window_mask(
 
     Matches: Liu et al. (2021) Swin ``SwinTransformerBlock`` ``attn_mask``.
     """
-    wh, ww = _shape("window_size", window_size)
+    wh, ww = _shape("window_size", window_size, rank=2)
     height, width = check_int("height", height), check_int("width", width)
     if height % wh or width % ww:
         raise ValueError(
             f"height and width ({height}, {width}) must be multiples of window_size ({wh}, {ww})"
         )
-    sh, sw = (check_int(f"shift[{a}]", s, minimum=0) for a, s in enumerate(shift))
+    sh, sw = _shape("shift", shift, rank=2, minimum=0)
     if sh >= wh or sw >= ww:
         raise ValueError(f"shift ({sh}, {sw}) must be smaller than window_size ({wh}, {ww})")
     region = torch.zeros(1, height, width, 1)
@@ -575,17 +617,25 @@ class WindowAttention(nn.Module):
         self.dim = check_int("dim", dim)
         self.num_heads = check_int("num_heads", num_heads)
         check_heads(self.dim, self.num_heads)
-        self.window_size = _shape("window_size", window_size)
-        self.relative_position = SwinRelativePositionBias(self.window_size, num_heads)
-        self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
-        self.proj = nn.Linear(dim, dim)
+        self.window_size = _shape("window_size", window_size, rank=2)
+        self.qkv_bias = check_bool("qkv_bias", qkv_bias)
+        self.relative_position = SwinRelativePositionBias(self.window_size, self.num_heads)
+        self.qkv = nn.Linear(self.dim, 3 * self.dim, bias=self.qkv_bias)
+        self.proj = nn.Linear(self.dim, self.dim)
 
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
-        check_tensor("x", x, ndim=3)
+        check_float_tensor("x", x, ndim=3)
         bn, n, d = x.shape
         if n != math.prod(self.window_size) or d != self.dim:
             raise ValueError(
-                f"x must be [windows, {math.prod(self.window_size)}, {self.dim}], got {tuple(x.shape)}"
+                f"x must be [windows, {math.prod(self.window_size)}, {self.dim}], "
+                f"got {tuple(x.shape)}"
+            )
+        weight = self.qkv.weight
+        if x.dtype != weight.dtype:
+            raise TypeError(
+                f"x must have the module's dtype {weight.dtype}, got {x.dtype} "
+                "(convert the module with .to(dtype) or x with x.to(dtype))"
             )
         h = self.num_heads
         q, k, v = (
@@ -597,9 +647,17 @@ class WindowAttention(nn.Module):
         else:
             check_tensor("mask", mask)
             if mask.dtype != torch.bool:
-                raise TypeError("mask must be a boolean [n_w, N, N] tensor (True = may attend)")
-            if mask.ndim != 3 or mask.shape[1:] != (n, n):
-                raise ValueError(f"mask must be [n_w, {n}, {n}], got {tuple(mask.shape)}")
+                raise TypeError(
+                    f"mask must be a boolean [n_w, {n}, {n}] tensor (True = may attend), "
+                    f"got dtype {mask.dtype}"
+                )
+            if mask.ndim != 3 or mask.shape[1:] != (n, n) or mask.shape[0] == 0:
+                raise ValueError(
+                    f"mask must be [n_w, {n}, {n}] with n_w >= 1 for x of shape "
+                    f"{tuple(x.shape)}, got mask of shape {tuple(mask.shape)}"
+                )
+            if mask.device != x.device:
+                raise ValueError(f"mask must be on x's device {x.device}, got {mask.device}")
             n_w = mask.shape[0]
             if bn % n_w:
                 raise ValueError(
@@ -612,3 +670,7 @@ class WindowAttention(nn.Module):
             weights = weights.reshape(bn, h, n, n)  # [bn, h, n, n]
         z = weights @ v  # [bn, h, n, d/h]
         return self.proj(z.transpose(1, 2).reshape(bn, n, d))  # [bn, n, d]
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
+        check_state_dict_tables(self, state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args)

@@ -379,7 +379,7 @@ def test_resample_errors():
         resample_positional_embedding(torch.zeros(9, 2), 3, 4, mode="area")
     with pytest.raises(ValueError, match=r"leading 1"):
         resample_positional_embedding(torch.zeros(2, 9, 2), 3, 4)
-    with pytest.raises(TypeError, match=r"table must be floating point"):
+    with pytest.raises(TypeError, match=r"table must be a floating-point tensor"):
         resample_positional_embedding(torch.zeros(9, 2, dtype=torch.long), 3, 4)
     with pytest.raises(ValueError, match=r"new_size must be an int or a pair"):
         resample_positional_embedding(torch.zeros(9, 2), 3, (1, 2, 3))
@@ -591,3 +591,178 @@ def test_resampling_error_summaries_check_their_input():
         resampling_error_map(torch.zeros(4, 8), max_frequency=0.0)
     with pytest.raises(ValueError, match=r"dim must be a multiple of 4"):
         sincos_resampling_error(4, 5, 6)
+
+
+# ---------------------------------------------------------------------------------------------
+# Strict inputs (issue 11): each bad argument is refused with a message naming it
+
+NAN, INF = float("nan"), float("inf")
+MASK = torch.zeros(1, 3, 4, dtype=torch.bool)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "name"),
+    [
+        # flags must be real bools
+        (lambda: sinusoidal_encoding_2d(2, 3, 8, interleaved="False"), TypeError, "interleaved"),
+        (lambda: sinusoidal_encoding_2d(2, 3, 8, row_first=1), TypeError, "row_first"),
+        (lambda: sinusoidal_2d_channel_permutation(8, interleaved=0), TypeError, "interleaved"),
+        (lambda: sinusoidal_2d_channel_permutation(8, row_first="no"), TypeError, "row_first"),
+        (lambda: detr_sine_encoding(MASK, 4, normalize="True"), TypeError, "normalize"),
+        (
+            lambda: resample_positional_embedding(torch.zeros(9, 4), 3, 4, antialias="yes"),
+            TypeError,
+            "antialias",
+        ),
+        (lambda: sincos_resampling_error(4, 6, 8, antialias=1), TypeError, "antialias"),
+        # sizes must be ints (not bools) in their domain
+        (lambda: sinusoidal_encoding_2d(True, 3, 8), TypeError, "height"),
+        (lambda: sinusoidal_encoding_2d(2, 3.0, 8), TypeError, "width"),
+        (lambda: sinusoidal_encoding_2d(2, 3, 6), ValueError, "dim"),
+        (lambda: sinusoidal_2d_channel_permutation(True), TypeError, "dim"),
+        (lambda: detr_sine_encoding(MASK, True), TypeError, "num_pos_feats"),
+        (lambda: detr_sine_encoding(MASK, 5), ValueError, "num_pos_feats"),
+        (lambda: LearnedRowColEmbedding(True), TypeError, "num_pos_feats"),
+        (lambda: LearnedRowColEmbedding(4, 0), ValueError, "max_positions"),
+        (lambda: LearnedRowColEmbedding(4, 2.5), TypeError, "max_positions"),
+        (
+            lambda: resample_positional_embedding(torch.zeros(9, 4), (3, 3, 1), 4),
+            ValueError,
+            "old_size",
+        ),
+        (
+            lambda: resample_positional_embedding(torch.zeros(9, 4), 3, (True, 4)),
+            TypeError,
+            "new_size[0]",
+        ),
+        (lambda: resample_positional_embedding(torch.zeros(9, 4), 3, "4"), TypeError, "new_size"),
+        (
+            lambda: resample_positional_embedding(torch.zeros(9, 4), 3, 4, num_prefix_tokens=-1),
+            ValueError,
+            "num_prefix_tokens",
+        ),
+        (lambda: stretched_sincos_encoding_2d(0, 4, 8), ValueError, "old_size"),
+        (lambda: stretched_sincos_encoding_2d(4, True, 8), TypeError, "new_size"),
+        (lambda: sincos_resampling_error(0, 4, 8), ValueError, "old_size"),
+        (lambda: sincos_resampling_error(4, 0, 8), ValueError, "new_size"),
+        (lambda: sincos_resampling_error(4, 6, 6), ValueError, "dim"),
+        (lambda: position_similarity_map(torch.ones(6, 4), 2, 3, True, 0), TypeError, "row"),
+        (lambda: position_similarity_map(torch.ones(6, 4), 2, 3, 0, -1), ValueError, "col"),
+        (lambda: position_similarity_map(torch.ones(6, 4), 2, 3, 0, 3), ValueError, "col"),
+        # bases must be finite and > 1; scales finite and > 0
+        (lambda: sinusoidal_encoding_2d(2, 3, 8, base=1.0), ValueError, "base"),
+        (lambda: sinusoidal_encoding_2d(2, 3, 8, base=NAN), ValueError, "base"),
+        (lambda: sinusoidal_encoding_2d(2, 3, 8, base=True), TypeError, "base"),
+        (lambda: detr_sine_encoding(MASK, 4, base=1), ValueError, "base"),
+        (lambda: detr_sine_encoding(MASK, 4, base=0.5), ValueError, "base"),
+        (lambda: detr_sine_encoding(MASK, 4, base="10000"), TypeError, "base"),
+        (lambda: detr_sine_encoding(MASK, 4, normalize=True, scale=INF), ValueError, "scale"),
+        (lambda: detr_sine_encoding(MASK, 4, normalize=True, scale=0.0), ValueError, "scale"),
+        (lambda: detr_sine_encoding(MASK, 4, normalize=True, scale=1j), TypeError, "scale"),
+        (lambda: stretched_sincos_encoding_2d(4, 6, 8, base=-2.0), ValueError, "base"),
+        (lambda: sincos_resampling_error(4, 6, 8, base=INF), ValueError, "base"),
+        (lambda: resampling_error_map(torch.zeros(16, 8), base=1.0), ValueError, "base"),
+        (
+            lambda: resampling_error_map(torch.zeros(16, 8), max_frequency=NAN),
+            ValueError,
+            "max_frequency",
+        ),
+        # modes
+        (lambda: sincos_resampling_error(4, 6, 8, mode="area"), ValueError, "mode"),
+        (
+            lambda: resample_positional_embedding(torch.zeros(9, 4), 3, 4, mode=["bicubic"]),
+            ValueError,
+            "mode",
+        ),
+        (
+            lambda: resample_positional_embedding(
+                torch.zeros(9, 4), 3, 4, mode="nearest", antialias=True
+            ),
+            ValueError,
+            "antialias",
+        ),
+        # tensors of the wrong kind
+        (lambda: detr_sine_encoding(MASK.float(), 4), TypeError, "padding_mask"),
+        (lambda: detr_sine_encoding(MASK[0], 4), ValueError, "padding_mask"),
+        (
+            lambda: LearnedRowColEmbedding(4, 6)(torch.zeros(1, 3, 2, 2, dtype=torch.long)),
+            TypeError,
+            "x",
+        ),
+        (
+            lambda: LearnedRowColEmbedding(4, 6)(torch.zeros(1, 3, 2, 2, dtype=torch.bool)),
+            TypeError,
+            "x",
+        ),
+        (lambda: LearnedRowColEmbedding(4, 6)(torch.zeros(3, 2, 2)), ValueError, "x"),
+        (
+            lambda: resample_positional_embedding(torch.zeros(9, 4, dtype=torch.complex64), 3, 4),
+            TypeError,
+            "table",
+        ),
+        (lambda: resample_positional_embedding(torch.zeros(9, 0), 3, 4), ValueError, "table"),
+        (
+            lambda: position_similarity_map(torch.ones(6, 4, dtype=torch.bool), 2, 3, 0, 0),
+            TypeError,
+            "table",
+        ),
+        (lambda: position_similarity_map(torch.ones(6, 0), 2, 3, 0, 0), ValueError, "table"),
+        (lambda: resampling_error_per_pair(torch.zeros(0, 8)), ValueError, "error"),
+        (
+            lambda: resampling_error_per_pair(torch.zeros(4, 8, dtype=torch.long)),
+            TypeError,
+            "error",
+        ),
+        (lambda: resampling_error_per_pair(torch.full((4, 8), NAN)), ValueError, "error"),
+        (lambda: resampling_error_map(torch.zeros(16, 8, dtype=torch.bool)), TypeError, "error"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(call, error, name):
+    with pytest.raises(error) as info:
+        call()
+    assert name in str(info.value)
+
+
+def test_detr_sine_encoding_of_empty_maps_is_empty():
+    for shape in [(0, 3, 4), (2, 0, 4), (2, 3, 0)]:
+        out = detr_sine_encoding(torch.zeros(shape, dtype=torch.bool), 4, normalize=True)
+        assert out.shape == (shape[0], 8, shape[1], shape[2])
+
+
+def test_learned_row_col_of_an_empty_batch_or_map_is_empty():
+    module = LearnedRowColEmbedding(4, 6)
+    assert module(torch.zeros(0, 3, 2, 5)).shape == (0, 8, 2, 5)
+    assert module(torch.zeros(2, 3, 0, 5)).shape == (2, 8, 0, 5)
+
+
+def test_learned_row_col_state_dict_of_the_wrong_size_names_the_table():
+    saved = LearnedRowColEmbedding(4, 6).state_dict()
+    for key, build in [
+        ("row_embed.weight", lambda: LearnedRowColEmbedding(4, 7)),
+        ("col_embed.weight", lambda: LearnedRowColEmbedding(4, 7)),
+        ("row_embed.weight", lambda: LearnedRowColEmbedding(5, 6)),
+    ]:
+        with pytest.raises(ValueError) as info:
+            build().load_state_dict(saved)
+        message = str(info.value)
+        assert "row_embed.weight" in message or "col_embed.weight" in message
+        assert "(6, 4)" in message
+    # nested under a prefix, the key keeps it
+    outer = torch.nn.Sequential(LearnedRowColEmbedding(4, 7))
+    with pytest.raises(ValueError, match=r"'0\.row_embed\.weight' has shape \(6, 4\).*\(7, 4\)"):
+        outer.load_state_dict({f"0.{k}": v for k, v in saved.items()})
+    # the right size still loads
+    fresh = LearnedRowColEmbedding(4, 6)
+    fresh.load_state_dict(saved)
+    assert torch.equal(fresh.row_embed.weight, saved["row_embed.weight"])
+
+
+def test_detr_sine_encoding_keeps_the_mask_device():
+    mask = torch.zeros(2, 3, 4, dtype=torch.bool, device="meta")
+    out = detr_sine_encoding(mask, 4, normalize=True)
+    assert out.device.type == "meta" and out.shape == (2, 8, 3, 4)
+
+
+def test_resampling_error_map_keeps_the_error_device():
+    out = resampling_error_map(torch.empty(16, 8, dtype=torch.float64, device="meta"))
+    assert out.device.type == "meta" and out.shape == (4, 4)

@@ -250,7 +250,7 @@ def test_span_is_the_attention_of_a_query_with_equal_content_logits():
 
 
 def test_span_errors():
-    with pytest.raises(ValueError, match=r"mass must be in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"^mass must be a finite number in \(0, 1\), got 1.0"):
         alibi_span(8, 10, mass=1.0)
     with pytest.raises(TypeError, match="mass must be a real number"):
         alibi_span(8, 10, mass="0.9")
@@ -280,3 +280,46 @@ def test_errors_name_the_argument():
         ALiBiBias(-2)
     with pytest.raises(ValueError, match="n_q must be <= n_k"):
         ALiBiBias(2)(3, 2)
+
+
+# -- strict inputs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["False", 0, 1, None, torch.tensor(True)])
+def test_causal_must_be_a_bool(flag):
+    for call in (
+        lambda: alibi_distances(3, 3, causal=flag),
+        lambda: alibi_bias(3, 3, 2, causal=flag),
+        lambda: ALiBiBias(2, causal=flag),
+    ):
+        with pytest.raises(TypeError, match=r"^causal must be a bool"):
+            call()
+
+
+@pytest.mark.parametrize("value", [True, 2.0, "2"])
+def test_sizes_must_be_ints(value):
+    with pytest.raises(TypeError, match=r"^num_heads must be an integer"):
+        ALiBiBias(value)
+    with pytest.raises(TypeError, match=r"^n must be an integer"):
+        alibi_span(2, value)
+    with pytest.raises(TypeError, match=r"^n_q must be an integer"):
+        ALiBiBias(2)(value)
+
+
+@given(mass=st.floats(allow_nan=True).filter(lambda m: not 0 < m < 1))
+def test_span_mass_must_lie_strictly_between_zero_and_one(mass):
+    with pytest.raises(ValueError, match=r"^mass must be a finite number in \(0, 1\)"):
+        alibi_span(4, 10, mass=mass)
+
+
+def test_meta_device():
+    meta = torch.device("meta")
+    outs = {
+        "slopes": (alibi_slopes(12, device=meta), (12,)),
+        "distances": (alibi_distances(3, 5, causal=False, device=meta), (3, 5)),
+        "bias": (alibi_bias(3, 5, 4, device=meta), (4, 3, 5)),
+        "span": (alibi_span(4, 10, device=meta), (4,)),
+        "module": (ALiBiBias(4).to(meta)(3, 5, query_offset=1), (4, 3, 5)),
+    }
+    for name, (out, shape) in outs.items():
+        assert out.device == meta and out.shape == shape, name

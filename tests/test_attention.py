@@ -14,15 +14,8 @@ from posenc.attention import (
     causal_mask,
     dot_product_attention,
     masked_softmax,
-    permutation_matrix,
     query_key_positions,
-    sentence_attention,
-    sentence_vectors,
-    shuffled_attention,
-    toy_attention_layer,
-    word_vectors,
 )
-from posenc.sinusoidal import sinusoidal_encoding
 
 
 def reference_self_attention(layer: SelfAttention, x: torch.Tensor) -> torch.Tensor:
@@ -78,7 +71,7 @@ def test_self_attention_is_permutation_equivariant_without_positions(perm, seed)
     x = torch.randn(1, 6, 8, dtype=torch.float64)
     y, a = layer(x, return_weights=True)
     y_p, a_p = layer(x[:, perm], return_weights=True)
-    p = permutation_matrix(perm).double()
+    p = torch.eye(6, dtype=torch.float64)[perm]  # P @ y == y[perm]
     torch.testing.assert_close(y_p[0], p @ y[0])  # Z(PX) = P Z(X)
     torch.testing.assert_close(a_p[0, 0], p @ a[0, 0] @ p.T)  # A(PX) = P A(X) Pᵀ
 
@@ -187,42 +180,11 @@ def test_attention_weights_rows_sum_to_one_and_masked_entries_are_zero():
             ValueError,
             "rotary must act on the 4 channels",
         ),
-        (lambda: permutation_matrix([0, 0, 1]), ValueError, "permutation"),
-        (lambda: permutation_matrix(torch.tensor([0.0, 1.0])), TypeError, "integers"),
-        (lambda: permutation_matrix([]), ValueError, "permutation"),
-        (lambda: word_vectors("dog bites man", 4), TypeError, "sequence of strings"),
-        (lambda: word_vectors([], 4), ValueError, "at least one word"),
-        (lambda: word_vectors(["a", 3], 4), TypeError, "strings"),
-        (lambda: word_vectors(["a"], 0), ValueError, "dim must be positive"),
     ],
 )
 def test_argument_errors(call, error, words):
     with pytest.raises(error, match=words):
         call()
-
-
-def test_permutation_matrix_reorders_rows_and_is_orthogonal():
-    perm = [2, 0, 3, 1]
-    p = permutation_matrix(perm)
-    x = torch.arange(12.0).reshape(4, 3)
-    torch.testing.assert_close(p @ x, x[perm])
-    torch.testing.assert_close(p @ p.T, torch.eye(4))
-    torch.testing.assert_close(permutation_matrix(torch.tensor(perm)), p)
-    assert p.tolist() == [[0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0]]
-
-
-def test_word_vectors_depend_on_the_word_only():
-    a = word_vectors(["dog", "bites", "man"], 8)
-    b = word_vectors(["man", "bites", "dog"], 8)
-    torch.testing.assert_close(a[[2, 1, 0]], b, rtol=0, atol=0)
-    assert a.shape == (3, 8) and a.dtype == torch.float32
-    assert not torch.equal(a[0], a[1])
-    assert not torch.equal(word_vectors(["dog"], 8, seed=1), word_vectors(["dog"], 8, seed=0))
-    # deterministic and independent of the global random state
-    torch.manual_seed(123)
-    first = word_vectors(["dog"], 8)
-    torch.manual_seed(456)
-    torch.testing.assert_close(word_vectors(["dog"], 8), first, rtol=0, atol=0)
 
 
 @given(n_q=st.integers(1, 12), extra=st.integers(0, 12), offset=st.none() | st.integers(0, 20))
@@ -367,81 +329,134 @@ def test_masked_softmax_is_the_last_step_of_attention_weights():
         masked_softmax([[0.0]])
 
 
-# -- the toy layer of chapter 1 ----------------------------------------------------------------
+# -- strict inputs -------------------------------------------------------------------------------
+
+Q, K, V = torch.zeros(2, 3, 4), torch.zeros(2, 5, 4), torch.zeros(2, 5, 6)
 
 
-def test_toy_layer_is_seeded_and_leaves_global_rng_alone():
-    torch.manual_seed(7)
-    before = torch.get_rng_state()
-    a, b = toy_attention_layer(8, seed=3), toy_attention_layer(8, seed=3)
-    assert torch.equal(torch.get_rng_state(), before)
-    assert isinstance(a, SelfAttention) and not a.training and a.num_heads == 1
-    torch.testing.assert_close(a.qkv.weight, b.qkv.weight, rtol=0, atol=0)
-    assert not torch.equal(toy_attention_layer(8, seed=4).qkv.weight, a.qkv.weight)
+@pytest.mark.parametrize("fn", [attention_weights, dot_product_attention])
+@pytest.mark.parametrize("name", ["q", "k", "v"])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.complex64])
+def test_attention_refuses_non_float_inputs_naming_them(fn, name, dtype):
+    args = {"q": Q, "k": K, "v": V}
+    if fn is attention_weights and name == "v":
+        return
+    args[name] = args[name].to(dtype)
+    call = [args["q"], args["k"]] + ([args["v"]] if fn is dot_product_attention else [])
+    with pytest.raises(TypeError, match=rf"^{name} must be a floating-point tensor, got dtype"):
+        fn(*call)
 
 
-def test_toy_layer_scales_query_and_key_weights_only():
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(3)
-        plain = SelfAttention(8, num_heads=1)
-    sharp = toy_attention_layer(8, seed=3, gain=2.5)
-    w, w0 = sharp.qkv.weight.detach(), plain.qkv.weight.detach()
-    torch.testing.assert_close(w[:16], 2.5 * w0[:16], rtol=0, atol=0)  # queries and keys
-    assert torch.equal(w[16:], w0[16:])  # values
-    assert torch.equal(sharp.qkv.bias, plain.qkv.bias)
-    assert torch.equal(sharp.out.weight, plain.out.weight)
-    with pytest.raises(ValueError, match=r"^gain must be a finite number > 0"):
-        toy_attention_layer(8, gain=0.0)
+def test_attention_refuses_mixed_dtypes():
+    with pytest.raises(TypeError, match=r"^q, k must have one dtype, got q torch.float32, k torch"):
+        attention_weights(Q, K.double())
+    with pytest.raises(TypeError, match=r"^q, k, v must have one dtype.*v torch.float16"):
+        dot_product_attention(Q, K, V.half())
+    with pytest.raises(TypeError, match=r"^q, k, bias must have one dtype.*bias torch.float64"):
+        attention_weights(Q, K, bias=torch.zeros(3, 5, dtype=torch.float64))
 
 
-def test_sentence_vectors_add_the_sinusoidal_code_of_each_slot():
-    words = ["the", "dog", "chased", "a", "ball"]
-    plain = sentence_vectors(words, 8)
-    assert torch.equal(plain, word_vectors(words, 8))
-    with_positions = sentence_vectors(words, 8, positions=True)
-    assert with_positions.shape == (5, 8) and with_positions.dtype == torch.float32
-    torch.testing.assert_close(with_positions - plain, sinusoidal_encoding(5, 8), rtol=0, atol=1e-6)
+@pytest.mark.parametrize("fn", [attention_weights, dot_product_attention])
+def test_a_bool_bias_is_refused_pointing_to_mask(fn):
+    causal = causal_mask(3, 5)
+    args = (Q, K, V) if fn is dot_product_attention else (Q, K)
+    with pytest.raises(TypeError, match=r"^bias must be a floating-point .*bool tensor.*mask="):
+        fn(*args, bias=causal)
+    with pytest.raises(TypeError, match=r"^bias must be a floating-point .*bool tensor.*mask="):
+        SelfAttention(4)(torch.zeros(1, 3, 4), bias=causal_mask(3, 3))
 
 
-def test_sentence_attention_is_the_layer_on_a_batch_of_one():
-    layer = toy_attention_layer(8, seed=1)
-    x = sentence_vectors(["man", "bites", "dog"], 8)
-    y, a = sentence_attention(layer, x)
-    assert y.shape == (3, 8) and a.shape == (3, 3) and not y.requires_grad
-    expected = reference_self_attention(layer, x[None])[0]
-    torch.testing.assert_close(y.double(), expected, atol=1e-6, rtol=1e-5)
-    torch.testing.assert_close(a.sum(-1), torch.ones(3))
-    with pytest.raises(ValueError, match=r"^x must have 2 dimensions"):
-        sentence_attention(layer, x[None])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (
+            {"bias": torch.zeros(3, 4)},
+            r"^bias of shape \(3, 4\) does not broadcast to .*\(2, 3, 5\)",
+        ),
+        ({"bias": torch.zeros(3, 3, 5)}, r"^bias of shape \(3, 3, 5\) does not broadcast"),
+        ({"mask": torch.ones(5, 3, dtype=torch.bool)}, r"^mask of shape \(5, 3\) does not broad"),
+        ({"mask": torch.ones(4, 3, 5, dtype=torch.bool)}, r"^mask of shape \(4, 3, 5\) does not"),
+    ],
+)
+def test_attention_refuses_bias_and_mask_that_do_not_broadcast(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        attention_weights(Q, K, **kwargs)
+    with pytest.raises(ValueError, match=words.replace("(2, 3, 5)", "(2, 3, 6)")):
+        dot_product_attention(Q, K, V, **kwargs)
 
 
-def test_shuffled_attention_against_the_layer_run_by_hand():
-    words = ["the", "dog", "chased", "a", "red", "ball"]
-    perm = [5, 2, 0, 4, 1, 3]
-    for positions in (False, True):
-        a, a_perm, delta = shuffled_attention(words, perm, positions=positions, dim=16, seed=0)
-        layer = toy_attention_layer(16, seed=0)
-        x = word_vectors(words, 16).double()
-        x_perm = word_vectors([words[i] for i in perm], 16).double()
-        if positions:
-            pe = sinusoidal_encoding(6, 16, dtype=torch.float64)
-            x, x_perm = x + pe, x_perm + pe
-        y, y_perm = (reference_self_attention(layer, t[None])[0] for t in (x, x_perm))
-        # the word at slot i of the shuffle is words[perm[i]]: its output moved by this much
-        moved = [float((y_perm[i] - y[perm[i]]).norm()) for i in range(6)]
-        expected = torch.zeros(6, dtype=torch.float64)
-        expected[perm] = torch.tensor(moved, dtype=torch.float64)
-        torch.testing.assert_close(delta.double(), expected, atol=1e-5, rtol=1e-4)
-        assert a.shape == a_perm.shape == (6, 6)
-        if not positions:  # equivariance: the same matrix with rows and columns reordered
-            torch.testing.assert_close(a_perm, a[perm][:, perm], atol=1e-6, rtol=0)
-            assert float(delta.max()) < 1e-5
-        else:
-            assert float(delta.min()) > 1e-3
+def test_attention_refuses_a_float_mask_and_batches_that_do_not_broadcast():
+    with pytest.raises(TypeError, match=r"^mask must be a boolean tensor .*torch.float32"):
+        attention_weights(Q, K, mask=torch.ones(3, 5))
+    with pytest.raises(ValueError, match=r"^q and k must have batch dimensions that broadcast"):
+        attention_weights(torch.zeros(2, 3, 4), torch.zeros(3, 5, 4))
 
 
-def test_shuffled_attention_rejects_a_bad_permutation():
-    with pytest.raises(ValueError, match=r"^perm must be a permutation of 0\.\.2"):
-        shuffled_attention(["a", "b", "c"], [0, 1], positions=False)
-    with pytest.raises(ValueError, match=r"^perm must be a permutation of 0\.\.2"):
-        shuffled_attention(["a", "b", "c"], [0, 1, 1], positions=False)
+def test_empty_inputs_give_empty_results_or_a_clear_error():
+    assert attention_weights(torch.zeros(2, 0, 4), K).shape == (2, 0, 5)
+    assert dot_product_attention(torch.zeros(0, 3, 4), K[:0], V[:0]).shape == (0, 3, 6)
+    assert dot_product_attention(torch.zeros(2, 0, 4), torch.zeros(2, 0, 4), V[:, :0]).shape == (
+        2,
+        0,
+        6,
+    )
+    with pytest.raises(ValueError, match=r"^k must hold at least one key position"):
+        attention_weights(Q, torch.zeros(2, 0, 4))
+    with pytest.raises(ValueError, match=r"^q and k must have at least one channel"):
+        attention_weights(torch.zeros(3, 0), torch.zeros(5, 0))
+    layer = SelfAttention(4)
+    assert layer(torch.zeros(2, 0, 4)).shape == (2, 0, 4)
+    assert layer(torch.zeros(0, 3, 4)).shape == (0, 3, 4)
+
+
+def test_self_attention_strict_inputs():
+    layer = SelfAttention(4, num_heads=2)
+    x = torch.zeros(1, 3, 4)
+    with pytest.raises(
+        TypeError, match=r"^x must be a floating-point tensor, got dtype torch.int64"
+    ):
+        layer(x.long())
+    with pytest.raises(TypeError, match=r"^x must have the layer's dtype torch.float32"):
+        layer(x.double())
+    with pytest.raises(TypeError, match=r"^return_weights must be a bool"):
+        layer(x, return_weights="False")
+    with pytest.raises(
+        ValueError, match=r"^bias of shape \(3, 4\) does not broadcast .*\(1, 2, 3, 3\)"
+    ):
+        layer(x, bias=torch.zeros(3, 4))
+    with pytest.raises(ValueError, match=r"^mask of shape \(2, 3\) does not broadcast"):
+        layer(x, mask=torch.ones(2, 3, dtype=torch.bool))
+    with pytest.raises(TypeError, match=r"^x, bias must have one dtype"):
+        layer(x, bias=torch.zeros(3, 3, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^num_heads must be an integer"):
+        SelfAttention(4, num_heads=True)
+
+
+@pytest.mark.parametrize("value", [True, 2.0, "3"])
+def test_query_key_positions_refuse_non_int_sizes(value):
+    with pytest.raises(TypeError, match=r"^n_q must be an integer"):
+        causal_mask(value, 4)
+
+
+# -- the meta device: nothing built on the CPU ---------------------------------------------------
+
+
+def test_functions_and_module_on_the_meta_device():
+    meta = torch.device("meta")
+    q, k, v = (torch.empty(2, n, 4, device=meta) for n in (3, 5, 5))
+    bias = torch.empty(3, 5, device=meta)
+    mask = causal_mask(3, 5, device=meta)
+    assert mask.device == meta and mask.shape == (3, 5) and mask.dtype == torch.bool
+    for p, n in zip(query_key_positions(3, 5, device=meta), (3, 5)):
+        assert p.device == meta and p.shape == (n,)
+    a = attention_weights(q, k, bias=bias, mask=mask)
+    assert a.device == meta and a.shape == (2, 3, 5)
+    z = dot_product_attention(q, k, v, bias=bias, mask=mask)
+    assert z.device == meta and z.shape == (2, 3, 4)
+    assert masked_softmax(torch.empty(3, 5, device=meta), mask).device == meta
+    layer = SelfAttention(8, num_heads=2, rotary=_rotary(4)).to(meta)
+    y, w = layer(
+        torch.empty(2, 6, 8, device=meta), mask=causal_mask(6, 6, device=meta), return_weights=True
+    )
+    assert y.device == meta and y.shape == (2, 6, 8)
+    assert w.device == meta and w.shape == (2, 2, 6, 6)

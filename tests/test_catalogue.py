@@ -15,6 +15,8 @@ from posenc.catalogue import (
     ENCODINGS,
     CatalogueSize,
     Encoding,
+    ToyOptions,
+    ToyPlugIn,
     get_encoding,
     learned_parameter_count,
     markdown_table,
@@ -23,6 +25,7 @@ from posenc.catalogue import (
     position_parameter_count,
     reach_rows,
     runs_beyond,
+    toy_encodings,
 )
 from posenc.shaw import shaw_relative_index
 from posenc.t5 import t5_relative_bucket
@@ -92,7 +95,7 @@ def test_chapters_are_chapters_of_the_book():
 
 def test_get_encoding():
     assert get_encoding("rope").name == "RoPE"
-    with pytest.raises(KeyError, match="no encoding 'xpos'.*rope"):
+    with pytest.raises(ValueError, match="key must be one of.*rope.*no encoding 'xpos'"):
         get_encoding("xpos")
 
 
@@ -295,3 +298,160 @@ def test_posenc_rows_list_every_name():
     assert header == ["encoding", "in posenc"]
     for e, row in zip(ENCODINGS, rows):
         assert row[1].split(", ") == [f"`{n[len('posenc.') :]}`" for n in e.posenc]
+
+
+# -- strict inputs ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: get_encoding(3), TypeError, "key must be a str"),
+        (lambda: learned_parameter_count(3), TypeError, "encoding must be an Encoding"),
+        (
+            lambda: learned_parameter_count("rope", (1, 2)),
+            TypeError,
+            "size must be a CatalogueSize",
+        ),
+        (lambda: runs_beyond("rope", factor=True), TypeError, "factor must be an integer"),
+        (lambda: runs_beyond("rope", factor=0), ValueError, "factor must be positive"),
+        (lambda: reach_rows(factor=2.0), TypeError, "factor must be an integer"),
+        (lambda: overview_rows(["rope"]), TypeError, r"encodings\[0\] must be an Encoding"),
+        (lambda: posenc_rows(get_encoding("rope")), TypeError, "iterable of Encoding"),
+        (lambda: markdown_table("ab", []), TypeError, "header must be"),
+        (lambda: markdown_table(["a"], [[1]]), TypeError, r"rows\[0\]\[0\] must be a str"),
+        (lambda: markdown_table(["a"], ["x"]), TypeError, r"rows\[0\] must be a sequence"),
+        (lambda: ToyOptions(causal="False"), TypeError, "causal must be a bool"),
+        (lambda: ToyOptions(dim=True), TypeError, "dim must be an integer"),
+        (lambda: ToyOptions(rope_base=1.0), ValueError, "rope_base"),
+        (lambda: ToyOptions(rope_base=float("nan")), ValueError, "rope_base"),
+        (lambda: ToyOptions(dim=30, num_heads=4), ValueError, "num_heads must divide dim"),
+        (lambda: ToyOptions(shaw_max_relative_position=-1), ValueError, "shaw_max_relative"),
+        (lambda: ToyOptions(t5_num_buckets=2.0), TypeError, "t5_num_buckets"),
+        (
+            lambda: replace(get_encoding("rope"), posenc=["posenc.rotary.apply_rotary"]),
+            TypeError,
+            "posenc must be a tuple",
+        ),
+        (lambda: replace(get_encoding("rope"), toy=3), TypeError, "toy must be callable"),
+    ],
+)
+def test_public_functions_refuse_bad_input_naming_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- every place a family must appear (CONTRIBUTING: "Adding an encoding family") ----------------
+# The checks below are the mechanical part of that checklist: a family missing from one of
+# these places fails here.
+
+FAMILY_MODULES = sorted({n.rsplit(".", 2)[1] for e in ENCODINGS for n in e.posenc})
+
+
+def test_family_modules_are_the_books():
+    # a new family module appears here by its catalogue entry; the list pins what the book has
+    assert FAMILY_MODULES == [
+        "absolute_2d",
+        "alibi",
+        "attention",
+        "learned",
+        "numeric",
+        "rotary",
+        "shaw",
+        "sinusoidal",
+        "t5",
+        "window",
+    ]
+
+
+@pytest.mark.parametrize("name", sorted({n for e in ENCODINGS for n in e.posenc}))
+def test_every_posenc_name_is_exported_by_its_module_and_by_posenc(name):
+    import posenc
+
+    module, _, attr = name.rpartition(".")
+    exports = getattr(importlib.import_module(module), "__all__", [])
+    assert attr in exports, f"{attr} not in {module}.__all__"
+    assert attr in posenc.__all__, f"{attr} not exported by posenc/__init__.py"
+    assert getattr(posenc, attr) is getattr(importlib.import_module(module), attr)
+
+
+@pytest.mark.parametrize("module", FAMILY_MODULES)
+def test_every_family_module_has_tests_figures_and_explorers(module):
+    for path in (
+        f"posenc/{module}.py",
+        f"tests/test_{module}.py",
+        f"posenc/plotting/{module}.py",
+        f"tests/test_plotting_{module}.py",
+        f"posenc/widgets/{module}.py",
+        f"tests/test_widgets_{module}.py",
+    ):
+        assert (ROOT / path).is_file(), f"{module}: {path} is missing"
+    for package in ("posenc", "posenc.plotting", "posenc.widgets"):
+        exports = getattr(importlib.import_module(f"{package}.{module}"), "__all__", None)
+        assert isinstance(exports, list), f"{package}.{module} has no __all__ list"
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS, ids=lambda e: e.key)
+def test_every_entry_is_taught_by_a_chapter_that_calls_it(encoding):
+    path = ROOT / "chapters" / f"{encoding.chapter}.ipynb"
+    assert path.is_file(), f"{encoding.key}: no chapter {path.name}"
+    text = path.read_text()
+    modules = {n.rsplit(".", 1)[0] for n in encoding.posenc}
+    assert any(f"from {m} import" in text for m in modules), (
+        f"{encoding.chapter} imports none of {sorted(modules)}"
+    )
+    assert "from posenc.plotting." in text and "from posenc.widgets." in text  # figure, explorer
+
+
+def test_the_appendix_builds_its_tables_from_the_whole_catalogue():
+    text = (ROOT / "appendix" / "which_encoding.ipynb").read_text()
+    for call in ("overview_rows()", "reach_rows(", "posenc_rows()"):
+        assert call in text, f"the appendix does not call {call}"
+
+
+def test_toy_encodings_are_the_entries_with_a_toy_form():
+    assert toy_encodings() == tuple(e.key for e in ENCODINGS if e.toy is not None)
+    assert set(toy_encodings()) == {"none", "sinusoidal", "learned", "shaw", "t5", "alibi", "rope"}
+    assert get_encoding("swin").toy is None  # needs an image: no toy form
+
+
+@pytest.mark.parametrize("key", toy_encodings())
+@pytest.mark.parametrize("causal", [True, False])
+def test_every_toy_form_builds_a_toy_model_that_runs(key, causal):
+    from posenc.toy import TinyTransformer, ToyAttention, toy_attention_weights, toy_model
+
+    plug_in = get_encoding(key).toy(ToyOptions(dim=16, num_heads=2, causal=causal))
+    assert isinstance(plug_in, ToyPlugIn)
+    model = toy_model(key, dim=16, num_heads=2, num_layers=1, causal=causal, seed=0)
+    assert isinstance(model, TinyTransformer)
+    assert model.plug_ins == tuple(plug_in.kwargs())  # the plug-in points the entry names
+    assert all(isinstance(block.attn, ToyAttention) for block in model.blocks)  # probes work
+    tokens = torch.randint(0, 16, (2, 9), generator=torch.Generator().manual_seed(0))
+    assert model(tokens).shape == (2, 9, 16)
+    assert toy_attention_weights(model, tokens)[0].shape == (2, 2, 9, 9)
+
+
+@pytest.mark.parametrize("key", toy_encodings())
+def test_every_toy_form_is_drawn_and_run_in_chapter_10(key):
+    from posenc.plotting.experiment import encoding_style
+
+    assert encoding_style(key, 0) != encoding_style("not an encoding", 0), f"{key} has no style"
+    source = (ROOT / "chapters" / "10_length_experiment.ipynb").read_text()
+    assert f'\\"{key}\\"' in source, f"chapter 10 does not compare {key!r}"
+
+
+def test_the_toy_keeps_no_registry_of_its_own():
+    import posenc.toy
+
+    assert not hasattr(posenc.toy, "ENCODINGS")
+    with pytest.raises(ValueError, match="toy form"):
+        posenc.toy.toy_model("swin")
+
+
+def test_importing_posenc_does_not_import_the_toy():
+    import subprocess
+    import sys
+
+    code = "import sys, posenc, posenc.catalogue; print('posenc.toy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -223,3 +223,52 @@ def test_cosine_similarity_matrix_bad_input() -> None:
         cosine_similarity_matrix(torch.zeros(2, 3, 4))
     with pytest.raises(TypeError, match="table"):
         cosine_similarity_matrix(torch.zeros(2, 3, dtype=torch.long))
+
+
+# -- strict inputs -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.complex64])
+def test_forward_refuses_non_float_x(dtype: torch.dtype) -> None:
+    # an integer x used to be truncated: x + P cast to int64 threw the table away
+    with pytest.raises(TypeError, match=rf"^x must be a floating-point tensor, got dtype {dtype}"):
+        LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 3, 4, dtype=dtype))
+
+
+def test_init_must_be_a_str() -> None:
+    with pytest.raises(TypeError, match=r"^init must be a str, got list"):
+        LearnedPositionalEmbedding(8, 4, init=["zeros"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("std", [math.nan, math.inf, -0.1])
+def test_std_must_be_finite_and_positive(std: float) -> None:
+    with pytest.raises(ValueError, match=r"^std must be a finite number > 0"):
+        LearnedPositionalEmbedding(8, 4, std=std)
+
+
+@pytest.mark.parametrize(("rows", "dim"), [(10, 4), (6, 4), (8, 5)])
+def test_loading_a_table_of_another_size_names_the_table_and_both_sizes(
+    rows: int, dim: int
+) -> None:
+    saved = LearnedPositionalEmbedding(rows, dim).state_dict()
+    words = (
+        rf"^state dict entry 'embedding.weight' has shape \({rows}, {dim}\), but this "
+        r"module's table has shape \(8, 4\)"
+    )
+    with pytest.raises(ValueError, match=words):
+        LearnedPositionalEmbedding(8, 4).load_state_dict(saved)
+    # inside a bigger model the key carries the prefix
+    model = nn.Sequential(nn.Identity(), LearnedPositionalEmbedding(8, 4))
+    with pytest.raises(ValueError, match=r"^state dict entry '1.embedding.weight' has shape"):
+        model.load_state_dict({"1.embedding.weight": saved["embedding.weight"]})
+
+
+def test_empty_sequences_give_empty_outputs() -> None:
+    assert LearnedPositionalEmbedding(8, 4)(torch.zeros(2, 0, 4)).shape == (2, 0, 4)
+
+
+def test_meta_device() -> None:
+    meta = torch.device("meta")
+    pe = LearnedPositionalEmbedding(8, 4).to(meta)
+    y = pe(torch.empty(2, 5, 4, device=meta))
+    assert y.device == meta and y.shape == (2, 5, 4)
+    s = cosine_similarity_matrix(torch.empty(6, 3, device=meta))
+    assert s.device == meta and s.shape == (6, 6)

@@ -231,3 +231,78 @@ def test_periodic_shift_matrix_on_the_float32_table_and_errors():
         periodic_shift_matrix(math.inf, alpha=1.0)
     with pytest.raises(ValueError, match="alpha"):
         periodic_shift_matrix(1, alpha=0.0)
+
+
+# -- strict inputs -------------------------------------------------------------------------------
+NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@pytest.mark.parametrize("flag", ["False", 0, 1, None])
+def test_flags_must_be_bools(flag):
+    with pytest.raises(TypeError, match=r"^normalize must be a bool"):
+        numeric_encoding(4, normalize=flag)
+    with pytest.raises(TypeError, match=r"^cosine must be a bool"):
+        periodic_encoding(4, alpha=1.0, cosine=flag)
+
+
+@given(bad=NON_FINITE)
+def test_non_finite_positions_offsets_alpha_and_tables_are_refused(bad):
+    with pytest.raises(ValueError, match=r"^positions must be finite"):
+        periodic_encoding(torch.tensor([0.0, bad]), alpha=1.0)
+    with pytest.raises(ValueError, match=r"^alpha must be a finite number > 0"):
+        periodic_encoding(3, alpha=bad)
+    with pytest.raises(ValueError, match=r"^offset must be a finite number"):
+        periodic_shift_matrix(bad, alpha=1.0)
+    table = torch.tensor([[0.0], [bad], [1.0]])
+    for fn in (adjacent_distances, pairwise_distances, closest_distinct_pair):
+        with pytest.raises(ValueError, match=r"^encoding must be finite, got 1 NaN"):
+            fn(table)
+    with pytest.raises(ValueError, match=r"^embeddings must be finite"):
+        magnitude_ratio(torch.ones(3, 1), table)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.complex64])
+def test_positions_must_be_real(dtype):
+    with pytest.raises(TypeError, match=rf"^positions must hold real numbers, got dtype {dtype}"):
+        periodic_encoding(torch.zeros(3, dtype=dtype), alpha=1.0)
+    with pytest.raises(TypeError, match=r"^n_positions must be an integer"):
+        numeric_encoding(True)
+    with pytest.raises(TypeError, match=r"^offset must be a real number"):
+        periodic_shift_matrix(True, alpha=1.0)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.complex64])
+def test_tables_must_be_floating(dtype):
+    table = torch.zeros(3, 2, dtype=dtype)
+    for fn in (adjacent_distances, pairwise_distances, closest_distinct_pair):
+        with pytest.raises(TypeError, match=r"^encoding must be a floating-point tensor"):
+            fn(table)
+    with pytest.raises(TypeError, match=r"^embeddings must be a floating-point tensor"):
+        magnitude_ratio(torch.ones(3, 1), table)
+
+
+def test_empty_tables():
+    assert pairwise_distances(torch.zeros(0, 3)).shape == (0, 0)
+    assert periodic_encoding(torch.zeros(0), alpha=1.0).shape == (0, 1)
+    with pytest.raises(ValueError, match=r"^encoding must have at least 2 rows"):
+        closest_distinct_pair(torch.zeros(0, 3))
+
+
+def test_meta_device():
+    meta = torch.device("meta")
+    outs = {
+        "numeric": (numeric_encoding(5, normalize=True, device=meta), (5, 1)),
+        "periodic(int)": (periodic_encoding(5, alpha=2.0, cosine=True, device=meta), (5, 2)),
+        "periodic": (periodic_encoding(torch.empty(5, device=meta), alpha=2.0), (5, 1)),
+        "shift": (periodic_shift_matrix(1.5, alpha=2.0, device=meta), (2, 2)),
+        "adjacent": (adjacent_distances(torch.empty(5, 3, device=meta)), (4,)),
+        "ratio": (
+            magnitude_ratio(torch.empty(5, 1, device=meta), torch.empty(5, 3, device=meta)),
+            (5,),
+        ),
+        "pairwise": (pairwise_distances(torch.empty(5, 3, device=meta)), (5, 5)),
+    }
+    for name, (out, shape) in outs.items():
+        assert out.device == meta and out.shape == shape, name
+    with pytest.raises(ValueError, match=r"^encoding must hold values to compare"):
+        closest_distinct_pair(torch.empty(5, 3, device=meta))

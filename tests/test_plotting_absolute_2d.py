@@ -151,3 +151,43 @@ def test_explorer_figure_is_one_composed_image_that_follows_its_arguments():
         absolute_2d_explorer_figure(pair="fast")
     with pytest.raises(ValueError, match=r"height and width must be in 1..canvas=24"):
         absolute_2d_explorer_figure(height=30)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: sincos_2d_channels_figure(pairs=()), ValueError, "pairs must hold at least"),
+        (lambda: sincos_2d_channels_figure(pairs=(-1,)), ValueError, r"pairs\[0\] must be >= 0"),
+        (lambda: sincos_2d_channels_figure(pairs=(True,)), TypeError, r"pairs\[0\] must be an"),
+        (lambda: sincos_2d_channels_figure(dim=64, pairs=(16,)), ValueError, "below d/4 = 16"),
+        (lambda: sincos_2d_channels_figure(height=0), ValueError, "height must be positive"),
+        (lambda: layout_comparison_figure(wired=()), ValueError, "wired must hold at least"),
+        (lambda: layout_comparison_figure(wired=(16,)), ValueError, "below d = 16"),
+        (lambda: layout_comparison_figure(width=2.5), TypeError, "width must be an integer"),
+        (lambda: detr_sine_heatmap_figure(height=0), ValueError, "height must be positive"),
+        (lambda: detr_sine_heatmap_figure(width="3"), TypeError, "width must be an integer"),
+        (lambda: detr_normalize_figure(size=0), ValueError, "size must be positive"),
+        (lambda: detr_normalize_figure(size=True), TypeError, "size must be an integer"),
+        (lambda: detr_normalize_figure(valid=(30, 2)), ValueError, "valid must fit in the 24"),
+        (lambda: detr_normalize_figure(valid=(True, 3)), TypeError, r"valid\[0\] must be an"),
+        (lambda: detr_normalize_figure(valid=(12, -1)), ValueError, r"valid\[1\] must be"),
+        (lambda: detr_normalize_figure(valid=12), TypeError, "valid must be a pair"),
+        (lambda: similarity_maps_figure(positions=()), ValueError, "positions must hold at"),
+        (lambda: similarity_maps_figure(positions=((14, 0),)), ValueError, "lie on the 14×14"),
+        (lambda: similarity_maps_figure(positions=((-1, 0),)), ValueError, r"positions\[0\]"),
+        (lambda: similarity_maps_figure(positions=((1,),)), ValueError, "two entries"),
+        (lambda: resampling_figure(old_size=0), ValueError, "old_size must be positive"),
+        (lambda: resampling_figure(new_size=True), TypeError, "new_size must be an integer"),
+        (lambda: absolute_2d_explorer_figure(normalize="False"), TypeError, "normalize must be"),
+        (lambda: absolute_2d_explorer_figure(normalize=1), TypeError, "normalize must be a bool"),
+        (lambda: absolute_2d_explorer_figure(height=2.5), TypeError, "height must be an integer"),
+        (lambda: absolute_2d_explorer_figure(width=25), ValueError, "in 1..canvas=24"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

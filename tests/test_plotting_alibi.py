@@ -74,3 +74,9 @@ def test_explorer_figures_sharing_a_frame_are_independent():
     assert len(many.axes[0].collections[0].get_segments()) == 12
     assert few.axes[0].get_yticks().tolist() == [-2.0, 0.0]  # −round(m_max · 10), m_max = 1/4
     assert many.axes[0].get_yticks().tolist() == [-7.0, 0.0]  # m_max = 2^-0.5
+
+
+@pytest.mark.parametrize("causal", ["False", 1, None])
+def test_explorer_figure_refuses_a_flag_that_is_not_a_bool(causal):
+    with pytest.raises(TypeError, match="causal must be a bool"):
+        alibi_explorer_figure(8, causal)

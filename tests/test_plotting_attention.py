@@ -5,7 +5,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from posenc.attention import shuffled_attention, toy_attention_layer, word_vectors
+from posenc.demos.attention import shuffled_attention, toy_attention_layer, word_vectors
 from posenc.plotting.attention import (
     SENTENCE,
     _shuffle_data,
@@ -111,3 +111,26 @@ def test_shuffle_data_is_cached_but_a_caller_cannot_change_the_next_result():
     # ... and the figure drawn afterwards still shows the true weights
     fig = shuffle_attention_figure(order, True)
     np.testing.assert_array_equal(image_data(fig.axes[0]), fresh[0].double().numpy())
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: permutation_attention_figure(words=()), ValueError, "words must hold at least"),
+        (lambda: permutation_attention_figure(words="the dog"), TypeError, "words must be a seq"),
+        (lambda: permutation_attention_figure(words=(1, 2), perm=(1, 0)), TypeError, r"words\["),
+        (lambda: permutation_attention_figure(seed=-1), ValueError, "seed must be >= 0"),
+        (lambda: permutation_attention_figure(seed=True), TypeError, "seed must be an integer"),
+        (lambda: shuffle_attention_figure((1, 0), "True", words=("a", "b")), TypeError, "posit"),
+        (lambda: shuffle_attention_figure((1, 0), 1, words=("a", "b")), TypeError, "positions"),
+        (lambda: shuffle_attention_figure((1, 0), True, words=()), ValueError, "words must hold"),
+        (
+            lambda: shuffle_attention_figure((1, 0), True, words=("a", "b"), seed=-2),
+            ValueError,
+            "seed must be >= 0",
+        ),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

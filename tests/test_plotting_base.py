@@ -17,10 +17,13 @@ from posenc.plotting._base import (
     DIVERGING,
     UNDEFINED,
     grey_undefined,
+    heatmap,
     index_ticks,
     inset_colorbar,
     new_figure,
     panel_grid,
+    sequence_position,
+    signed_label,
     table_image,
 )
 
@@ -177,3 +180,104 @@ def test_panel_grid_shows_count_panels_and_hides_the_rest(count, columns, grid):
         (2.0 * grid[1] + 0.5, 1.5 * grid[0] + 0.25)
     )
     assert axes[0].get_gridspec().get_geometry() == grid
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input: every helper refuses empty or impossible values with a message naming the argument
+
+
+def test_check_values_pair_choice_and_defaults():
+    from posenc._checks import check_int
+    from posenc.plotting._base import check_choice, check_defaults, check_pair, check_values
+
+    assert check_values("dims", (16, 64), check_int) == [16, 64]
+    assert check_values("names", ["a"]) == ["a"]
+    with pytest.raises(TypeError, match="dims must be a sequence of values, got str"):
+        check_values("dims", "16")
+    with pytest.raises(TypeError, match="dims must be a sequence of values, got int"):
+        check_values("dims", 16)
+    with pytest.raises(ValueError, match="dims must hold at least one value"):
+        check_values("dims", [])
+    with pytest.raises(TypeError, match=r"dims\[1\] must be an integer, got bool"):
+        check_values("dims", [16, True], check_int)
+    with pytest.raises(ValueError, match=r"dims\[0\] must be positive, got -1"):
+        check_values("dims", [-1], check_int)
+    assert check_pair("window", (3, 4)) == (3, 4)
+    assert check_pair("offset", [-1, 0], minimum=None) == (-1, 0)
+    with pytest.raises(TypeError, match="window must be a pair of ints, got str"):
+        check_pair("window", "34")
+    with pytest.raises(ValueError, match=r"window must have two entries, got \(3,\)"):
+        check_pair("window", (3,))
+    with pytest.raises(ValueError, match=r"window\[1\] must be positive, got 0"):
+        check_pair("window", (3, 0))
+    with pytest.raises(TypeError, match=r"window\[0\] must be an integer, got float"):
+        check_pair("window", (2.5, 3))
+    assert check_choice("pair", "middle", ("fastest", "middle")) == "middle"
+    with pytest.raises(ValueError, match=r"pair must be one of \('fastest', 'middle'\)"):
+        check_choice("pair", "slow", ("fastest", "middle"))
+    with pytest.raises(ValueError, match="flag must be one of"):
+        check_choice("flag", True, (1, 0))  # a bool is not the int 1
+    assert check_defaults(None) == {} and check_defaults({"dim": 4}) == {"dim": 4}
+    with pytest.raises(TypeError, match="defaults must be a mapping"):
+        check_defaults([("dim", 4)])
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: new_figure(0.0, 3.0), ValueError, "width must be a finite number > 0"),
+        (lambda: new_figure(4.0, float("nan")), ValueError, "height must be a finite number"),
+        (lambda: new_figure(True, 3.0), TypeError, "width must be a real number, got bool"),
+        (lambda: panel_grid(0, 2, (1.0, 1.0)), ValueError, "count must be positive"),
+        (lambda: panel_grid(3, True, (1.0, 1.0)), TypeError, "columns must be an integer"),
+        (lambda: panel_grid(3, 2, (1.0, -1.0)), ValueError, r"panel_size\[1\] must be"),
+        (lambda: panel_grid(3, 2, (1.0, 1.0), (-0.1, 0.0)), ValueError, r"margin\[0\] must"),
+        (lambda: panel_grid(3, 2, 1.0), TypeError, "panel_size must be a pair of numbers"),
+        (lambda: heatmap(_ax(), torch.zeros(0, 3)), ValueError, "matrix must have at least one"),
+        (lambda: heatmap(_ax(), torch.zeros(3)), ValueError, r"matrix must be a 2-D"),
+        (lambda: heatmap(_ax(), torch.ones(2, 2).bool()), TypeError, "matrix must hold real"),
+        (lambda: heatmap(_ax(), torch.ones(2, 2, dtype=torch.cfloat)), TypeError, "real"),
+        (lambda: heatmap(_ax(), np.ones((2, 2), bool)), TypeError, "matrix must hold real"),
+        (lambda: heatmap(_ax(), torch.ones(2, 2), symmetric="no"), TypeError, "symmetric"),
+        (lambda: heatmap(_ax(), torch.ones(2, 2), colorbar=1), TypeError, "colorbar must be"),
+        (lambda: heatmap(_ax(), torch.ones(2, 2), vmax=0.0), ValueError, "vmax must be"),
+        (lambda: heatmap(_ax(), torch.ones(2, 2), vmax=float("inf")), ValueError, "vmax"),
+        (lambda: table_image(_ax(), torch.zeros(4, 0)), ValueError, "table must have at least"),
+        (lambda: table_image(_ax(), torch.zeros(4, 2), colorbar="no"), TypeError, "colorbar"),
+        (lambda: table_image(_ax(), torch.zeros(4, 2), max_rows=0), ValueError, "max_rows"),
+        (lambda: index_ticks(10, round_steps=1), TypeError, "round_steps must be a bool"),
+        (lambda: index_ticks(0), ValueError, "n must be positive"),
+        (lambda: sequence_position("nonsense", 5, name="highlight"), ValueError, "highlight"),
+        (lambda: sequence_position(5, 5, name="highlight"), ValueError, "highlight must be < n"),
+        (lambda: sequence_position(True, 5), TypeError, "query must be an integer"),
+        (lambda: signed_label("2"), TypeError, "v must be a real number"),
+        (lambda: grey_undefined("nonsense"), ValueError, "cmap must name a registered colormap"),
+        (lambda: grey_undefined(3), TypeError, "cmap must be a colormap or its name"),
+        (lambda: inset_colorbar(*_image(), ticks=3), TypeError, "ticks must be a sequence"),
+        (lambda: inset_colorbar(*_image(), ticks=[0, "1"]), TypeError, r"ticks\[1\] must be"),
+        (lambda: inset_colorbar(*_image(), ticks=[np.nan]), ValueError, r"ticks\[0\] must be"),
+        (lambda: inset_colorbar(*_image(), ticks=[0], width=0), ValueError, "width must be"),
+        (lambda: inset_colorbar(*_image(), ticks=[0], gap=np.inf), ValueError, "gap must be"),
+        (lambda: inset_colorbar(*_image(), ticks=[0], tick_size=-1), ValueError, "tick_size"),
+        (lambda: signed_label(float("nan")), ValueError, "v must be a finite number"),
+    ],
+)
+def test_base_helpers_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_heatmap_keeps_undefined_entries_and_a_nonsymmetric_vmax():
+    image = heatmap(_ax(), np.array([[np.nan, 1.0], [0.5, -1.0]]))
+    assert np.ma.getmaskarray(image.get_array())[0, 0]  # drawn in the "bad" colour
+    image = heatmap(_ax(), -np.ones((2, 2)), symmetric=False, vmin=-3.0, vmax=-2.0)
+    assert image.get_clim() == (-3.0, -2.0)  # without symmetry any finite limit is allowed
+
+
+def _ax():
+    return Figure().add_subplot()
+
+
+def _image():
+    ax = _ax()
+    return ax, heatmap(ax, np.eye(2), colorbar=False)

@@ -10,6 +10,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
+from posenc.catalogue import toy_encodings
 from posenc.plotting.experiment import (
     encoding_detail_figure,
     encoding_style,
@@ -18,7 +19,6 @@ from posenc.plotting.experiment import (
     rotary_pair_figure,
 )
 from posenc.toy import (
-    ENCODINGS,
     LengthResults,
     frequency_guess_accuracy,
     frequency_guess_position_accuracy,
@@ -26,6 +26,7 @@ from posenc.toy import (
     toy_rotary_pair_logits,
 )
 
+ENCODINGS = toy_encodings()
 LENGTHS = (16, 32, 64)
 
 

@@ -108,3 +108,64 @@ def test_trained_table_figure_bad_arguments() -> None:
         trained_table_figure(torch.zeros(4, 2), torch.zeros(5, 2), train_length=2)
     with pytest.raises(ValueError, match="train_length"):
         trained_table_figure(torch.zeros(4, 2), torch.zeros(4, 2), train_length=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+_T = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: snapshot_figure(torch.zeros(0, 4)), ValueError, "table must have at least one"),
+        (lambda: snapshot_figure(torch.zeros(8, 0)), ValueError, "table must have at least one"),
+        (lambda: snapshot_figure(torch.ones(8, 4, dtype=torch.long)), TypeError, "floating"),
+        (lambda: snapshot_figure(torch.ones(8, 4).bool()), TypeError, "table must be a floating"),
+        (lambda: snapshot_figure(torch.full((8, 4), float("nan"))), ValueError, "finite"),
+        (lambda: snapshot_figure(_T.numpy()), TypeError, "table must be a torch.Tensor"),
+        (lambda: snapshot_figure(_T[0]), ValueError, "table must have 2 dimensions"),
+        (lambda: snapshot_figure(_T, train_length=0), ValueError, "train_length must be pos"),
+        (lambda: snapshot_figure(_T, train_length=True), TypeError, "train_length must be an"),
+        (lambda: snapshot_figure(_T, vmax=0.0), ValueError, "vmax must be a finite number > 0"),
+        (lambda: snapshot_figure(_T, losses="0.5"), TypeError, "losses must be a sequence"),
+        (lambda: snapshot_figure(_T, losses=[0.5, True]), TypeError, r"losses\[1\] must be"),
+        (lambda: snapshot_figure(_T, losses=[0.5], step=2), ValueError, "step must be <= len"),
+        (lambda: snapshot_figure(_T, step=-1), ValueError, "step must be >= 0"),
+        (lambda: snapshot_figure(_T, reference_loss=np.nan), ValueError, "reference_loss must"),
+        (
+            lambda: similarity_heatmap(new_figure().add_subplot(), _T, colorbar="no"),
+            TypeError,
+            "colorbar must be a bool",
+        ),
+        (
+            lambda: similarity_heatmap(new_figure().add_subplot(), torch.zeros(0, 3)),
+            ValueError,
+            "table must have at least one",
+        ),
+        (
+            lambda: trained_table_figure(_T, _T, train_length=4, reference=torch.zeros(3)),
+            ValueError,
+            "reference must have 2 dimensions",
+        ),
+        (
+            lambda: trained_table_figure(_T, _T * np.inf, train_length=4),
+            ValueError,
+            "initial must be finite",
+        ),
+        (
+            lambda: trained_table_figure(_T.int(), _T, train_length=4),
+            TypeError,
+            "trained must be a floating",
+        ),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_snapshot_figure_draws_a_diverged_loss_as_a_gap():
+    fig = snapshot_figure(_T, losses=[1.0, float("nan"), 0.5], step=3)
+    assert len(fig.axes) == 3

@@ -66,3 +66,23 @@ def test_codes_figure_circle_collision_and_table_errors():
     )
     with pytest.raises(ValueError, match="kind must be one of"):
         encoding_table("cosine", 5)
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: naive_encodings_figure((True, 101)), TypeError, r"lengths\[0\] must be an int"),
+        (lambda: naive_encodings_figure((11, 10.5)), TypeError, r"lengths\[1\] must be an int"),
+        (lambda: naive_encodings_figure((1, 101)), ValueError, r"lengths\[0\] must be >= 2"),
+        (lambda: naive_encodings_figure(()), ValueError, "lengths must hold at least one"),
+        (lambda: naive_encodings_figure((11,)), ValueError, "lengths must hold two"),
+        (lambda: naive_encodings_figure("11"), TypeError, "lengths must be a sequence"),
+        (lambda: naive_encodings_figure(alpha=0.0), ValueError, "alpha must be a finite number"),
+        (lambda: naive_encodings_figure(alpha=float("nan")), ValueError, "alpha must be"),
+        (lambda: numeric_codes_figure("sine", 2.0, 1), ValueError, "n_positions must be >= 2"),
+        (lambda: numeric_codes_figure("sine", 2.0, True), TypeError, "n_positions must be an"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

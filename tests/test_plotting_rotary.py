@@ -218,3 +218,42 @@ def test_explorer_figure_frames_are_fresh_copies():
 def test_explorer_figure_bad_dim():
     with pytest.raises(ValueError, match="dim must be >= 4"):
         rotary_explorer_figure(2, 100.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+_Q = torch.randn(6, 8, generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: rotary_decay_curves(torch.zeros(0), 8), ValueError, "offsets must hold at least"),
+        (lambda: rotary_decay_curves(torch.ones(3).bool(), 8), TypeError, "offsets must hold real"),
+        (lambda: rotary_decay_curves(torch.ones(3, dtype=torch.cfloat), 8), TypeError, "real"),
+        (lambda: rotary_decay_curves(torch.tensor([1.0, np.nan]), 8), ValueError, "offsets must"),
+        (lambda: rotary_decay_curves(torch.arange(3.0), 8, bound="yes"), TypeError, "bound must"),
+        (lambda: rotary_decay_curves(torch.arange(3.0), 8, draws=2, seed=-1), ValueError, "seed"),
+        (lambda: rotary_rotation_figure(positions=()), ValueError, "positions must hold at least"),
+        (lambda: rotary_rotation_figure(positions=((1,),)), ValueError, "two entries"),
+        (lambda: rotary_rotation_figure(positions=((-1, 2),)), ValueError, r"positions\[0\]\[0\]"),
+        (lambda: rotary_rotation_figure(positions=5), TypeError, "positions must be a sequence"),
+        (lambda: rotary_rotation_figure(seed=True), TypeError, "seed must be an integer"),
+        (lambda: rotary_rotation_figure(seed=-1), ValueError, "seed must be >= 0"),
+        (lambda: rotary_convention_figure(_Q.long(), _Q.long()), TypeError, "queries must be a f"),
+        (lambda: rotary_convention_figure(_Q[:, :7], _Q[:, :7]), ValueError, "must be even"),
+        (lambda: rotary_convention_figure(_Q[:0], _Q[:0]), ValueError, "at least one token"),
+        (lambda: rotary_convention_figure(_Q, _Q * np.nan), ValueError, "keys must be finite"),
+        (lambda: rotary_convention_figure(_Q, _Q, offset=1.5), TypeError, "offset must be an"),
+        (lambda: rotary_decay_figure(bases=()), ValueError, "bases must hold at least one"),
+        (lambda: rotary_decay_figure(bases=(1.0,)), ValueError, r"bases\[0\] must be a finite"),
+        (lambda: rotary_decay_figure(dims=(3,)), ValueError, r"dims\[0\] must be even"),
+        (lambda: rotary_decay_figure(dims=16), TypeError, "dims must be a sequence"),
+        (lambda: rotary_decay_figure(draws=0), ValueError, "draws must be positive"),
+        (lambda: rotary_decay_figure(seed=1.5), TypeError, "seed must be an integer"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

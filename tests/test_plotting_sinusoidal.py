@@ -91,7 +91,7 @@ def test_precision_figure_separates_the_two_paths():
     assert p.max() == 1e5 and ax.get_xscale() == "log"
     assert good.max() < 1e-6
     assert fast[p >= 1e4].min() > 1e-5
-    with pytest.raises(ValueError, match="max_position must be >= 10"):
+    with pytest.raises(ValueError, match="max_position must be a finite number >= 10"):
         sinusoidal_precision_figure(max_position=5)
 
 
@@ -108,3 +108,27 @@ def test_explorer_figure_averages_long_tables():
     np.testing.assert_allclose(long, table.reshape(128, 4, 16).mean(1).numpy(), atol=1e-7)
     extent = sinusoidal_explorer_figure(16, 100.0, 512).axes[0].get_images()[0].get_extent()
     assert extent[2] == pytest.approx(511.5)  # the axis still counts positions
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: sinusoidal_heatmap_figure(interleaved="False"), TypeError, "interleaved must"),
+        (lambda: sinusoidal_heatmap_figure(interleaved=1), TypeError, "interleaved must be a"),
+        (lambda: sinusoidal_heatmap_figure(n_positions=0), ValueError, "n_positions must be pos"),
+        (lambda: sinusoidal_dot_product_figure(positions=(True,)), TypeError, r"positions\[0\]"),
+        (lambda: sinusoidal_dot_product_figure(positions=(-1,)), ValueError, r"positions\[0\]"),
+        (lambda: sinusoidal_dot_product_figure(positions=(1.5,)), TypeError, r"positions\[0\]"),
+        (lambda: sinusoidal_dot_product_figure(positions="ab"), TypeError, "positions must be"),
+        (lambda: sinusoidal_precision_figure(max_position=float("nan")), ValueError, "max_pos"),
+        (lambda: sinusoidal_precision_figure(max_position="1e6"), TypeError, "max_position"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_dot_product_figure_without_marked_positions():
+    fig = sinusoidal_dot_product_figure(positions=())  # no markers: only the closed form
+    assert len(fig.axes) == 1

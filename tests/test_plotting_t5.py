@@ -71,3 +71,18 @@ def test_explorer_figures_sharing_a_frame_are_independent():
     assert first.axes[0].get_yticks().tolist() == [0, 7]
     assert second.axes[0].get_yticks().tolist() == [0, 31]
     assert len(first.axes[1].images) == len(second.axes[1].images) == 1
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: t5_buckets_figure(num_buckets="8"), TypeError, "num_buckets must be an integer"),
+        (lambda: t5_buckets_figure(max_distance=0), ValueError, "max_distance must be positive"),
+        (lambda: t5_explorer_figure(bidirectional="False"), TypeError, "bidirectional must be"),
+        (lambda: t5_explorer_figure(bidirectional=0), TypeError, "bidirectional must be a bool"),
+        (lambda: t5_explorer_figure(num_buckets=True), TypeError, "num_buckets must be an int"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

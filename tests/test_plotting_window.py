@@ -19,14 +19,10 @@ from matplotlib.figure import Figure
 
 from posenc.plotting.window import (
     CONVENTIONS,
-    draw_labels,
-    draw_number_grid,
     draw_window_borders,
     example_bias_table,
-    inch_canvas,
     index_radix_figure,
     meshgrid_order_figure,
-    outline_cells,
     relative_offsets_figure,
     shifted_window_figure,
     window_bias_figure,
@@ -71,75 +67,6 @@ def assert_inside_figure(fig: Figure) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def test_number_grid_draws_values_and_readable_labels():
-    fig = Figure()
-    ax = fig.add_subplot()
-    values = np.array([[0, 5], [9, 2]])
-    image = draw_number_grid(ax, values, vmin=0, vmax=9)
-    np.testing.assert_array_equal(image.get_array(), values)
-    (labels,) = label_collections(fig)
-    assert labels.labels == ["0", "5", "9", "2"]
-    # cell (r, c) is centred on (c, r)
-    assert labels.centres == [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
-    colours = labels.get_facecolors()
-    # viridis: 0 is dark purple (white text), 9 is yellow (black text)
-    np.testing.assert_allclose(colours[0][:3], [1, 1, 1])
-    np.testing.assert_allclose(colours[2][:3], [0, 0, 0])
-    assert not ax.axison
-    with pytest.raises(ValueError, match="values must be a 2-D matrix"):
-        draw_number_grid(ax, np.zeros((2, 2, 2)))
-
-
-def test_number_grid_with_origin_shares_one_axes():
-    fig, ax = inch_canvas(4.0, 3.0)
-    assert ax.get_xlim() == (0.0, 4.0) and ax.get_ylim() == (3.0, 0.0)
-    image = draw_number_grid(
-        ax, np.arange(6).reshape(2, 3), origin=(1.0, 0.5), cell=0.25, fmt=lambda v: f"<{v:.0f}>"
-    )
-    assert image.get_extent() == [1.0, 1.75, 1.0, 0.5]
-    (labels,) = label_collections(fig)
-    assert labels.labels[4] == "<4>" and labels.centres[4] == (1.375, 0.875)  # row 1, column 1
-    patch = outline_cells(ax, 1, 2, origin=(1.0, 0.5), cell=0.25)
-    box = (patch.get_x(), patch.get_y(), patch.get_width(), patch.get_height())
-    assert box == (1.5, 0.75, 0.25, 0.25)
-    assert ax.get_xlim() == (0.0, 4.0) and ax.get_ylim() == (3.0, 0.0)  # limits untouched
-    plain = outline_cells(Figure().add_subplot(), 2, 1, 3, 4)
-    assert (plain.get_x(), plain.get_y(), plain.get_width(), plain.get_height()) == (0.5, 1.5, 4, 3)
-
-
-def test_draw_labels_checks_lengths_and_scales_with_dpi():
-    fig, ax = inch_canvas(2.0, 1.0)
-    labels = draw_labels(ax, ["12", "a\nb"], [(0.5, 0.5), (1.5, 0.5)], fontsize=10)
-    renderer = FigureCanvasAgg(fig).get_renderer()
-    height_at_dpi = labels.get_window_extent(renderer).height
-    fig.set_dpi(2 * fig.dpi)
-    renderer = FigureCanvasAgg(fig).get_renderer()
-    assert math.isclose(labels.get_window_extent(renderer).height, 2 * height_at_dpi, rel_tol=0.05)
-    with pytest.raises(ValueError, match="one point per label"):
-        draw_labels(ax, ["1", "2"], [(0, 0)])
-
-
-def test_cached_label_outlines_cannot_be_changed_by_a_caller():
-    from posenc.plotting.window import _label_path
-
-    _fig, ax = inch_canvas(2.0, 1.0)
-    first = draw_labels(ax, ["17", ""], [(0.5, 0.5), (1.5, 0.5)]).get_paths()
-    kept = [(p.vertices.copy(), None if p.codes is None else p.codes.copy()) for p in first]
-    for path in first:  # every caller shares these paths: writing to them must fail
-        with pytest.raises(ValueError, match="read-only"):
-            path.vertices[:] = 0.0
-        with pytest.raises(AttributeError):
-            path.vertices = np.zeros((1, 2))
-    with pytest.raises(ValueError, match="read-only"):
-        first[0].codes[:] = 1
-    again = draw_labels(ax, ["17", ""], [(0.5, 0.5), (1.5, 0.5)]).get_paths()
-    for path, (vertices, codes) in zip(again, kept):
-        np.testing.assert_array_equal(path.vertices, vertices)
-        np.testing.assert_array_equal(path.codes, codes)
-    assert again[0] is _label_path("17", 8.0)  # still cached
-    assert len(kept[0][0]) > 0 and len(kept[1][0]) == 0
 
 
 def test_window_borders_with_offset():
@@ -468,3 +395,38 @@ def test_shifted_window_figure_colours_match_the_mask(height, width, wh, ww, sh,
         np.testing.assert_array_equal(colours[:, None] == colours[None, :], mask[w].numpy())
     np.testing.assert_array_equal(mask_image, mask[-1].numpy())
     assert_inside_figure(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: draw_window_borders(Figure().add_subplot(), 0, 8, (4, 4)), ValueError, "height"),
+        (lambda: draw_window_borders(Figure().add_subplot(), 8, True, (4, 4)), TypeError, "width"),
+        (
+            lambda: draw_window_borders(Figure().add_subplot(), 8, 8, (4, 4), offset=(1,)),
+            ValueError,
+            "offset must have two entries",
+        ),
+        (lambda: index_radix_figure((3, 4), radices=()), ValueError, "radices must hold at"),
+        (lambda: index_radix_figure((3, 4), radices=7), TypeError, "radices must be a sequence"),
+        (lambda: index_radix_figure((3, 4), radices=(7, 0)), ValueError, r"radices\[1\] must"),
+        (lambda: shifted_window_figure(8, 8, (4, 4), ()), ValueError, "shift must have two"),
+        (lambda: shifted_window_figure(8, 8, (4, 4), 2), TypeError, "shift must be a pair"),
+        (lambda: shifted_window_figure(8, 8, (4, 4), (-1, 2)), ValueError, r"shift\[0\] must"),
+        (lambda: shifted_window_figure(True, 8), TypeError, "height must be an integer"),
+        (lambda: shifted_window_figure(8, 0), ValueError, "width must be positive"),
+        (lambda: window_coordinates_figure((0, 4)), ValueError, r"window_size\[0\] must be"),
+        (lambda: relative_offsets_figure("34"), TypeError, "window_size must be a pair"),
+        (lambda: meshgrid_order_figure((3, True)), TypeError, r"window_size\[1\] must be"),
+        (lambda: window_bias_figure((3, 4), "centre", "swin", 0), ValueError, "num_heads"),
+        (lambda: window_bias_figure((3, 4), (3, 0)), ValueError, "must lie in the 3x4 window"),
+        (lambda: window_bias_figure((3, 4), 12), ValueError, "query must be < Wh·Ww = 12"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -233,7 +233,37 @@ def test_explorer_figure_reports_rstts_stride_in_red_only_for_a_wrong_count():
 def test_explorer_figure_bad_arguments():
     with pytest.raises(ValueError, match=r"key coordinates on axis 0 reach 6"):
         frame_offset_figure(6, 4, 2)
-    with pytest.raises(ValueError, match=r"query must be < n = 7"):
+    with pytest.raises(ValueError, match=r"highlight must be < n = 7"):
         frame_offset_figure(7, 4, 2, highlight=7)
     with pytest.raises(ValueError, match=r"window\[1\] must be positive"):
         frame_offset_figure(7, 4, 2, (2, 0))
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: window_3d_index_figure(3), TypeError, "query_shape must be a sequence"),
+        (lambda: window_3d_index_figure(()), ValueError, "query_shape must hold at least one"),
+        (lambda: window_3d_index_figure((3, 0, 2)), ValueError, r"query_shape\[1\] must be"),
+        (lambda: window_3d_index_figure((3, 2, 2), (True, 2, 2)), TypeError, r"key_shape\[0\]"),
+        (
+            lambda: window_3d_index_figure((3, 2, 2), None, key_step=(1.5, 1, 1)),
+            TypeError,
+            r"key_step\[0\] must be an integer",
+        ),
+        (
+            lambda: window_3d_index_figure((3, 2, 2), None, key_step=None, highlight="mid"),
+            ValueError,
+            "highlight must be one of",
+        ),
+        (lambda: frame_offset_figure(7, 4, 2, ()), ValueError, "window must have two entries"),
+        (lambda: frame_offset_figure(7, 4, 2, 2), TypeError, "window must be a pair"),
+        (lambda: frame_offset_figure(7, 4, 2, (2, -2)), ValueError, r"window\[1\] must be"),
+        (lambda: frame_offset_figure(7, 4, 2, highlight="mid"), ValueError, "highlight must be"),
+        (lambda: frame_offset_figure(7, 4, True), TypeError, "key_step must be an integer"),
+        (lambda: frame_offset_figure(0, 4, 2), ValueError, "query_frames must be positive"),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

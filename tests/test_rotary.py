@@ -359,7 +359,9 @@ def test_offset_logits_broadcast_and_errors():
         rotary_offset_logits(randn(8), randn(6), 3)
     with pytest.raises(ValueError, match="q and k must broadcast in their leading dimensions"):
         rotary_offset_logits(randn(3, 8), randn(5, 8), 2)
-    with pytest.raises(TypeError, match="q and k must be floating-point"):
+    with pytest.raises(
+        TypeError, match="^q must be a floating-point tensor, got dtype torch.int64"
+    ):
         rotary_offset_logits(torch.ones(4, dtype=torch.long), randn(4), 3)
     with pytest.raises(ValueError, match="offsets must have 1 dimensions"):
         rotary_offset_logits(randn(4), randn(4), torch.zeros(2, 2))
@@ -465,7 +467,7 @@ def test_errors_name_the_argument():
         rotary_angles(torch.tensor(3), 4)
     with pytest.raises(ValueError, match="dim must be even"):
         rotary_angles(3, 5)
-    with pytest.raises(ValueError, match="base must be a finite number > 0"):
+    with pytest.raises(ValueError, match="base must be a finite number > 1"):
         apply_rotary(x, base=-1.0)
     with pytest.raises(ValueError, match="dim must be even"):
         rotary_permutation(7)
@@ -482,9 +484,154 @@ def test_errors_name_the_argument():
     mod = RotaryEmbedding(6)
     with pytest.raises(ValueError, match=r"k must be \[..., n, 6\]"):
         mod(x, torch.zeros(4, 8))
-    with pytest.raises(TypeError, match="q and k must have the same dtype"):
+    with pytest.raises(TypeError, match="^q, k must have one dtype"):
         mod(x, x.double())
     with pytest.raises(ValueError, match="n_q must be <= n_k when query_offset is not given"):
         mod(torch.zeros(5, 6), x)
     with pytest.raises(ValueError, match="query_offset must be >= 0"):
         mod(x, x, query_offset=-1)
+
+
+# -- strict inputs -----------------------------------------------------------------------------
+
+NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@pytest.mark.parametrize("flag", ["False", 0, 1, None, torch.tensor(False)])
+def test_interleaved_must_be_a_bool(flag):
+    x = torch.zeros(3, 4)
+    calls = {
+        "cos_sin": lambda: rotary_cos_sin(3, 4, interleaved=flag),
+        "quarter": lambda: rotary_quarter_turn(x, interleaved=flag),
+        "apply": lambda: apply_rotary(x, interleaved=flag),
+        "offsets": lambda: rotary_offset_logits(x[0], x[0], 3, interleaved=flag),
+        "matrix": lambda: rotary_matrix(1.0, 4, interleaved=flag),
+        "module": lambda: RotaryEmbedding(4, interleaved=flag),
+    }
+    for call in calls.values():
+        with pytest.raises(TypeError, match=r"^interleaved must be a bool"):
+            call()
+
+
+def test_the_repr_cannot_lie_about_the_layout():
+    # interleaved="False" used to be stored as is, read as True, and shown as 'False'
+    assert "interleaved=False" in repr(RotaryEmbedding(4, interleaved=False))
+    with pytest.raises(TypeError, match=r"^interleaved must be a bool.*'False'"):
+        RotaryEmbedding(4, interleaved="False")
+
+
+@given(base=st.floats(max_value=1.0, allow_nan=False) | NON_FINITE)
+def test_base_must_be_finite_and_above_one(base):
+    for call in (
+        lambda: rotary_angles(3, 4, base=base),
+        lambda: apply_rotary(torch.zeros(3, 4), base=base),
+        lambda: RotaryEmbedding(4, base=base),
+    ):
+        with pytest.raises(ValueError, match=r"^base must be a finite number > 1, got "):
+            call()
+
+
+@given(bad=NON_FINITE)
+def test_positions_offsets_and_position_must_be_finite(bad):
+    with pytest.raises(ValueError, match=r"^positions must be finite"):
+        rotary_angles(torch.tensor([0.0, bad]), 4)
+    with pytest.raises(ValueError, match=r"^positions must be finite"):
+        apply_rotary(torch.zeros(2, 4), torch.tensor([0.0, bad]))
+    with pytest.raises(ValueError, match=r"^offsets must be finite"):
+        rotary_offset_logits(torch.zeros(4), torch.zeros(4), torch.tensor([bad]))
+    with pytest.raises(ValueError, match=r"^offsets must be finite"):
+        rotary_decay_bound(torch.tensor([bad]), 4)
+    with pytest.raises(ValueError, match=r"^position must be a finite number"):
+        rotary_matrix(bad, 4)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.complex64])
+def test_cos_sin_dtype_must_be_floating(dtype):
+    with pytest.raises(ValueError, match=r"^dtype must be a floating-point dtype"):
+        rotary_cos_sin(3, 4, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.complex64])
+def test_tensors_must_be_floating(dtype):
+    bad = torch.zeros(3, 4, dtype=dtype)
+    good = torch.zeros(3, 4)
+    with pytest.raises(TypeError, match=r"^x must be a floating-point tensor"):
+        rotary_quarter_turn(bad)
+    with pytest.raises(TypeError, match=r"^k must be a floating-point tensor"):
+        RotaryEmbedding(4)(good, bad)
+    with pytest.raises(TypeError, match=r"^positions must hold real numbers"):
+        apply_rotary(good, torch.zeros(3, dtype=torch.bool))
+
+
+def test_mixed_dtypes_are_refused():
+    with pytest.raises(TypeError, match=r"^q, k must have one dtype, got q torch.float32, k torch"):
+        RotaryEmbedding(4)(torch.zeros(3, 4), torch.zeros(3, 4, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^q, k must have one dtype"):
+        rotary_offset_logits(torch.zeros(4), torch.zeros(4, dtype=torch.float64), 3)
+
+
+@pytest.mark.parametrize("value", [True, 4.0])
+def test_sizes_must_be_ints(value):
+    with pytest.raises(TypeError, match=r"^max_positions must be an integer"):
+        RotaryEmbedding(4, max_positions=value)
+    with pytest.raises(TypeError, match=r"^num_heads must be an integer"):
+        rotary_permutation(4, num_heads=value)
+    with pytest.raises(TypeError, match=r"^query_offset must be an integer"):
+        RotaryEmbedding(4)(torch.zeros(2, 4), torch.zeros(3, 4), query_offset=value)
+
+
+def test_module_query_offset_rules_match_query_key_positions():
+    rope = RotaryEmbedding(4)
+    with pytest.raises(ValueError, match=r"^n_q must be <= n_k when query_offset is not given"):
+        rope(torch.zeros(5, 4), torch.zeros(3, 4))
+    with pytest.raises(ValueError, match=r"^query_offset must be >= 0"):
+        rope(torch.zeros(2, 4), torch.zeros(3, 4), query_offset=-1)
+    q, k = torch.randn(2, 4, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64)
+    q_rot, _ = rope(q, k, query_offset=7)
+    torch.testing.assert_close(q_rot, apply_rotary(q, torch.arange(7, 9)), rtol=0, atol=1e-15)
+
+
+def test_empty_inputs_give_empty_results():
+    assert apply_rotary(torch.zeros(2, 0, 4)).shape == (2, 0, 4)
+    q_rot, k_rot = RotaryEmbedding(4)(torch.zeros(1, 0, 4), torch.zeros(1, 0, 4))
+    assert q_rot.shape == k_rot.shape == (1, 0, 4)
+    q_rot, _ = RotaryEmbedding(4)(torch.zeros(0, 4), torch.zeros(3, 4))
+    assert q_rot.shape == (0, 4)
+    with pytest.raises(ValueError, match=r"^x's last dimension d must be even and >= 2"):
+        apply_rotary(torch.zeros(3, 0))
+
+
+# -- the meta device: nothing built on the CPU -------------------------------------------------
+
+
+def test_functions_on_the_meta_device():
+    meta = torch.device("meta")
+    x = torch.empty(2, 5, 8, device=meta)
+    cos, sin = rotary_cos_sin(5, 8, device=meta)
+    outs = {
+        "angles": (rotary_angles(torch.empty(5, device=meta), 8), (5, 4)),
+        "angles(int)": (rotary_angles(5, 8, device=meta), (5, 4)),
+        "cos": (cos, (5, 8)),
+        "sin": (sin, (5, 8)),
+        "quarter": (rotary_quarter_turn(x, interleaved=False), (2, 5, 8)),
+        "apply": (apply_rotary(x), (2, 5, 8)),
+        "apply(positions)": (apply_rotary(x, torch.empty(2, 5, device=meta)), (2, 5, 8)),
+        "offsets": (rotary_offset_logits(x[:, 0], x[:, 1], 6), (2, 6)),
+        "decay": (rotary_decay_bound(6, 8, device=meta), (6,)),
+        "matrix": (rotary_matrix(2.0, 8, interleaved=False, device=meta), (8, 8)),
+        "permutation": (rotary_permutation(8, num_heads=2, device=meta), (16,)),
+    }
+    for name, (out, shape) in outs.items():
+        assert out.device == meta and out.shape == shape, name
+
+
+def test_module_on_the_meta_device():
+    meta = torch.device("meta")
+    rope = RotaryEmbedding(8, max_positions=4).to(meta)
+    q, k = torch.empty(2, 3, 8, device=meta), torch.empty(2, 9, 8, device=meta)
+    q_rot, k_rot = rope(q, k)  # grows the cache, on the meta device
+    assert q_rot.device == k_rot.device == meta
+    assert q_rot.shape == (2, 3, 8) and k_rot.shape == (2, 9, 8)
+    with torch.device(meta):
+        built = RotaryEmbedding(8)
+    assert built.cos_cached.device == meta

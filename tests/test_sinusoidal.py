@@ -250,7 +250,7 @@ def test_module_encodes_inputs_longer_than_its_table():
         ({"positions": 0, "dim": 8}, ValueError, "positions must be positive"),
         ({"positions": 2.5, "dim": 8}, TypeError, "positions must be an integer"),
         ({"positions": torch.zeros(2, 3), "dim": 8}, ValueError, "positions must have 1 dim"),
-        ({"positions": 4, "dim": 8, "base": 0.0}, ValueError, "base must be a finite number > 0"),
+        ({"positions": 4, "dim": 8, "base": 0.0}, ValueError, "base must be a finite number > 1"),
         ({"positions": 4, "dim": 8, "base": "1e4"}, TypeError, "base must be a real number"),
         ({"positions": 4, "dim": 8, "dtype": torch.int64}, ValueError, "dtype must be a floating"),
     ],
@@ -282,3 +282,102 @@ def test_other_errors_name_the_argument():
         mod(torch.zeros(10, 16))
     with pytest.raises(ValueError, match="x must have 16 channels"):
         mod(torch.zeros(1, 10, 8))
+
+
+# -- strict inputs -------------------------------------------------------------------------------
+
+NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@given(base=st.floats(max_value=1.0, allow_nan=False) | NON_FINITE)
+def test_base_must_be_finite_and_above_one(base):
+    for call in (
+        lambda: sinusoidal_frequencies(8, base=base),
+        lambda: sinusoidal_encoding(4, 8, base=base),
+        lambda: sinusoidal_shift_matrix(1.0, 8, base=base),
+        lambda: SinusoidalPositionalEncoding(8, base=base),
+    ):
+        with pytest.raises(ValueError, match=r"^base must be a finite number > 1, got "):
+            call()
+
+
+@pytest.mark.parametrize("flag", ["False", 0, 1, None, torch.tensor(True)])
+def test_interleaved_must_be_a_bool(flag):
+    for call in (
+        lambda: sinusoidal_encoding(4, 8, interleaved=flag),
+        lambda: sinusoidal_shift_matrix(1.0, 8, interleaved=flag),
+        lambda: SinusoidalPositionalEncoding(8, interleaved=flag),
+    ):
+        with pytest.raises(TypeError, match=r"^interleaved must be a bool"):
+            call()
+
+
+@given(bad=NON_FINITE)
+def test_positions_and_offsets_must_be_finite(bad):
+    with pytest.raises(ValueError, match=r"^positions must be finite"):
+        sinusoidal_encoding(torch.tensor([0.0, bad]), 8)
+    with pytest.raises(ValueError, match=r"^offsets must be finite"):
+        sinusoidal_dot_product(torch.tensor([bad]), 8)
+    with pytest.raises(ValueError, match=r"^positions must be finite"):
+        binary_digits(torch.tensor([bad]), 8)
+    with pytest.raises(ValueError, match=r"^offset must be a finite number, got "):
+        sinusoidal_shift_matrix(bad, 8)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.complex64])
+def test_positions_must_be_real(dtype):
+    with pytest.raises(TypeError, match=rf"^positions must hold real numbers, got dtype {dtype}"):
+        sinusoidal_encoding(torch.zeros(3, dtype=dtype), 8)
+    with pytest.raises(TypeError, match=r"^positions must be an integer"):
+        sinusoidal_encoding(True, 8)
+    with pytest.raises(TypeError, match=r"^offset must be a real number"):
+        sinusoidal_shift_matrix(True, 8)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool])
+def test_module_refuses_integer_x(dtype):
+    with pytest.raises(TypeError, match=rf"^x must be a floating-point tensor, got dtype {dtype}"):
+        SinusoidalPositionalEncoding(8)(torch.zeros(1, 3, 8, dtype=dtype))
+
+
+@pytest.mark.parametrize("value", [True, 4.0])
+def test_sizes_must_be_ints(value):
+    with pytest.raises(TypeError, match=r"^max_positions must be an integer"):
+        SinusoidalPositionalEncoding(8, max_positions=value)
+    with pytest.raises(TypeError, match=r"^dim must be an integer"):
+        sinusoidal_encoding(3, value)
+
+
+def test_empty_positions_give_an_empty_table():
+    assert sinusoidal_encoding(torch.zeros(0), 8).shape == (0, 8)
+    assert SinusoidalPositionalEncoding(8)(torch.zeros(2, 0, 8)).shape == (2, 0, 8)
+
+
+# -- the meta device: nothing built on the CPU ---------------------------------------------------
+
+META = torch.device("meta")
+
+
+def test_functions_on_the_meta_device():
+    outs = {
+        "frequencies": (sinusoidal_frequencies(8, device=META), (4,)),
+        "wavelengths": (sinusoidal_wavelengths(8, device=META), (4,)),
+        "encoding(int)": (sinusoidal_encoding(5, 8, device=META), (5, 8)),
+        "encoding(tensor)": (sinusoidal_encoding(torch.empty(5, device=META), 8), (5, 8)),
+        "halves": (sinusoidal_encoding(5, 8, interleaved=False, device=META), (5, 8)),
+        "shift": (sinusoidal_shift_matrix(2.0, 8, device=META), (8, 8)),
+        "shift halves": (sinusoidal_shift_matrix(2.0, 8, interleaved=False, device=META), (8, 8)),
+        "dot": (sinusoidal_dot_product(torch.empty(3, device=META), 8), (3,)),
+        "dot(int)": (sinusoidal_dot_product(3, 8, device=META), (3,)),
+        "bits": (binary_digits(torch.empty(4, device=META), 5), (4, 5)),
+        "bits(int)": (binary_digits(4, 5, device=META), (4, 5)),
+    }
+    for name, (out, shape) in outs.items():
+        assert out.device == META and out.shape == shape, name
+
+
+def test_module_on_the_meta_device():
+    mod = SinusoidalPositionalEncoding(8, max_positions=4).to(META)
+    for n in (3, 9):  # from the table, and encoded on the fly
+        y = mod(torch.empty(2, n, 8, device=META))
+        assert y.device == META and y.shape == (2, n, 8)

@@ -271,3 +271,85 @@ def test_other_errors_name_the_argument():
         T5RelativePositionBias(0)
     with pytest.raises(ValueError, match="query_offset must be >= 0"):
         T5RelativePositionBias(2)(2, 2, query_offset=-3)
+
+
+# -- strict inputs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["False", 0, 1, None, torch.tensor(True)])
+def test_bidirectional_must_be_a_bool(flag):
+    for call in (
+        lambda: t5_relative_bucket(torch.arange(3), bidirectional=flag),
+        lambda: t5_bucket_index(3, 3, bidirectional=flag),
+        lambda: t5_bucket_starts(bidirectional=flag),
+        lambda: T5RelativePositionBias(2, bidirectional=flag),
+    ):
+        with pytest.raises(TypeError, match=r"^bidirectional must be a bool"):
+            call()
+
+
+def _bucket_by_formula(r, bidirectional, num_buckets=32, max_distance=128):
+    """T5's bucket of one offset, in Python floats (exact away from boundaries)."""
+    per_side = num_buckets // 2 if bidirectional else num_buckets
+    offset = per_side if bidirectional and r > 0 else 0
+    dist = abs(r) if bidirectional else max(-r, 0)
+    exact = per_side // 2
+    if dist < exact:
+        return offset + dist
+    scaled = math.log(dist / exact) / math.log(max_distance / exact) * (per_side - exact)
+    return offset + min(per_side - 1, exact + int(scaled))
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_extreme_int64_offsets_get_the_last_bucket_of_their_direction(bidirectional):
+    info = torch.iinfo(torch.int64)
+    values = [info.min, info.min + 1, -(10**18), -129, -128, -127, 127, 128, 10**18, info.max]
+    got = t5_relative_bucket(torch.tensor(values), bidirectional=bidirectional).tolist()
+    assert got == [_bucket_by_formula(r, bidirectional) for r in values]
+    # and other integer dtypes give what int64 gives
+    small = torch.tensor([-100, -5, 0, 5, 100])
+    for dtype in (torch.int8, torch.int16, torch.int32):
+        assert torch.equal(
+            t5_relative_bucket(small.to(dtype), bidirectional=bidirectional),
+            t5_relative_bucket(small, bidirectional=bidirectional),
+        )
+
+
+def test_uint64_offsets_are_refused():
+    with pytest.raises(TypeError, match=r"^relative_position must not be uint64"):
+        t5_relative_bucket(torch.tensor([1], dtype=torch.uint64))
+
+
+@pytest.mark.parametrize(("buckets", "heads"), [(16, 4), (32, 2)])
+def test_loading_a_table_of_another_size_names_the_table_and_both_sizes(buckets, heads):
+    saved = T5RelativePositionBias(heads, num_buckets=buckets).state_dict()
+    words = (
+        rf"^state dict entry 'relative_attention_bias.weight' has shape \({buckets}, {heads}\), "
+        r"but this module's table has shape \(32, 4\)"
+    )
+    with pytest.raises(ValueError, match=words):
+        T5RelativePositionBias(4).load_state_dict(saved)
+
+
+@pytest.mark.parametrize("value", [True, 32.0])
+def test_sizes_must_be_ints(value):
+    with pytest.raises(TypeError, match=r"^num_buckets must be an integer"):
+        T5RelativePositionBias(2, num_buckets=value)
+    with pytest.raises(TypeError, match=r"^num_heads must be an integer"):
+        T5RelativePositionBias(value)
+
+
+def test_empty_offsets_give_empty_buckets():
+    assert t5_relative_bucket(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3)
+
+
+def test_meta_device():
+    meta = torch.device("meta")
+    outs = {
+        "bucket": (t5_relative_bucket(torch.empty(3, 4, dtype=torch.long, device=meta)), (3, 4)),
+        "index": (t5_bucket_index(3, 5, device=meta), (3, 5)),
+        "starts": (t5_bucket_starts(bidirectional=False, device=meta), (32,)),
+        "module": (T5RelativePositionBias(4).to(meta)(3, 5), (4, 3, 5)),
+    }
+    for name, (out, shape) in outs.items():
+        assert out.device == meta and out.shape == shape, name

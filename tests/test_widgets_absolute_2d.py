@@ -4,6 +4,8 @@ import base64
 import json
 import re
 
+import pytest
+
 from posenc.widgets.absolute_2d import absolute_2d_explorer
 
 
@@ -55,3 +57,26 @@ def test_static_html_has_one_image_per_combination():
     assert len(data["table"]) == 16 and len(data["images"]) == 16  # all distinct
     assert all(base64.b64decode(img).startswith(b"\x89PNG") for img in data["images"])
     assert "<select" in html and 'type="checkbox"' in html
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"heights": ()}, ValueError, "heights must hold at least one"),
+        ({"heights": (True, 12)}, TypeError, "heights\\[0\\] must be an integer"),
+        ({"widths": (16.0,)}, TypeError, "widths\\[0\\] must be an integer"),
+        ({"widths": (30,)}, ValueError, "must be <= canvas = 24"),
+        ({"dims": (18,)}, ValueError, "dims\\[0\\] must be a multiple of 4"),
+        ({"bases": (float("nan"),)}, ValueError, "bases\\[0\\] must be a finite number > 1"),
+        ({"bases": (True,)}, TypeError, "bases\\[0\\] must be a real number"),
+        ({"bases": (1.0,)}, ValueError, "bases\\[0\\] must be a finite number > 1"),
+        ({"pairs": ("fast",)}, ValueError, "pairs\\[0\\] must be one of"),
+        ({"pairs": ()}, ValueError, "pairs must hold at least one"),
+        ({"canvas": 0}, ValueError, "canvas must be positive"),
+        ({"defaults": [("dim", 16)]}, TypeError, "defaults must be a mapping"),
+        ({"defaults": {"dim": 32}}, ValueError, "default 32 of control 'dim' is not one of"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        absolute_2d_explorer(**kwargs)

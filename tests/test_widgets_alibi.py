@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from posenc.widgets.alibi import alibi_explorer
 from posenc.widgets.explorer import palette_png
 
@@ -30,3 +32,21 @@ def test_every_control_changes_the_image_and_static_html():
         assert base64.b64encode(palette_png(data)).decode("ascii") in html
     assert len(html) < 4 * 60_000
     assert len(alibi_explorer().static_html()) < 8 * 60_000
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"heads": ()}, ValueError, "heads must hold at least one"),
+        ({"heads": (True, 8)}, TypeError, "heads\\[0\\] must be an integer"),
+        ({"heads": (-4,)}, ValueError, "heads\\[0\\] must be positive"),
+        ({"heads": (2.5,)}, TypeError, "heads\\[0\\] must be an integer"),
+        ({"heads": 8}, TypeError, "heads must be a sequence"),
+        ({"n": 2}, ValueError, "n must be >= 3"),
+        ({"defaults": "heads"}, TypeError, "defaults must be a mapping"),
+        ({"defaults": {"heads": 5}}, ValueError, "default 5 of control 'heads' is not one of"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        alibi_explorer(**kwargs)

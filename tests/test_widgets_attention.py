@@ -2,6 +2,9 @@
 
 import re
 
+import pytest
+import torch
+
 from posenc.widgets.attention import SHUFFLES, permutation_explorer
 
 
@@ -23,3 +26,25 @@ def test_positions_toggle_changes_image():
     ex = permutation_explorer(shuffles={"rev": (5, 4, 3, 2, 1, 0), "id": (0, 1, 2, 3, 4, 5)})
     assert ex.png(positions=False) != ex.png(positions=True)
     assert ex.figure().axes[2].patches[0].get_height() < 1e-5
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"shuffles": {}}, ValueError, "shuffles must offer at least one permutation"),
+        ({"shuffles": [(1, 0)]}, TypeError, "shuffles must be a mapping"),
+        ({"shuffles": {"bad": (0, 0, 1, 2, 3, 4)}}, ValueError, r"shuffles\['bad'\] must be a"),
+        ({"shuffles": {"short": (1, 0)}}, ValueError, r"shuffles\['short'\] must be a perm"),
+        ({"words": ()}, ValueError, "words must hold at least one"),
+        ({"words": (1, 2, 3, 4, 5, 6)}, TypeError, r"words\[0\] must be a string"),
+        ({"seed": -1}, ValueError, "seed must be >= 0"),
+    ],
+)
+def test_explorer_refuses_bad_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        permutation_explorer(**kwargs)
+
+
+def test_explorer_accepts_a_tensor_permutation():
+    ex = permutation_explorer(("a", "b", "c"), {"swap": torch.tensor([1, 0, 2])})
+    assert ex.controls[0].values == ((1, 0, 2),)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_plotting_experiment import LENGTHS, synthetic_results
+from test_plotting_experiment import ENCODINGS, LENGTHS, synthetic_results
 
-from posenc.toy import ENCODINGS
 from posenc.widgets.experiment import length_results_explorer
 
 

@@ -166,3 +166,33 @@ def test_palette_png_keeps_the_picture_in_fewer_bytes():
     assert np.abs(pixels - reference).mean() < 1.0
     assert len(small) < 0.6 * len(original)
     assert palette_png(small) == small or _pixels(palette_png(small))[1].tolist() == pixels.tolist()
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"dpi": 0}, ValueError, "dpi must be positive"),
+        ({"dpi": 72.5}, TypeError, "dpi must be an integer"),
+        ({"max_combinations": True}, TypeError, "max_combinations must be an integer"),
+        ({"title": 3}, TypeError, "title must be a string"),
+        ({"defaults": [("n", 1)]}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_settings(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        explorer(lambda n: Figure(), {"n": [1, 2]}, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"colors": 1}, ValueError, "colors must be >= 2"),
+        ({"colors": 257}, ValueError, "colors must be <= 256"),
+        ({"colors": True}, TypeError, "colors must be an integer"),
+    ],
+)
+def test_palette_png_refuses_bad_settings(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        palette_png(b"", **kwargs)
+    with pytest.raises(TypeError, match="data must be the bytes of a PNG file"):
+        palette_png("not bytes")

@@ -65,3 +65,30 @@ def test_bad_snapshots() -> None:
         training_snapshots_explorer({"a": {0: torch.ones(2, 2)}, "b": {1: torch.ones(2, 2)}})
     with pytest.raises(ValueError, match="losses"):
         training_snapshots_explorer({"a": {0: torch.ones(2, 2)}}, losses={"b": [1.0]})
+
+
+def _runs(table):
+    return {"zeros": {0: table, 10: table}}
+
+
+_GOOD = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize(
+    "args,kwargs,error,match",
+    [
+        ((_runs(torch.zeros(0, 4)),), {}, ValueError, r"snapshots\['zeros'\]\[0\] must not be"),
+        ((_runs(torch.ones(6, 4).long()),), {}, TypeError, r"snapshots\['zeros'\]\[0\] must be"),
+        ((_runs(torch.full((6, 4), float("nan"))),), {}, ValueError, "must be finite"),
+        ((_runs(torch.ones(6)),), {}, ValueError, "must have 2 dimensions"),
+        (({"zeros": {True: _GOOD}},), {}, TypeError, "step True of snapshots"),
+        (({"zeros": {-1: _GOOD}},), {}, ValueError, "step -1 of snapshots"),
+        ((_runs(_GOOD),), {"losses": [0.5]}, TypeError, "losses must be a mapping"),
+        ((_runs(_GOOD),), {"train_length": 0}, ValueError, "train_length must be positive"),
+        ((_runs(_GOOD),), {"reference_loss": float("nan")}, ValueError, "reference_loss must"),
+        (({},), {}, ValueError, "snapshots must be a non-empty mapping"),
+    ],
+)
+def test_explorer_refuses_bad_snapshots(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        training_snapshots_explorer(*args, **kwargs)

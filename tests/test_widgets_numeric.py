@@ -26,3 +26,21 @@ def test_alpha_is_ignored_by_non_periodic_codes():
     assert ex.png(encoding="sine", alpha=1.0) != ex.png(encoding="sine", alpha=4.0)
     with pytest.raises(ValueError, match="encodings must be among"):
         numeric_explorer(encodings=("sine", "square"))
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"alphas": ()}, ValueError, "alphas must hold at least one"),
+        ({"alphas": (0.0,)}, ValueError, "alphas\\[0\\] must be a finite number > 0"),
+        ({"alphas": (float("inf"),)}, ValueError, "alphas\\[0\\] must be a finite number"),
+        ({"lengths": (True,)}, TypeError, "lengths\\[0\\] must be an integer"),
+        ({"lengths": (1,)}, ValueError, "lengths\\[0\\] must be >= 2"),
+        ({"lengths": ()}, ValueError, "lengths must hold at least one"),
+        ({"encodings": ()}, ValueError, "encodings must hold at least one"),
+        ({"encodings": "sine"}, TypeError, "encodings must be a sequence"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        numeric_explorer(**kwargs)

@@ -46,3 +46,22 @@ def test_live_widget_redraws_and_bad_defaults():
     assert widget.image.value != before
     with pytest.raises(ValueError, match="default 48 of control 'dim'"):
         rotary_explorer(defaults={"dim": 48})
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"dims": ()}, ValueError, "dims must hold at least one"),
+        ({"dims": (2,)}, ValueError, "dims\\[0\\] must be >= 4"),
+        ({"dims": (True,)}, TypeError, "dims\\[0\\] must be an integer"),
+        ({"dims": (15,)}, ValueError, "dims\\[0\\] must be even"),
+        ({"bases": (float("nan"),)}, ValueError, "bases\\[0\\] must be a finite number > 1"),
+        ({"bases": (0.5,)}, ValueError, "bases\\[0\\] must be a finite number > 1"),
+        ({"bases": ()}, ValueError, "bases must hold at least one"),
+        ({"context": 1}, ValueError, "context must be >= 2"),
+        ({"defaults": 3}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        rotary_explorer(**kwargs)

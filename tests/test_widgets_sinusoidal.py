@@ -31,3 +31,22 @@ def test_custom_values_and_defaults():
     assert ex.figure().axes[0].get_title() == "PE table: 20 positions × 16 channels"
     with pytest.raises(ValueError, match="default 32 of control 'dim'"):
         sinusoidal_explorer(dims=(8, 16), defaults={"dim": 32})
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"dims": ()}, ValueError, "dims must hold at least one"),
+        ({"dims": (True,)}, TypeError, "dims\\[0\\] must be an integer"),
+        ({"dims": (-2,)}, ValueError, "dims\\[0\\] must be >= 2"),
+        ({"dims": (16.5,)}, TypeError, "dims\\[0\\] must be an integer"),
+        ({"bases": (float("nan"),)}, ValueError, "bases\\[0\\] must be a finite number > 1"),
+        ({"bases": (True,)}, TypeError, "bases\\[0\\] must be a real number"),
+        ({"n_positions": ()}, ValueError, "n_positions must hold at least one"),
+        ({"n_positions": (0,)}, ValueError, "n_positions\\[0\\] must be positive"),
+        ({"defaults": ["dim"]}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        sinusoidal_explorer(**kwargs)

@@ -35,3 +35,22 @@ def test_every_control_changes_the_image_and_static_html():
 def test_every_combination_must_be_valid():
     with pytest.raises(ValueError, match="max_distances must all exceed 32"):
         t5_explorer(num_buckets=(8, 64), max_distances=(32, 128))
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"num_buckets": ()}, ValueError, "num_buckets must hold at least one"),
+        ({"num_buckets": (True,)}, TypeError, "num_buckets\\[0\\] must be an integer"),
+        ({"num_buckets": (-8,)}, ValueError, "num_buckets\\[0\\] must be >= 2"),
+        ({"num_buckets": (7,)}, ValueError, "num_buckets\\[0\\] must be even"),
+        ({"max_distances": ()}, ValueError, "max_distances must hold at least one"),
+        ({"max_distances": (128.0,)}, TypeError, "max_distances\\[0\\] must be an integer"),
+        ({"max_offset": 0}, ValueError, "max_offset must be positive"),
+        ({"n": True}, TypeError, "n must be an integer"),
+        ({"defaults": 1}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        t5_explorer(**kwargs)

@@ -84,3 +84,24 @@ def test_live_widget_redraws_and_bad_arguments():
         window_bias_explorer(conventions=("key-query",))
     with pytest.raises(ValueError, match=r"default \(5, 5\) of control 'window'"):
         window_bias_explorer(defaults={"window": (5, 5)})
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"windows": ()}, ValueError, "windows must hold at least one"),
+        ({"windows": ((-1, 2),)}, ValueError, "windows\\[0\\]\\[0\\] must be positive"),
+        ({"windows": ((8, 2),)}, ValueError, "windows must be at most \\(7, 7\\) each"),
+        ({"windows": ((2,),)}, ValueError, "windows\\[0\\] must have two entries"),
+        ({"windows": "34"}, TypeError, "windows must be a sequence"),
+        ({"windows": ((True, 2),)}, TypeError, "windows\\[0\\]\\[0\\] must be an integer"),
+        ({"queries": ()}, ValueError, "queries must hold at least one"),
+        ({"queries": ("middle",)}, ValueError, "queries must be among"),
+        ({"conventions": ()}, ValueError, "conventions must hold at least one"),
+        ({"conventions": "swin"}, TypeError, "conventions must be a sequence"),
+        ({"defaults": 2}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        window_bias_explorer(**kwargs)

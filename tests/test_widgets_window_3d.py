@@ -66,3 +66,23 @@ def test_live_widget_redraws_and_bad_arguments():
         window_3d_explorer(defaults={"D2_key_frames": 5})
     with pytest.raises(ValueError, match=r"key_frames \(4\) must not exceed query_frames \(3\)"):
         window_3d_explorer(query_frames=(3, 7))
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"query_frames": ()}, ValueError, "query_frames must hold at least one"),
+        ({"query_frames": (True, 7)}, TypeError, "query_frames\\[0\\] must be an integer"),
+        ({"key_frames": (0,)}, ValueError, "key_frames\\[0\\] must be positive"),
+        ({"key_frames": 7}, TypeError, "key_frames must be a sequence"),
+        ({"windows": ((2,),)}, ValueError, "windows\\[0\\] must have two entries"),
+        ({"windows": ((2, -2),)}, ValueError, "windows\\[0\\]\\[1\\] must be positive"),
+        ({"highlighted": ()}, ValueError, "highlighted must hold at least one"),
+        ({"highlighted": (3,)}, ValueError, "highlighted\\[0\\] must be one of"),
+        ({"highlighted": ("centre",)}, ValueError, "highlighted\\[0\\] must be one of"),
+        ({"defaults": [1]}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_control_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        window_3d_explorer(**kwargs)

@@ -569,3 +569,173 @@ def test_cross_index_is_the_self_index_at_the_key_frames_times(d1, d2, step, wh,
     self_index = relative_position_index((d1, wh, ww))  # [N_q, N_q]
     columns = self_index.reshape(d1 * wh * ww, d1, wh * ww)[:, 0 : (d2 - 1) * step + 1 : step]
     assert torch.equal(cross, columns.reshape(d1 * wh * ww, d2 * wh * ww))
+
+
+# ---------------------------------------------------------------------------------------------
+# Strict inputs (issue 11): each bad argument is refused with a message naming it
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "name"),
+    [
+        # shapes: wrong type, wrong length, bools and non-positive sizes
+        (lambda: relative_table_size(7), TypeError, "query_shape"),
+        (lambda: relative_table_size("77"), TypeError, "query_shape"),
+        (lambda: relative_table_size(b"\x07\x07"), TypeError, "query_shape"),
+        (lambda: relative_table_size(()), ValueError, "query_shape"),
+        (lambda: relative_table_size((7, True)), TypeError, "query_shape[1]"),
+        (lambda: relative_table_size((7, 0)), ValueError, "query_shape[1]"),
+        (lambda: relative_table_size((7, 2.0)), TypeError, "query_shape[1]"),
+        (
+            lambda: relative_position_index((2, 2), (2, 2), key_step=(1, False)),
+            TypeError,
+            "key_step[1]",
+        ),
+        (lambda: relative_offsets((2, 2), 2), TypeError, "key_shape"),
+        (lambda: window_partition(torch.zeros(1, 4, 4, 2), (2, 2, 2)), ValueError, "window_size"),
+        (lambda: window_partition(torch.zeros(1, 4, 4, 2), 2), TypeError, "window_size"),
+        (lambda: window_partition(torch.zeros(1, 4, 4, 2), (2,)), ValueError, "window_size"),
+        (lambda: window_merge(torch.zeros(4, 4, 2), (2, 2, 1), 4, 4), ValueError, "window_size"),
+        (lambda: window_merge(torch.zeros(4, 4, 2), (2, 2), True, 4), TypeError, "height"),
+        (lambda: shifted_window_mask(4, 4, (2, 2), 1), TypeError, "shift"),
+        (lambda: shifted_window_mask(4, 4, (2, 2), (1,)), ValueError, "shift"),
+        (lambda: shifted_window_mask(4, 4, (2, 2), (1, 1, 1)), ValueError, "shift"),
+        (lambda: shifted_window_mask(4, 4, (2, 2), (1, -1)), ValueError, "shift[1]"),
+        (lambda: shifted_window_mask(4, 4, (2, 2), (1, 1.5)), TypeError, "shift[1]"),
+        (lambda: shifted_window_mask(4, 4, (2, 2), (2, 0)), ValueError, "shift"),
+        (lambda: shifted_window_mask(4, 4, (2,), (1, 1)), ValueError, "window_size"),
+        (lambda: shifted_window_mask(4.0, 4, (2, 2), (1, 1)), TypeError, "height"),
+        (lambda: frame_offset_counts(3, 2, True), TypeError, "key_step"),
+        (lambda: rstt_key_frames(7, 0), ValueError, "key_frames"),
+        (lambda: spread_key_step(True, 1), TypeError, "query_frames"),
+        # modules' constructors
+        (lambda: SwinRelativePositionBias((2, 2), True), TypeError, "num_heads"),
+        (lambda: SwinRelativePositionBias(2, 2), TypeError, "query_shape"),
+        (lambda: SwinRelativePositionBias((2, 0), 2), ValueError, "query_shape[1]"),
+        (lambda: WindowAttention(8, (2, 2), 2, qkv_bias="False"), TypeError, "qkv_bias"),
+        (lambda: WindowAttention(8, (2, 2, 2), 2), ValueError, "window_size"),
+        (lambda: WindowAttention(8, 2, 2), TypeError, "window_size"),
+        (lambda: WindowAttention(8, (2, 2), 3), ValueError, "num_heads"),
+        (lambda: WindowAttention(True, (2, 2), 1), TypeError, "dim"),
+        # forwards: dtypes and shapes
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(torch.zeros(3, 4, 8, dtype=torch.long)),
+            TypeError,
+            "x",
+        ),
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(torch.zeros(3, 4, 8, dtype=torch.float64)),
+            TypeError,
+            "x",
+        ),
+        (lambda: WindowAttention(8, (2, 2), 2)(torch.zeros(3, 5, 8)), ValueError, "x"),
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(torch.zeros(4, 4, 8), torch.ones(2, 4, 4)),
+            TypeError,
+            "mask",
+        ),
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(
+                torch.zeros(4, 4, 8), torch.ones(2, 3, 4, dtype=torch.bool)
+            ),
+            ValueError,
+            "(2, 3, 4)",
+        ),
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(
+                torch.zeros(4, 4, 8), torch.ones(0, 4, 4, dtype=torch.bool)
+            ),
+            ValueError,
+            "mask",
+        ),
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(
+                torch.zeros(3, 4, 8), torch.ones(2, 4, 4, dtype=torch.bool)
+            ),
+            ValueError,
+            "mask",
+        ),
+        (
+            lambda: relative_index_check(relative_position_index((2, 2)).to("meta"), (2, 2)),
+            ValueError,
+            "index",
+        ),
+        (
+            lambda: WindowAttention(8, (2, 2), 2)(
+                torch.zeros(4, 4, 8), shifted_window_mask(4, 4, (2, 2), (1, 1)).to("meta")
+            ),
+            ValueError,
+            "mask",
+        ),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(call, error, name):
+    with pytest.raises(error) as info:
+        call()
+    assert name in str(info.value)
+
+
+def test_empty_maps_and_batches_partition_and_merge():
+    x = torch.zeros(0, 4, 6, 3)
+    windows = window_partition(x, (2, 3))
+    assert windows.shape == (0, 6, 3)
+    assert window_merge(windows, (2, 3), 4, 6).shape == (0, 4, 6, 3)
+    no_channels = torch.zeros(2, 4, 6, 0)
+    assert window_partition(no_channels, (2, 3)).shape == (8, 6, 0)
+    assert window_merge(torch.zeros(8, 6, 0), (2, 3), 4, 6).shape == (2, 4, 6, 0)
+    attention = WindowAttention(8, (2, 2), 2)
+    assert attention(torch.zeros(0, 4, 8)).shape == (0, 4, 8)
+    mask = shifted_window_mask(4, 4, (2, 2), (1, 1))
+    assert attention(torch.zeros(0, 4, 8), mask).shape == (0, 4, 8)
+
+
+@pytest.mark.parametrize(
+    ("build", "key", "saved"),
+    [
+        (
+            lambda: SwinRelativePositionBias((3, 3), 2),
+            "relative_position_bias_table",
+            lambda: SwinRelativePositionBias((2, 2), 2),
+        ),
+        (
+            lambda: SwinRelativePositionBias((2, 2), 3),
+            "relative_position_bias_table",
+            lambda: SwinRelativePositionBias((2, 2), 2),
+        ),
+        (
+            lambda: WindowAttention(8, (3, 3), 2),
+            "relative_position.relative_position_bias_table",
+            lambda: WindowAttention(8, (2, 2), 2),
+        ),
+        (
+            lambda: WindowAttention(16, (2, 2), 2),
+            "qkv.weight",
+            lambda: WindowAttention(8, (2, 2), 2),
+        ),
+    ],
+)
+def test_state_dict_of_the_wrong_size_names_the_table_and_both_sizes(build, key, saved):
+    state = saved().state_dict()
+    module = build()
+    with pytest.raises(ValueError) as info:
+        module.load_state_dict(state)
+    message = str(info.value)
+    assert repr(key) in message
+    assert str(tuple(state[key].shape)) in message
+    assert str(tuple(module.state_dict()[key].shape)) in message
+
+
+def test_state_dict_index_that_is_not_a_tensor_is_refused():
+    module = SwinRelativePositionBias((2, 2), 2)
+    state = dict(module.state_dict(), relative_position_index=[[0]])
+    with pytest.raises(TypeError, match="relative_position_index"):
+        module.load_state_dict(state)
+
+
+def test_window_modules_keep_the_meta_device():
+    attention = WindowAttention(8, (2, 2), 2).to("meta")
+    mask = shifted_window_mask(4, 4, (2, 2), (1, 1)).to("meta")
+    out = attention(torch.empty(8, 4, 8, device="meta"), mask)
+    assert out.device.type == "meta" and out.shape == (8, 4, 8)
+    bias = SwinRelativePositionBias((2, 3), 2).to("meta")()
+    assert bias.device.type == "meta" and bias.shape == (2, 6, 6)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import torch
 from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.colorbar import Colorbar
@@ -16,12 +17,59 @@ from matplotlib.image import AxesImage
 from matplotlib.ticker import MaxNLocator
 from torch import Tensor
 
-from .._checks import check_int
+from .._checks import check_bool, check_int, check_positive_float, check_real
+
+__all__ = [
+    "DIVERGING",
+    "NAMED_POSITIONS",
+    "SEQUENTIAL",
+    "UNDEFINED",
+    "as_colormap",
+    "check_choice",
+    "check_defaults",
+    "check_pair",
+    "check_values",
+    "grey_undefined",
+    "heatmap",
+    "index_ticks",
+    "inset_colorbar",
+    "new_figure",
+    "panel_grid",
+    "sequence_position",
+    "signed_label",
+    "table_image",
+    "to_numpy",
+]
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "viridis"
 UNDEFINED = "#d9d9d9"
 """The light grey of undefined cells (``nan``: padding, similarities of zero rows)."""
+
+
+def _matrix(name: str, values: object) -> np.ndarray:
+    """``values`` as a float64 ``[rows, cols]`` array; empty, complex or bool input refused."""
+    if isinstance(values, Tensor):
+        if values.is_complex() or values.dtype == torch.bool:
+            raise TypeError(f"{name} must hold real numbers, got dtype {values.dtype}")
+    elif isinstance(values, np.ndarray) and values.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {values.dtype}")
+    m = to_numpy(values)
+    if m.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D [rows, cols] table, got shape {m.shape}")
+    if m.size == 0:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {m.shape}")
+    return m
+
+
+def _positive_pair(name: str, value: object, *, allow_zero: bool = False) -> tuple[float, float]:
+    """``value`` as a pair of finite floats, each ``> 0`` (``>= 0`` with ``allow_zero``)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 2:
+        raise TypeError(f"{name} must be a pair of numbers, got {value!r}")
+    return (
+        check_real(f"{name}[0]", value[0], minimum=0, inclusive=allow_zero),
+        check_real(f"{name}[1]", value[1], minimum=0, inclusive=allow_zero),
+    )
 
 
 def new_figure(
@@ -31,7 +79,17 @@ def new_figure(
 
     Constrained layout roughly doubles the time to draw a figure; explorers that must redraw
     in under 100 ms can pass ``layout=None`` and place their axes themselves.
+
+    Args:
+        width, height: the size in inches (finite, ``> 0``).
+        layout: the layout engine (``"constrained"``, ``"tight"``, ``None`` for none).
+        **kwargs: passed to ``Figure``.
+
+    Returns:
+        the new ``Figure``.
     """
+    width = check_positive_float("width", width)
+    height = check_positive_float("height", height)
     return Figure(figsize=(width, height), layout=layout, **kwargs)
 
 
@@ -52,9 +110,12 @@ def panel_grid(
     Returns:
         the figure and its ``count`` visible axes, row by row.
     """
-    columns = min(columns, count)
+    count = check_int("count", count)
+    columns = min(check_int("columns", columns), count)
+    panel_w, panel_h = _positive_pair("panel_size", panel_size)
+    margin_w, margin_h = _positive_pair("margin", margin, allow_zero=True)
     rows = -(-count // columns)
-    fig = new_figure(panel_size[0] * columns + margin[0], panel_size[1] * rows + margin[1])
+    fig = new_figure(panel_w * columns + margin_w, panel_h * rows + margin_h)
     axes = list(fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).flat)
     for ax in axes[count:]:
         ax.set_visible(False)
@@ -62,7 +123,14 @@ def panel_grid(
 
 
 def to_numpy(x: Tensor | np.ndarray) -> np.ndarray:
-    """A float64 NumPy copy of a tensor or array (detached, on the CPU)."""
+    """A float64 NumPy copy of a tensor or array (detached, on the CPU).
+
+    Args:
+        x: a tensor or anything ``np.asarray`` takes.
+
+    Returns:
+        the float64 array.
+    """
     if isinstance(x, Tensor):
         return x.detach().cpu().double().numpy()
     return np.asarray(x, dtype=np.float64)
@@ -77,9 +145,30 @@ def heatmap(
     colorbar: bool = True,
     vmax: float | None = None,
     **imshow_kwargs: Any,
-) -> Any:
-    """Draw ``matrix`` on ``ax`` (row 0 at the top); symmetric colour limits by default."""
-    m = to_numpy(matrix)
+) -> AxesImage:
+    """Draw ``matrix`` on ``ax`` (row 0 at the top); symmetric colour limits by default.
+
+    Undefined entries (``nan``) are allowed: the colormap's "bad" colour draws them (see
+    :func:`grey_undefined`).
+
+    Args:
+        ax: the axes to draw on.
+        matrix: the ``[rows, cols]`` values (at least one of each).
+        symmetric: colour limits ``±vmax`` (default ``vmax``: the largest ``|value|``), on a
+            diverging colormap.
+        cmap: the colormap (default: diverging if ``symmetric``, else sequential).
+        colorbar: add a colour bar beside ``ax``.
+        vmax: the upper colour limit (``> 0`` when ``symmetric``).
+        **imshow_kwargs: passed to ``ax.imshow``.
+
+    Returns:
+        the ``AxesImage``.
+    """
+    m = _matrix("matrix", matrix)
+    symmetric = check_bool("symmetric", symmetric)
+    colorbar = check_bool("colorbar", colorbar)
+    if vmax is not None:
+        vmax = check_real("vmax", vmax, minimum=0 if symmetric else None, inclusive=False)
     if symmetric:
         limit = vmax if vmax is not None else float(np.max(np.abs(m))) or 1.0
         imshow_kwargs.setdefault("vmin", -limit)
@@ -118,9 +207,8 @@ def table_image(
     Returns:
         the ``AxesImage``.
     """
-    m = to_numpy(table)  # [n, d]
-    if m.ndim != 2:
-        raise ValueError(f"table must be a 2-D [rows, cols] table, got shape {m.shape}")
+    m = _matrix("table", table)  # [n, d]
+    colorbar = check_bool("colorbar", colorbar)
     n, d = m.shape
     if max_rows is not None and n > check_int("max_rows", max_rows):
         r = math.ceil(n / max_rows)
@@ -132,14 +220,38 @@ def table_image(
     return image
 
 
+def as_colormap(cmap: str | Colormap) -> Colormap:
+    """The colormap ``cmap`` names (or ``cmap`` itself), refusing an unknown name.
+
+    Args:
+        cmap: a registered colormap name (``"viridis"``, ``"RdBu_r"``, …) or a ``Colormap``.
+
+    Returns:
+        the ``Colormap``.
+    """
+    if isinstance(cmap, Colormap):
+        return cmap
+    if not isinstance(cmap, str):
+        raise TypeError(f"cmap must be a colormap or its name, got {type(cmap).__name__}")
+    if cmap not in colormaps:
+        raise ValueError(f"cmap must name a registered colormap, got {cmap!r}")
+    return colormaps[cmap]
+
+
 def grey_undefined(cmap: str | Colormap) -> Colormap:
     """``cmap`` (a name or a colormap) with undefined values (``nan``) drawn in light grey.
 
     ``imshow`` marks ``nan`` cells "bad"; this gives them the colour :data:`UNDEFINED`, the same
     grey for padding and for similarities of all-zero rows. Calling the colormap on an array
     (for an RGBA image composed by hand) maps ``nan`` to the same grey.
+
+    Args:
+        cmap: a colormap name or object.
+
+    Returns:
+        a copy of the colormap whose "bad" colour is :data:`UNDEFINED`.
     """
-    base = colormaps[cmap] if isinstance(cmap, str) else cmap
+    base = as_colormap(cmap)
     return base.with_extremes(bad=UNDEFINED)
 
 
@@ -168,6 +280,7 @@ def index_ticks(n: int, *, mark: int | None = None, round_steps: bool = False) -
     n = check_int("n", n)
     if mark is not None:
         mark = check_int("mark", mark, minimum=None)
+    round_steps = check_bool("round_steps", round_steps)
     if round_steps:
         half = max(1.0, (n - 1) / 2)
         step = max(s for s in _ROUND_STEPS if s <= half)
@@ -210,6 +323,13 @@ def inset_colorbar(
     Returns:
         the ``Colorbar`` (its axes is ``ax.child_axes[-1]``).
     """
+    if isinstance(ticks, (str, bytes)) or not isinstance(ticks, (Sequence, np.ndarray)):
+        raise TypeError(f"ticks must be a sequence of numbers, got {type(ticks).__name__}")
+    ticks = [check_real(f"ticks[{i}]", t) for i, t in enumerate(ticks)]
+    gap = check_real("gap", gap)
+    width = check_positive_float("width", width)
+    tick_size = check_positive_float("tick_size", tick_size)
+    label_size = check_positive_float("label_size", label_size)
     cbar = ax.figure.colorbar(image, cax=ax.inset_axes([1.0 + gap, 0.0, width, 1.0]))
     # set afterwards, not passed to colorbar(): a tick a little beyond the colour range (a
     # rounded maximum) then widens the bar's axis to show it instead of being dropped
@@ -224,25 +344,124 @@ NAMED_POSITIONS = {"first": 0.0, "middle": 0.5, "last": 1.0}
 """Named places in a sequence, as fractions of its length, for the explorers' query controls."""
 
 
-def sequence_position(query: str | int, n: int) -> int:
+def sequence_position(query: str | int, n: int, *, name: str = "query") -> int:
     """Resolve ``"first"``, ``"middle"``, ``"last"`` or a position to an index in ``0..n−1``.
 
     ``"middle"`` is ``round((n − 1) / 2)``, so the same name picks a comparable query whatever
     the length an explorer shows.
+
+    Args:
+        query: a name among :data:`NAMED_POSITIONS` or a position ``0 … n − 1``.
+        n: the length of the sequence (``>= 1``).
+        name: the argument's name in error messages (e.g. ``"highlight"``).
+
+    Returns:
+        the index in ``0 … n − 1``.
     """
     n = check_int("n", n)
     if isinstance(query, str):
         if query not in NAMED_POSITIONS:
             raise ValueError(
-                f"query must be one of {sorted(NAMED_POSITIONS)} or a position, got {query!r}"
+                f"{name} must be one of {sorted(NAMED_POSITIONS)} or a position, got {query!r}"
             )
         return round(NAMED_POSITIONS[query] * (n - 1))
-    i = check_int("query", query, minimum=0)
+    i = check_int(name, query, minimum=0)
     if i >= n:
-        raise ValueError(f"query must be < n = {n}, got {i}")
+        raise ValueError(f"{name} must be < n = {n}, got {i}")
     return i
 
 
 def signed_label(v: float) -> str:
-    """``+2``, ``0``, ``−2``: an offset as a label, with a real minus sign."""
+    """``+2``, ``0``, ``−2``: an offset as a label, with a real minus sign.
+
+    Args:
+        v: the offset (a finite number, rounded to an integer).
+
+    Returns:
+        the label.
+    """
+    v = check_real("v", v)
     return f"+{v:.0f}" if v > 0 else f"−{-v:.0f}" if v < 0 else "0"
+
+
+def check_values(
+    name: str, values: object, check: Callable[[str, Any], Any] | None = None
+) -> list[Any]:
+    """Return ``values`` as a list after checking it is a non-empty sequence (not a string).
+
+    Each entry is passed through ``check(f"{name}[{i}]", entry)`` when given (e.g.
+    :func:`posenc._checks.check_int`), so a message names the entry at fault. Explorers use it
+    for the values of their controls, figures for their lists of positions or sizes.
+
+    Args:
+        name: the argument's name in error messages.
+        values: the sequence to check.
+        check: a check ``(name, value) -> value`` applied to every entry, or ``None``.
+
+    Returns:
+        the entries (as ``check`` returns them), in order.
+    """
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name} must be a sequence of values, got {type(values).__name__}")
+    if len(values) == 0:
+        raise ValueError(f"{name} must hold at least one value, got an empty sequence")
+    if check is None:
+        return list(values)
+    return [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
+
+
+def check_pair(name: str, value: object, *, minimum: int | None = 1) -> tuple[int, int]:
+    """Return ``value`` as a pair of ints after checking it has two integer entries ``>= minimum``.
+
+    Args:
+        name: the argument's name in error messages.
+        value: the pair to check, e.g. a window ``(Wh, Ww)``.
+        minimum: the smallest entry allowed (``None``: any integer).
+
+    Returns:
+        the pair as a tuple of two ints.
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a pair of ints, got {type(value).__name__} {value!r}")
+    if len(value) != 2:
+        raise ValueError(f"{name} must have two entries, got {tuple(value)}")
+    return (
+        check_int(f"{name}[0]", value[0], minimum=minimum),
+        check_int(f"{name}[1]", value[1], minimum=minimum),
+    )
+
+
+def check_choice(name: str, value: object, choices: Sequence[Any]) -> Any:
+    """Return ``value`` after checking it is one of ``choices`` (a ``ValueError`` lists them).
+
+    A value must match a choice in type as well (``True`` is not the choice ``1``).
+
+    Args:
+        name: the argument's name in error messages.
+        value: the value to check.
+        choices: the values allowed.
+
+    Returns:
+        ``value``.
+    """
+    if isinstance(value, bool) or not any(type(value) is type(c) and value == c for c in choices):
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_defaults(defaults: object) -> dict[str, object]:
+    """Return an explorer's ``defaults`` (``None`` or a mapping control name -> value) as a dict.
+
+    Args:
+        defaults: ``None`` or a mapping from control name to its first value.
+
+    Returns:
+        a new dict (empty for ``None``); the explorer checks names and values.
+    """
+    if defaults is None:
+        return {}
+    if not isinstance(defaults, Mapping):
+        raise TypeError(
+            f"defaults must be a mapping control name -> value, got {type(defaults).__name__}"
+        )
+    return dict(defaults)

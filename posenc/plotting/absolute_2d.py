@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from .._checks import check_int, check_multiple
+from .._checks import check_bool, check_int, check_multiple
 from ..absolute_2d import (
     detr_sine_encoding,
     position_similarity_map,
@@ -27,7 +27,16 @@ from ..absolute_2d import (
     stretched_sincos_encoding_2d,
 )
 from ..sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
-from ._base import DIVERGING, SEQUENTIAL, grey_undefined, new_figure, table_image, to_numpy
+from ._base import (
+    DIVERGING,
+    SEQUENTIAL,
+    check_pair,
+    check_values,
+    grey_undefined,
+    new_figure,
+    table_image,
+    to_numpy,
+)
 
 __all__ = [
     "absolute_2d_explorer_figure",
@@ -45,6 +54,10 @@ _COL_COLOUR = "C1"  # channels that encode the column (x)
 
 # ---------------------------------------------------------------------------------------------
 # drawing helpers
+
+
+def _cell(name: str, value: object) -> tuple[int, int]:
+    return check_pair(name, value, minimum=0)
 
 
 def _image(
@@ -137,6 +150,11 @@ def sincos_2d_channels_figure(
     Returns:
         a Figure with ``2·len(pairs)`` image axes and one colourbar axis.
     """
+    height, width = check_int("height", height), check_int("width", width)
+    dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
+    pairs = check_values("pairs", pairs, lambda name, i: check_int(name, i, minimum=0))
+    if max(pairs) >= dim // 4:
+        raise ValueError(f"pairs must be below d/4 = {dim // 4} (pairs per half), got {pairs}")
     table = sinusoidal_encoding_2d(height, width, dim, base=base)  # [n, d]
     grid = table.reshape(height, width, dim)  # [h, w, d]
     omega = sinusoidal_frequencies(dim // 2, base=base)  # [d/4]
@@ -188,7 +206,12 @@ def layout_comparison_figure(
         a Figure with three axes (seed table, wiring, MAE table) and a colourbar.
     """
     dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
-    wired = (0, dim // 4, dim // 2) if wired is None else wired
+    height, width = check_int("height", height), check_int("width", width)
+    if wired is None:
+        wired = (0, dim // 4, dim // 2)
+    wired = check_values("wired", wired, lambda name, c: check_int(name, c, minimum=0))
+    if max(wired) >= dim:
+        raise ValueError(f"wired must hold channels below d = {dim}, got {wired}")
     seed = sinusoidal_encoding_2d(height, width, dim)  # [n, d]
     mae = sinusoidal_encoding_2d(height, width, dim, interleaved=False, row_first=False)  # [n, d]
     perm = sinusoidal_2d_channel_permutation(dim)  # [d]
@@ -259,6 +282,7 @@ def detr_sine_heatmap_figure(
     Returns:
         a Figure with one image axis (data ``[2F, positions]``) and its colourbar.
     """
+    height, width = check_int("height", height), check_int("width", width)
     shown = height * width if positions is None else check_int("positions", positions)
     if shown > height * width:
         raise ValueError(f"positions must be at most H*W = {height * width}, got {shown}")
@@ -329,7 +353,10 @@ def detr_normalize_figure(
         a Figure with four image axes (rows: normalize off/on; columns: full, padded) and a
         colourbar.
     """
-    vh, vw = valid
+    size = check_int("size", size)
+    vh, vw = check_pair("valid", valid)
+    if vh > size or vw > size:
+        raise ValueError(f"valid must fit in the {size}×{size} canvas, got ({vh}, {vw})")
     mask = torch.zeros(2, size, size, dtype=torch.bool)  # [2, S, S]
     mask[1] = True
     mask[1, :vh, :vw] = False
@@ -376,6 +403,11 @@ def similarity_maps_figure(
     Returns:
         a Figure with ``2·len(positions)`` image axes (top: 2-D, bottom: 1-D) and a colourbar.
     """
+    height, width = check_int("height", height), check_int("width", width)
+    positions = check_values("positions", positions, _cell)
+    for r, c in positions:
+        if r >= height or c >= width:
+            raise ValueError(f"positions must lie on the {height}×{width} grid, got ({r}, {c})")
     tables = (
         sinusoidal_encoding_2d(height, width, dim, base=base),
         sinusoidal_encoding(height * width, dim, base=base),
@@ -433,6 +465,7 @@ def resampling_figure(
         raise ValueError(
             f"channel must be a row-half channel, below d/2 = {dim // 2}, got {channel}"
         )
+    old_size, new_size = check_int("old_size", old_size), check_int("new_size", new_size)
     table = sinusoidal_encoding_2d(old_size, old_size, dim, base=base)  # [h*h, d]
     exact = stretched_sincos_encoding_2d(old_size, new_size, dim, base=base).double()  # [n', d]
     filters = {
@@ -524,6 +557,8 @@ def absolute_2d_explorer_figure(
     """
     dim = check_multiple("dim", dim, 4, "half the channels per axis, each half in sin/cos pairs")
     canvas = check_int("canvas", canvas)
+    height, width = check_int("height", height), check_int("width", width)
+    normalize = check_bool("normalize", normalize)
     if not (0 < height <= canvas and 0 < width <= canvas):
         raise ValueError(f"height and width must be in 1..canvas={canvas}, got {height}, {width}")
     feats = dim // 2

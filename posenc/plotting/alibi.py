@@ -20,7 +20,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from .._checks import check_int
+from .._checks import check_bool, check_int
 from ..alibi import alibi_bias, alibi_slopes, alibi_span
 from ..attention import attention_weights, causal_mask
 from ._base import new_figure, to_numpy
@@ -161,6 +161,7 @@ def alibi_explorer_figure(num_heads: int = 8, causal: bool = True, *, n: int = 4
     """
     h = check_int("num_heads", num_heads)
     n = check_int("n", n, minimum=3)
+    causal = check_bool("causal", causal)
     i = n // 2
     slopes = alibi_slopes(h).numpy()  # [h]
     bias = to_numpy(alibi_bias(n, n, h, causal=causal, dtype=torch.float64)[:, i])  # [h, n]

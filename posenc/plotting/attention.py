@@ -16,16 +16,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
-from .._checks import check_permutation
+from .._checks import check_bool, check_int, check_permutation
 from .._threads import torch_threads
-from ..attention import (
+from ..demos.attention import (
     permutation_matrix,
     sentence_attention,
     sentence_vectors,
     shuffled_attention,
     toy_attention_layer,
 )
-from ._base import heatmap, inset_colorbar, new_figure, to_numpy
+from ._base import check_values, heatmap, inset_colorbar, new_figure, to_numpy
 
 __all__ = [
     "attention_pipeline_figure",
@@ -34,6 +34,17 @@ __all__ = [
 ]
 
 SENTENCE = ("the", "dog", "chased", "a", "red", "ball")
+
+
+def _check_words(words: object) -> list[str]:
+    """``words`` as a list after checking it is a non-empty sequence of strings."""
+
+    def word(name: str, value: object) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
+        return value
+
+    return check_values("words", words, word)
 
 
 def _label_axes(ax: Axes, rows: Sequence[str], cols: Sequence[str]) -> None:
@@ -59,8 +70,19 @@ def permutation_attention_figure(
     (equivariance), different with them. The title of the third panel quotes
     ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`posenc.attention.toy_attention_layer` (one
     head, sharpened).
+
+    Args:
+        words: the sentence, one string per word (at least one).
+        perm: the shuffle, a permutation of ``0 … len(words) − 1`` (new slot ``i`` holds word
+            ``perm[i]``).
+        dim: ``d``, channels of the word vectors (even).
+        seed: seed of the toy layer's weights (``>= 0``).
+
+    Returns:
+        a Figure with six heatmap axes (rows: without and with positions) and two colourbars.
     """
-    words = list(words)
+    words = _check_words(words)
+    seed = check_int("seed", seed, minimum=0)
     order = check_permutation("perm", perm, len(words))
     layer = toy_attention_layer(dim, seed=seed)
     p = permutation_matrix(order).double()  # [n, n]
@@ -106,8 +128,20 @@ def shuffle_attention_figure(
     every bar is zero (up to rounding); with positions the words' outputs change. The bar axis
     is scaled by the with-positions case, so toggling positions is comparable. Drawn without
     constrained layout, small, for a fast live redraw.
+
+    Args:
+        perm: the shuffle, a permutation of ``0 … len(words) − 1``.
+        positions: add the sinusoidal encoding of each slot (a ``bool``).
+        words: the sentence, one string per word (at least one).
+        dim: ``d``, channels of the word vectors (even).
+        seed: seed of the toy layer's weights (``>= 0``).
+
+    Returns:
+        a Figure with three axes: ``A(X)``, ``A(PX)`` (with a colourbar) and the bars.
     """
-    words = list(words)
+    words = _check_words(words)
+    positions = check_bool("positions", positions)
+    seed = check_int("seed", seed, minimum=0)
     order = check_permutation("perm", perm, len(words))
     shuffled = [words[i] for i in order]
     a, a_perm, delta = _shuffle_data(tuple(words), tuple(order), positions, dim, seed)
@@ -246,6 +280,9 @@ def attention_pipeline_figure() -> Figure:
     Orange: a term for each pair ``(i, j)`` added to the attention logits (relative: Shaw,
     Swin, T5, ALiBi) and, in Shaw et al., to the values inside the output sum.
     Row-vector convention, as in the text: ``q_i = x_i W_Q``.
+
+    Returns:
+        a Figure with one axes holding the boxes and arrows of the diagram.
     """
     fig = new_figure(11.0, 4.2)
     ax = fig.add_subplot()

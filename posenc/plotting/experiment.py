@@ -20,7 +20,9 @@ from matplotlib.ticker import NullLocator
 from torch import Tensor
 
 from .._checks import check_int
-from ..toy import LengthResults, TinyTransformer, toy_rotary_pair_logits
+from ..toy.model import TinyTransformer
+from ..toy.probes import toy_rotary_pair_logits
+from ..toy.results import LengthResults
 from ._base import new_figure, panel_grid, to_numpy
 
 __all__ = [
@@ -49,7 +51,8 @@ def encoding_style(name: str, index: int = 0) -> dict[str, Any]:
     """The line style of an encoding in every figure of the chapter.
 
     Absolute encodings are dashed, relative ones solid, ``"none"`` is a dotted grey line;
-    a label that is not one of :data:`posenc.toy.ENCODINGS` gets a colour by its ``index``.
+    a label that is not a catalogue key with a toy form (:func:`posenc.catalogue.toy_encodings`)
+    gets a colour by its ``index``.
 
     Args:
         name: the encoding's label.

@@ -5,21 +5,56 @@ Every function returns a new ``Figure``; nothing touches pyplot.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.image import BboxImage
+from matplotlib.image import AxesImage, BboxImage
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import Bbox, TransformedBbox
 from torch import Tensor
 
-from .._checks import check_int, check_tensor
+from .._checks import (
+    check_bool,
+    check_finite,
+    check_float_tensor,
+    check_int,
+    check_positive_float,
+    check_real,
+)
 from ..learned import cosine_similarity_matrix
 from ._base import DIVERGING, grey_undefined, heatmap, index_ticks, new_figure, to_numpy
 
 __all__ = ["similarity_heatmap", "snapshot_figure", "trained_table_figure"]
+
+
+def _check_table(name: str, table: object) -> Tensor:
+    """Refuse anything but a finite, non-empty, real floating ``[n, d]`` table."""
+    check_float_tensor(name, table, ndim=2)
+    if table.numel() == 0:
+        raise ValueError(
+            f"{name} must have at least one row and one column, got shape {tuple(table.shape)}"
+        )
+    check_finite(name, table)
+    return table
+
+
+def _check_train_length(train_length: object) -> int | None:
+    return None if train_length is None else check_int("train_length", train_length)
+
+
+def _check_losses(losses: object) -> list[float]:
+    """``losses`` as floats; NaN is kept (a step whose loss diverged is drawn as a gap)."""
+    if isinstance(losses, (str, bytes)) or not isinstance(losses, (Sequence, np.ndarray)):
+        raise TypeError(f"losses must be a sequence of numbers, got {type(losses).__name__}")
+    out = []
+    for i, v in enumerate(losses):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise TypeError(f"losses[{i}] must be a real number, got {type(v).__name__} {v!r}")
+        out.append(float(v))
+    return out
 
 
 def _mark_train_length(ax: Axes, train_length: int | None, n: int, *, square: bool) -> None:
@@ -39,7 +74,7 @@ def similarity_heatmap(
     train_length: int | None = None,
     title: str = "",
     colorbar: bool = True,
-) -> object:
+) -> AxesImage:
     """Draw the cosine-similarity matrix of ``table``'s rows on ``ax`` (colour range ±1).
 
     Undefined entries (rows of zeros) are drawn grey, and a fully undefined matrix is labelled
@@ -55,7 +90,9 @@ def similarity_heatmap(
     Returns:
         the ``AxesImage``.
     """
-    check_tensor("table", table, ndim=2)
+    _check_table("table", table)
+    train_length = _check_train_length(train_length)
+    colorbar = check_bool("colorbar", colorbar)
     sim = to_numpy(cosine_similarity_matrix(table))  # [n, n]
     image = heatmap(ax, sim, vmax=1.0, colorbar=False, cmap=grey_undefined(DIVERGING))
     if np.isnan(sim).all():
@@ -148,7 +185,18 @@ def snapshot_figure(
         a ``Figure`` with two axes (table, similarity), or three with ``losses``; the two
         colour bars are drawn on the figure itself, not as axes.
     """
-    check_tensor("table", table, ndim=2)
+    _check_table("table", table)
+    train_length = _check_train_length(train_length)
+    if vmax is not None:
+        vmax = check_positive_float("vmax", vmax)
+    if losses is not None:
+        losses = _check_losses(losses)
+    if step is not None:
+        step = check_int("step", step, minimum=0)
+        if losses is not None and step > len(losses):
+            raise ValueError(f"step must be <= len(losses) = {len(losses)}, got {step}")
+    if reference_loss is not None:
+        reference_loss = check_real("reference_loss", reference_loss)
     with_loss = losses is not None
     width = 10.2 if with_loss else 6.8
     fig = Figure(figsize=(width, 3.2))
@@ -243,8 +291,10 @@ def trained_table_figure(
     Returns:
         a ``Figure`` with two or three panels.
     """
-    check_tensor("trained", trained, ndim=2)
-    check_tensor("initial", initial, ndim=2)
+    _check_table("trained", trained)
+    _check_table("initial", initial)
+    if reference is not None:
+        _check_table("reference", reference)
     if trained.shape != initial.shape:
         raise ValueError(
             f"trained and initial must have the same shape, got {tuple(trained.shape)} "

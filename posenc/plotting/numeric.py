@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from .._checks import check_int, check_positive_float
 from ..numeric import (
     adjacent_distances,
     closest_distinct_pair,
@@ -15,7 +16,7 @@ from ..numeric import (
     pairwise_distances,
     periodic_encoding,
 )
-from ._base import heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
+from ._base import check_values, heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
 
@@ -34,6 +35,14 @@ def encoding_table(kind: str, n_positions: int, *, alpha: float = 1.0) -> Tensor
     ``kind`` is ``"index"`` (``p``), ``"normalized"`` (``p/(T-1)``), ``"sine"``
     (``sin(p/α)``) or ``"circle"`` (``sin`` and ``cos`` of ``p/α``); ``alpha`` is used by the
     last two only.
+
+    Args:
+        kind: ``"index"``, ``"normalized"``, ``"sine"`` or ``"circle"``.
+        n_positions: ``T``, the number of positions.
+        alpha: ``α``, the scale of the sine and the circle.
+
+    Returns:
+        the float table, ``[T, 1]`` (``[T, 2]`` for ``"circle"``).
     """
     if kind == "index":
         return numeric_encoding(n_positions)
@@ -54,10 +63,19 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
     same code (0.2, dotted) sits at different positions in the two sequences. Right:
     ``sin(p/α)`` is bounded and the same for every length, but it repeats every ``2πα``
     positions.
+
+    Args:
+        lengths: ``(T_short, T_long)``, the two sequence lengths (each at least 2).
+        alpha: ``α``, the sine's scale (a finite number ``> 0``).
+
+    Returns:
+        a Figure with three axes (index, normalized, sine), one line per length in each.
     """
+    lengths = check_values("lengths", lengths, lambda name, t: check_int(name, t, minimum=2))
     if len(lengths) != 2:
         raise ValueError(f"lengths must hold two sequence lengths, got {lengths!r}")
-    short, long = (int(t) for t in lengths)
+    short, long = lengths
+    alpha = check_positive_float("alpha", alpha)
     fig = new_figure(11.0, 3.4)
     axes = fig.subplots(1, 3)
     styles = {
@@ -119,7 +137,16 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     for all pairs; dark cells off the diagonal are positions the code cannot tell apart.
     The title quotes the closest pair and the smallest step between neighbours (too small:
     neighbours blur together). Drawn without constrained layout, small, for a fast redraw.
+
+    Args:
+        kind: the code, one of ``"index"``, ``"normalized"``, ``"sine"``, ``"circle"``.
+        alpha: ``α``, the scale of the sine and the circle (ignored by the others).
+        n_positions: ``T``, the sequence length (at least 2: a pair is needed).
+
+    Returns:
+        a Figure with two axes (the codes, the distance matrix) and the matrix's colour bar.
     """
+    n_positions = check_int("n_positions", n_positions, minimum=2)
     table = encoding_table(kind, n_positions, alpha=alpha)  # [n, 1] or [n, 2]
     codes = to_numpy(table)
     i, j, dist = closest_distinct_pair(table)

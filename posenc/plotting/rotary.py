@@ -25,7 +25,15 @@ from matplotlib.patches import Arc
 from matplotlib.ticker import NullLocator
 from torch import Tensor
 
-from .._checks import check_even, check_int, check_tensor
+from .._checks import (
+    check_base,
+    check_bool,
+    check_even,
+    check_finite,
+    check_float_tensor,
+    check_int,
+    check_tensor,
+)
 from ..attention import attention_weights, causal_mask
 from ..rotary import (
     apply_rotary,
@@ -35,7 +43,7 @@ from ..rotary import (
     rotary_permutation,
 )
 from ..sinusoidal import sinusoidal_frequencies
-from ._base import heatmap, new_figure, to_numpy
+from ._base import check_pair, check_values, heatmap, new_figure, to_numpy
 
 __all__ = [
     "rotary_convention_figure",
@@ -131,7 +139,14 @@ def rotary_decay_curves(
         with draws, ``"unrelated_mean"`` and ``"unrelated_std"``.
     """
     check_tensor("offsets", offsets, ndim=1)
+    if offsets.numel() == 0:
+        raise ValueError("offsets must hold at least one offset, got an empty tensor")
+    if offsets.is_complex() or offsets.dtype == torch.bool:
+        raise TypeError(f"offsets must hold real numbers, got dtype {offsets.dtype}")
+    check_finite("offsets", offsets)
     dim = check_even("dim", dim)
+    bound = check_bool("bound", bound)
+    seed = check_int("seed", seed, minimum=0)
     r = offsets.to(torch.float64)  # [R]
     # ⟨1, R_r 1⟩ = Σ_i 2 cos rθ_i (each pair: (1, 1)·R(φ)(1, 1) = 2 cos φ), divided by d
     out = {"matched": to_numpy(torch.cos(rotary_angles(r, dim, base=base)).mean(-1))}
@@ -246,6 +261,10 @@ def rotary_rotation_figure(
     pair = check_int("pair", pair, minimum=0)
     if pair >= dim // 2:
         raise ValueError(f"pair must be < dim/2 = {dim // 2}, got {pair}")
+    seed = check_int("seed", seed, minimum=0)
+    positions = check_values(
+        "positions", positions, lambda name, mn: check_pair(name, mn, minimum=0)
+    )
     theta = float(sinusoidal_frequencies(dim, base=base)[pair])
     g = torch.Generator().manual_seed(seed)
     q, k = torch.randn(2, dim, generator=g, dtype=torch.float64)  # [d] each
@@ -295,9 +314,16 @@ def rotary_convention_figure(
         a Figure with three image axes (and one colourbar axis), attention weights in the
         images.
     """
-    check_tensor("queries", queries, ndim=2)
-    check_tensor("keys", keys, ndim=2)
+    check_float_tensor("queries", queries, ndim=2)
+    check_float_tensor("keys", keys, ndim=2)
+    check_finite("queries", queries)
+    check_finite("keys", keys)
     n, d = queries.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"queries must hold at least one token and one pair, got shape {(n, d)}")
+    d = check_even("queries.shape[1]", d)
+    if offset is not None:
+        offset = check_int("offset", offset, minimum=None)
     if keys.shape != queries.shape:
         raise ValueError(
             f"queries and keys must have the same shape, got {tuple(queries.shape)} "
@@ -393,6 +419,10 @@ def rotary_decay_figure(
         then the largest ``|score|``.
     """
     max_offset = check_int("max_offset", max_offset, minimum=2)
+    draws = check_int("draws", draws)
+    seed = check_int("seed", seed, minimum=0)
+    bases = check_values("bases", bases, check_base)
+    dims = check_values("dims", dims, check_even)
     r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
     x = r.numpy()
     # a fixed grid rather than a layout engine: it halves the time to draw this figure

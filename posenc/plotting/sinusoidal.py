@@ -7,6 +7,7 @@ rows and channels across the columns, the layout of the ``[n, d]`` tensor itself
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -14,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from .._checks import check_int
+from .._checks import check_bool, check_int, check_real
 from ..sinusoidal import (
     binary_digits,
     sinusoidal_dot_product,
@@ -80,6 +81,8 @@ def sinusoidal_heatmap_figure(
     Returns:
         a Figure with one image axis (and its colourbar); the image data is the table.
     """
+    n_positions = check_int("n_positions", n_positions)
+    interleaved = check_bool("interleaved", interleaved)
     table = sinusoidal_encoding(n_positions, dim, base=base, interleaved=interleaved)  # [n, d]
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
@@ -190,6 +193,9 @@ def sinusoidal_dot_product_figure(
         the two grey axis lines and the dashed slow-pair count.
     """
     max_offset = check_int("max_offset", max_offset)
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence):
+        raise TypeError(f"positions must be a sequence of ints, got {type(positions).__name__}")
+    positions = tuple(check_int(f"positions[{i}]", p, minimum=0) for i, p in enumerate(positions))
     fig = new_figure(6.4, 3.4)
     ax = fig.add_subplot()
     _draw_dot_product(ax, dim, base, max_offset, tuple(positions))
@@ -224,8 +230,7 @@ def sinusoidal_precision_figure(
         a Figure with one log-log axis: line 0 is float32 angles, line 1 float64 angles.
     """
     n_points = check_int("n_points", n_points, minimum=2)
-    if not max_position >= 10:
-        raise ValueError(f"max_position must be >= 10, got {max_position}")
+    max_position = check_real("max_position", max_position, minimum=10)
     pos = torch.unique(
         torch.round(torch.logspace(0, math.log10(max_position), n_points, dtype=torch.float64))
     )  # [m]

@@ -18,7 +18,7 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .._checks import check_int
+from .._checks import check_bool, check_int
 from ..shaw import shaw_relative_index
 from ..t5 import t5_bucket_index, t5_bucket_starts, t5_relative_bucket
 from ._base import new_figure
@@ -77,6 +77,8 @@ def t5_buckets_figure(
         a Figure with two axes (Shaw, then T5); the last line of each is its step plot.
     """
     max_offset = check_int("max_offset", max_offset)
+    num_buckets = check_int("num_buckets", num_buckets)
+    max_distance = check_int("max_distance", max_distance)
     k = check_int("shaw_distance", shaw_distance, minimum=0)
     offsets = np.arange(-max_offset, max_offset + 1)
     fig = new_figure(8.4, 4.8)
@@ -162,6 +164,9 @@ def t5_explorer_figure(
     """
     max_offset = check_int("max_offset", max_offset)
     n = check_int("n", n)
+    num_buckets = check_int("num_buckets", num_buckets)
+    max_distance = check_int("max_distance", max_distance)
+    bidirectional = check_bool("bidirectional", bidirectional)
     offsets = np.arange(-max_offset, max_offset + 1)
     fig = pickle.loads(_explorer_frame())
     left, right = fig.axes

@@ -5,12 +5,11 @@ digits and the radix ``2·Ww − 1``), how the bias of one query is looked up in
 the shifted-window mask. The index itself comes from
 :func:`posenc.window.relative_position_index`; the figures only lay it out.
 
-General 2-D drawing helpers, meant to be shared by other window figures (their names and
-signatures stay): :func:`inch_canvas` (one axes in inches for many panels),
-:func:`draw_number_grid` (a matrix as labelled cells), :func:`draw_labels` (many labels at
-once, fast), :func:`outline_cells`, :func:`draw_window_borders` and
-:func:`window_query_token`. Data helper: :func:`example_bias_table` (hand-made tables whose
-pattern is easy to see). The reference-free checks of an index live in
+Swin-specific drawing helpers: :func:`draw_window_borders` (the borders of a window
+partition) and :func:`window_query_token` (a query named by place). The general grid toolkit
+(one axes in inches for many panels, matrices as labelled cells, fast labels, outlines) lives
+in :mod:`posenc.plotting._grid`. Data helper: :func:`example_bias_table` (hand-made tables
+whose pattern is easy to see). The reference-free checks of an index live in
 :func:`posenc.window.relative_index_check`.
 
 Every figure function returns a new ``Figure``; nothing touches pyplot.
@@ -18,40 +17,29 @@ Every figure function returns a new ``Figure``; nothing touches pyplot.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from matplotlib import colormaps
 from matplotlib.axes import Axes
-from matplotlib.collections import LineCollection, PathCollection
-from matplotlib.colors import Colormap, ListedColormap
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
-from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
-from matplotlib.path import Path
-from matplotlib.textpath import TextPath
-from matplotlib.transforms import Affine2D
 from torch import Tensor
 
 from .._checks import check_int
 from ..window import SwinRelativePositionBias, relative_position_index, shifted_window_mask
-from ._base import DIVERGING, new_figure, signed_label, to_numpy
+from ._base import DIVERGING, check_pair, check_values, signed_label
+from ._grid import Highlights, draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [
     "CONVENTIONS",
     "QUERY_NAMES",
-    "draw_labels",
-    "draw_number_grid",
     "draw_window_borders",
     "example_bias_table",
-    "inch_canvas",
     "index_radix_figure",
     "meshgrid_order_figure",
-    "outline_cells",
     "relative_offsets_figure",
     "shifted_window_figure",
     "window_bias_figure",
@@ -68,7 +56,6 @@ _BIAS_LIMIT = 1.0  # |values| of example_bias_table never exceed this
 _INDEX_CMAP = "viridis"
 _LIGHT_INDEX = ListedColormap(colormaps["Greys"](np.linspace(0.02, 0.36, 256)))  # black text
 _READS = "#00a03c"  # green: the block of the table a query reads
-_LABEL_FONT = FontProperties(family="DejaVu Sans")
 
 
 def _window(name: str, window_size: object) -> tuple[int, int]:
@@ -80,202 +67,7 @@ def _window(name: str, window_size: object) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------------------------
-# general 2-D drawing helpers (shared with other window figures: keep names and signatures)
-
-
-@functools.lru_cache(maxsize=4096)
-def _label_path(text: str, fontsize: float) -> Path:
-    """The outline of ``text`` in points, centred on ``(0, 0)``, lines centred one below another.
-
-    Cached: laying out glyphs is the slow part of drawing text, and an explorer draws the
-    same labels again and again. The path is read-only (its vertex and code arrays cannot be
-    written, nor replaced), since every caller shares it.
-    """
-    lines = text.split("\n")
-    pitch = 1.25 * fontsize  # distance between baselines
-    parts = []
-    for k, line in enumerate(lines):
-        if not line.strip():
-            continue  # an empty line only takes its place
-        path = TextPath((0, 0), line, size=fontsize, prop=_LABEL_FONT)
-        if len(path.vertices) == 0:
-            continue
-        x0, x1 = path.vertices[:, 0].min(), path.vertices[:, 0].max()
-        # centre each line; the block's middle sits at y = 0 (0.36·size: the middle of a digit)
-        shift = np.array([-(x0 + x1) / 2, -0.36 * fontsize + (len(lines) - 1 - 2 * k) * pitch / 2])
-        parts.append(Path(path.vertices + shift, path.codes))
-    if not parts:
-        return Path(np.zeros((0, 2)), readonly=True)
-    compound = Path.make_compound_path(*parts)
-    return Path(compound.vertices, compound.codes, readonly=True)
-
-
-def draw_labels(
-    ax: Axes,
-    labels: Sequence[str],
-    centres: Sequence[tuple[float, float]],
-    *,
-    fontsize: float = 8.0,
-    colors: str | Sequence[str] = "black",
-) -> PathCollection:
-    """Write many short labels, centred on points given in data coordinates, in one go.
-
-    One ``ax.text`` per cell costs about a millisecond to draw; this draws every label as one
-    collection of glyph outlines (cached per label), so that a grid of numbers redraws fast.
-    The labels keep their size in points whatever the axes' scale. The collection carries
-    the labels and their centres as ``.labels`` and ``.centres`` (for tests and readers).
-
-    Args:
-        ax: the axes.
-        labels: the texts (short: numbers, offsets).
-        centres: ``(x, y)`` in data coordinates, one per label.
-        fontsize: size in points.
-        colors: one colour for all labels, or one per label.
-
-    Returns:
-        the ``PathCollection``.
-    """
-    labels = [str(t) for t in labels]
-    if len(centres) != len(labels):
-        raise ValueError(
-            f"centres must give one point per label ({len(labels)}), got {len(centres)}"
-        )
-    paths = [_label_path(t, float(fontsize)) for t in labels]
-    points_to_display = Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans
-    collection = PathCollection(
-        paths,
-        facecolors=colors,
-        edgecolors="none",
-        offsets=np.asarray(centres, dtype=float).reshape(-1, 2),
-        offset_transform=ax.transData,
-        transform=points_to_display,
-        zorder=3,
-    )
-    collection.labels = labels
-    collection.centres = [tuple(map(float, c)) for c in centres]
-    ax.add_collection(collection, autolim=False)
-    return collection
-
-
-def draw_number_grid(
-    ax: Axes,
-    values: Tensor | np.ndarray,
-    *,
-    cmap: str | Colormap = _INDEX_CMAP,
-    vmin: float | None = None,
-    vmax: float | None = None,
-    fmt: str | Callable[[float], str] = "{:.0f}",
-    fontsize: float = 8.0,
-    show_numbers: bool = True,
-    origin: tuple[float, float] | None = None,
-    cell: float = 1.0,
-) -> AxesImage:
-    """Draw a small matrix as coloured cells, each labelled with its value; no ticks.
-
-    By default the grid fills the axes the way ``imshow`` does: cell ``(r, c)`` is centred on
-    ``x = c, y = r`` with row 0 at the top, and the axes are switched off. With ``origin`` the
-    grid's top-left corner goes to that point of the data coordinates and each cell is
-    ``cell`` wide, so that several grids share one axes (whose ``y`` axis must point down,
-    e.g. ``ax.set_ylim(bottom, top)`` with ``bottom > top``); the axes are then left as they
-    are. One axes for many grids draws much faster than one axes per grid. The text is black
-    on light cells and white on dark ones.
-
-    Args:
-        ax: the axes to draw on.
-        values: ``[rows, cols]`` numbers.
-        cmap: colormap name or object.
-        vmin, vmax: colour limits (default: the values' range).
-        fmt: format string or function turning a value into its label.
-        fontsize: size of the labels.
-        show_numbers: ``False`` draws the colours only (for grids too large to label).
-        origin: ``(x, y)`` of the grid's top-left corner in data coordinates (default: the
-            ``imshow`` placement described above).
-        cell: side of one cell in data units (with ``origin``).
-
-    Returns:
-        the ``AxesImage``.
-    """
-    m = to_numpy(values)
-    if m.ndim != 2:
-        raise ValueError(f"values must be a 2-D matrix, got shape {m.shape}")
-    rows, cols = m.shape
-    lo = float(m.min()) if vmin is None else vmin
-    hi = float(m.max()) if vmax is None else vmax
-    if hi <= lo:
-        hi = lo + 1.0
-    colormap = colormaps[cmap] if isinstance(cmap, str) else cmap
-    ox, oy = (-0.5, -0.5) if origin is None else origin
-    size = 1.0 if origin is None else cell
-    image = ax.imshow(
-        m,
-        cmap=colormap,
-        vmin=lo,
-        vmax=hi,
-        interpolation="nearest",
-        aspect="equal",
-        extent=(ox, ox + cols * size, oy + rows * size, oy),
-    )
-    if origin is None:
-        ax.set_axis_off()
-    if show_numbers:
-        label = fmt.format if isinstance(fmt, str) else fmt
-        rgba = colormap((np.clip(m, lo, hi) - lo) / (hi - lo))  # [rows, cols, 4]
-        dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) <= 0.5  # [rows, cols]
-        centres = [
-            (ox + (c + 0.5) * size, oy + (r + 0.5) * size) for r, c in np.ndindex(rows, cols)
-        ]
-        draw_labels(
-            ax,
-            [label(v) for v in m.reshape(-1)],
-            centres,
-            fontsize=fontsize,
-            colors=np.where(dark.reshape(-1), "white", "black").tolist(),
-        )
-    return image
-
-
-def outline_cells(
-    ax: Axes,
-    row: int,
-    col: int,
-    height: int = 1,
-    width: int = 1,
-    *,
-    color: str = "red",
-    lw: float = 2.0,
-    origin: tuple[float, float] | None = None,
-    cell: float = 1.0,
-    **kwargs: Any,
-) -> Rectangle:
-    """Outline the block of cells with top-left cell ``(row, col)`` of a grid.
-
-    Args:
-        ax: the axes of the grid.
-        row, col: top-left cell of the block.
-        height, width: size of the block in cells.
-        color: edge colour.
-        lw: line width.
-        origin, cell: where the grid sits, as in :func:`draw_number_grid` (default: a plain
-            ``imshow``, cell ``(r, c)`` centred on ``(c, r)``).
-        **kwargs: passed to ``Rectangle``.
-
-    Returns:
-        the ``Rectangle`` patch (unfilled, not clipped by the axes).
-    """
-    ox, oy = (-0.5, -0.5) if origin is None else origin
-    size = 1.0 if origin is None else cell
-    kwargs.setdefault("clip_on", False)
-    patch = Rectangle(
-        (ox + col * size, oy + row * size),
-        width * size,
-        height * size,
-        fill=False,
-        ec=color,
-        lw=lw,
-        **kwargs,
-    )
-    ax.add_artist(patch)  # not add_patch: no data-limit update (it lies on its grid anyway)
-    return patch
+# Swin-specific drawing helpers
 
 
 def draw_window_borders(
@@ -301,10 +93,12 @@ def draw_window_borders(
             the map is rolled by ``−shift``, its windows are the regular ones.
         color: line colour.
         lw: line width.
-        origin, cell: where the grid sits, as in :func:`draw_number_grid` (default: a plain
+        origin, cell: where the grid sits, as in :func:`~posenc.plotting._grid.draw_number_grid` (default: a plain
             ``imshow``, cell ``(r, c)`` centred on ``(c, r)``).
     """
     wh, ww = _window("window_size", window_size)
+    height, width = check_int("height", height), check_int("width", width)
+    offset = check_pair("offset", offset, minimum=None)
     ox, oy = (-0.5, -0.5) if origin is None else origin
     size = 1.0 if origin is None else cell
     rows = sorted({0, height, *range(offset[0] % wh, height, wh)})
@@ -618,7 +412,7 @@ def index_radix_figure(
     rows, cols = 2 * wh - 1, 2 * ww - 1
     if radices is None:
         radices = (cols, cols - 1)
-    radices = tuple(check_int("radices", r) for r in radices)
+    radices = tuple(check_values("radices", radices, check_int))
     a = np.arange(rows)[:, None]  # [rows, 1], shifted row offset
     b = np.arange(cols)[None, :]  # [1, cols], shifted column offset
     cell = min(0.5, 2.75 / cols)
@@ -816,55 +610,6 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
 # the lookup (the explorer's figure)
 
 
-class _Highlights:
-    """Outlines of blocks of cells, each over a white halo, drawn at the end as one collection.
-
-    The halo keeps an outline visible on dark and light cells alike. One collection draws much
-    faster than two patches per outline, which matters for an explorer's redraws.
-    """
-
-    def __init__(self) -> None:
-        self.boxes: list[tuple[float, float, float, float, str, float]] = []
-
-    def add(
-        self,
-        row: int,
-        col: int,
-        height: int = 1,
-        width: int = 1,
-        *,
-        origin: tuple[float, float],
-        cell: float,
-        color: str = "black",
-        lw: float = 2.2,
-    ) -> None:
-        """Outline the block with top-left cell ``(row, col)`` of a grid placed at ``origin``."""
-        self.boxes.append(
-            (origin[0] + col * cell, origin[1] + row * cell, width * cell, height * cell, color, lw)
-        )
-
-    def draw(self, ax: Axes) -> LineCollection:
-        """Draw every halo, then every outline; the collection carries ``.boxes``, one
-        ``(x, y, width, height, colour)`` per outline, in the axes' data units."""
-        rings = [
-            [(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]
-            for x, y, w, h, _, _ in self.boxes
-        ]
-        colours = ["white"] * len(rings) + [b[4] for b in self.boxes]
-        widths = [b[5] + 2.4 for b in self.boxes] + [b[5] for b in self.boxes]
-        collection = LineCollection(
-            rings * 2,
-            colors=colours,
-            linewidths=widths,
-            zorder=4,
-            capstyle="projecting",
-            joinstyle="miter",
-        )
-        collection.boxes = [b[:5] for b in self.boxes]
-        ax.add_collection(collection, autolim=False)
-        return collection
-
-
 def _number_font(cell: float, digits: int) -> float:
     """The label size in points that fits ``digits`` digits into a cell ``cell`` inches wide."""
     return min(10.0, 0.8 * cell * 72 / (0.64 * max(digits, 1)))
@@ -950,7 +695,7 @@ def window_bias_figure(
     legend_y = bottom_y + rows * cell_t + 0.2
     fig, ax = inch_canvas(fig_w, legend_y + 0.42)
 
-    marks = _Highlights()
+    marks = Highlights()
     titles: list[str] = []
     title_centres: list[tuple[float, float]] = []
 
@@ -1081,7 +826,8 @@ def shifted_window_figure(
         map (both: window label per token) and the mask.
     """
     wh, ww = _window("window_size", window_size)
-    sh, sw = (check_int(f"shift[{a}]", s, minimum=0) for a, s in enumerate(shift))
+    height, width = check_int("height", height), check_int("width", width)
+    sh, sw = check_pair("shift", shift, minimum=0)
     mask = shifted_window_mask(height, width, (wh, ww), (sh, sw))  # [n_w, N, N]
     y = torch.arange(height)[:, None]
     x = torch.arange(width)[None, :]
@@ -1193,25 +939,3 @@ def shifted_window_figure(
         fontsize=9,
     )
     return fig
-
-
-def inch_canvas(width: float, height: float) -> tuple[Figure, Axes]:
-    """A figure with one axes covering it whose data units are inches, ``y`` pointing down.
-
-    Panels drawn with ``origin``/``cell`` (:func:`draw_number_grid`, :func:`outline_cells`)
-    can then be placed by hand, and a figure with many panels draws fast: one axes, no ticks,
-    no layout engine.
-
-    Args:
-        width, height: size of the figure in inches.
-
-    Returns:
-        ``(figure, axes)``; the axes' limits are ``x ∈ [0, width]``, ``y ∈ [height, 0]``.
-    """
-    fig = new_figure(width, height, layout=None)
-    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.set_axis_off()
-    ax.set_xlim(0, width)
-    ax.set_ylim(height, 0)
-    ax.set_autoscale_on(False)
-    return fig, ax

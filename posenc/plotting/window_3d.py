@@ -30,8 +30,8 @@ from ..window import (
     relative_table_size,
     rstt_key_frames,
 )
-from ._base import new_figure, sequence_position, signed_label
-from .window import draw_labels, draw_number_grid, inch_canvas, outline_cells
+from ._base import check_pair, check_values, new_figure, sequence_position, signed_label
+from ._grid import draw_label, draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [
     "frame_offset_figure",
@@ -48,30 +48,6 @@ _OFFSET_CMAP = "PuOr"  # frame offsets Δt: diverging, and free of red
 def _times(step: int) -> str:
     """``m``, ``2m``, …: the time of key frame ``m``."""
     return "m" if step == 1 else f"{step}m"
-
-
-def _label(
-    ax: Axes,
-    text: str,
-    x: float,
-    y: float,
-    *,
-    ha: str = "left",
-    va: str = "center",
-    fontsize: float = 8.0,
-    color: str = "black",
-) -> None:
-    """``text`` as glyph outlines on an inch canvas (``y`` down), aligned like ``ax.text``.
-
-    :func:`posenc.plotting.window.draw_labels` caches the outlines, so an explorer that draws
-    the same captions again and again does not lay them out each time.
-    """
-    collection = draw_labels(ax, [text], [(x, y)], fontsize=fontsize, colors=color)
-    vertices = collection.get_paths()[0].vertices  # points, centred on (0, 0)
-    width, height = np.ptp(vertices, axis=0) if len(vertices) else (0.0, 0.0)
-    dx = {"left": width / 2, "center": 0.0, "right": -width / 2}[ha] / 72
-    dy = {"top": height / 2, "center": 0.0, "bottom": -height / 2}[va] / 72
-    collection.set_offsets([(x + dx, y + dy)])
 
 
 def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) -> None:
@@ -158,14 +134,18 @@ def window_3d_index_figure(
     Shapes:
         the matrix is ``[N_q, N_k]`` with ``N_q = D_1·W_h·W_w`` and ``N_k = D_2·W_h·W_w``.
     """
-    q_shape = tuple(query_shape)
+    q_shape = tuple(check_values("query_shape", query_shape, check_int))
+    if key_shape is not None:
+        key_shape = tuple(check_values("key_shape", key_shape, check_int))
+    if key_step is not None:
+        key_step = tuple(check_values("key_step", key_step, check_int))
     index = relative_position_index(q_shape, key_shape, key_step=key_step).numpy()  # [N_q, N_k]
-    k_shape = q_shape if key_shape is None else tuple(key_shape)
-    step = 1 if key_step is None else int(key_step[0])
+    k_shape = q_shape if key_shape is None else key_shape
+    step = 1 if key_step is None else key_step[0]
     d1, d2 = q_shape[0], k_shape[0]
     per_q, per_k = math.prod(q_shape[1:]), math.prod(k_shape[1:])  # tokens per frame
     rows_per_offset = relative_table_size(q_shape[1:]) if len(q_shape) > 1 else 1
-    chosen = None if highlight is None else sequence_position(highlight, d1)
+    chosen = None if highlight is None else sequence_position(highlight, d1, name="highlight")
     offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
     counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
 
@@ -313,7 +293,7 @@ def frame_offset_figure(
         I = (\\Delta t + D_1 - 1)\\,(2W_h - 1)(2W_w - 1) + I_{2\\text{-D}}
 
     Drawn on one axes with the labels as glyph outlines
-    (:func:`posenc.plotting.window.draw_labels`), so that an explorer redraw is fast.
+    (:func:`posenc.plotting._grid.draw_labels`), so that an explorer redraw is fast.
 
     Args:
         query_frames: ``D_1``.
@@ -323,17 +303,17 @@ def frame_offset_figure(
         highlight: the query frame shown: ``"first"``, ``"middle"``, ``"last"`` or a frame.
 
     Returns:
-        a Figure with one axes (data units: inches, :func:`posenc.plotting.window.inch_canvas`):
+        a Figure with one axes (data units: inches, :func:`posenc.plotting._grid.inch_canvas`):
         ``images[0]`` is the frame grid ``[D_1, D_2]``, ``images[1:]`` the index blocks
         ``[W_h, W_w]``, one per key frame.
     """
     d1 = check_int("query_frames", query_frames)
     d2 = check_int("key_frames", key_frames)
     step = check_int("key_step", key_step)
-    wh, ww = (check_int(f"window[{a}]", w) for a, w in enumerate(window))
+    wh, ww = check_pair("window", window)
     q_shape = (d1, wh, ww)
     index = relative_position_index(q_shape, (d2, wh, ww), key_step=(step, 1, 1)).numpy()
-    chosen = sequence_position(highlight, d1)
+    chosen = sequence_position(highlight, d1, name="highlight")
     offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
     counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
     r0, c0 = (wh - 1) // 2, (ww - 1) // 2  # the query token shown: the centre (upper left of it)
@@ -365,8 +345,8 @@ def frame_offset_figure(
         fontsize=small,
         colors=[_QUERY_COLOUR] * d1 + [_KEY_COLOUR] * d2,
     )
-    _label(ax, "key frame times", gx, gy - 0.36, va="bottom", fontsize=small, color=_KEY_COLOUR)
-    _label(
+    draw_label(ax, "key frame times", gx, gy - 0.36, va="bottom", fontsize=small, color=_KEY_COLOUR)
+    draw_label(
         ax,
         f"{d1} query frames, {d2} key frames at t = {', '.join(str(step * m) for m in range(d2))}",
         0.1,
@@ -375,8 +355,8 @@ def frame_offset_figure(
         fontsize=big,
     )
     verdict, colour = _rstt_verdict(d1, d2, step)
-    _label(ax, verdict, 0.1, 0.4, va="top", fontsize=small, color=colour)
-    _label(
+    draw_label(ax, verdict, 0.1, 0.4, va="top", fontsize=small, color=colour)
+    draw_label(
         ax,
         "Δt =\nt − key\ntime",
         gx + d2 * cell + 0.45,
@@ -387,7 +367,7 @@ def frame_offset_figure(
     )
     unused = [int(d) for d in np.flatnonzero(counts == 0) - (d1 - 1)]
     if unused:
-        _label(
+        draw_label(
             ax,
             f"never used: Δt = {', '.join(map(signed_label, unused))} "
             f"({len(unused) * rows_per} of {size} rows)",
@@ -421,7 +401,7 @@ def frame_offset_figure(
         colors=_KEY_COLOUR,
     )
     centre = bx + (d2 * ww + (d2 - 1) * gap) * bcell / 2
-    _label(
+    draw_label(
         ax,
         f"table rows read by token ({r0}, {c0}) of query frame {chosen}",
         bx,
@@ -429,7 +409,7 @@ def frame_offset_figure(
         va="bottom",
         fontsize=big,
     )
-    _label(
+    draw_label(
         ax,
         f"I = (Δt + {d1 - 1})·{rows_per} + 2-D index   (table: {size} rows)",
         centre,

@@ -6,10 +6,14 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_base, check_int, check_multiple
+from ..plotting._base import check_choice, check_defaults, check_values
 from ..plotting.absolute_2d import absolute_2d_explorer_figure
 from .explorer import Explorer, explorer
 
 __all__ = ["absolute_2d_explorer"]
+
+_PAIRS = ("fastest", "middle", "slowest")
 
 
 def absolute_2d_explorer(
@@ -45,12 +49,21 @@ def absolute_2d_explorer(
         an :class:`~posenc.widgets.explorer.Explorer`; with the defaults
         ``2·2·2·2·2·2 = 64`` figures are pre-rendered for the static book.
     """
+    canvas = check_int("canvas", canvas)
+    heights = check_values("heights", heights, check_int)
+    widths = check_values("widths", widths, check_int)
+    too_big = [v for v in heights + widths if v > canvas]
+    if too_big:
+        raise ValueError(f"heights and widths must be <= canvas = {canvas}, got {too_big}")
+    dims = check_values("dims", dims, lambda name, d: check_multiple(name, d, 4, "sin/cos pairs"))
+    bases = check_values("bases", bases, check_base)
+    pairs = check_values("pairs", pairs, lambda name, p: check_choice(name, p, _PAIRS))
     base_labels = {f"{t:g}": float(t) for t in bases}
     channel_labels = {f"{p} pair": p for p in pairs}
     start: dict[str, object] = {}
     if 10000.0 in base_labels.values():
         start["base"] = 10000.0
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(
         height: int, width: int, dim: int, base: float, normalize: bool, channel: str
@@ -68,9 +81,9 @@ def absolute_2d_explorer(
     return explorer(
         render,
         {
-            "height": [int(h) for h in heights],
-            "width": [int(w) for w in widths],
-            "dim": list(dims),
+            "height": heights,
+            "width": widths,
+            "dim": dims,
             "base": base_labels,
             "normalize": [False, True],
             "channel": channel_labels,

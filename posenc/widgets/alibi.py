@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_int
+from ..plotting._base import check_defaults, check_values
 from ..plotting.alibi import alibi_explorer_figure
 from .explorer import Explorer, explorer
 
@@ -38,17 +40,19 @@ def alibi_explorer(
         ``causal``; ``2·len(heads)`` figures are pre-rendered for the static book (8 with
         the defaults).
     """
+    heads = check_values("heads", heads, check_int)
+    n = check_int("n", n, minimum=3)
     start: dict[str, object] = {"causal": True}
     if 8 in heads:
         start["heads"] = 8
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(heads: int, causal: bool) -> Figure:
         return alibi_explorer_figure(heads, causal, n=n)
 
     return explorer(
         render,
-        {"heads": list(heads), "causal": [False, True]},
+        {"heads": heads, "causal": [False, True]},
         defaults=start,
         title="ALiBi: one query's bias and attention, head by head",
     )

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_int, check_permutation
+from ..plotting._base import check_values
 from ..plotting.attention import SENTENCE, shuffle_attention_figure
 from .explorer import Explorer, explorer
 
@@ -35,10 +37,35 @@ def permutation_explorer(
     with the sinusoidal encoding added, the pattern and the outputs change.
 
     Controls: ``shuffle`` (drop-down of permutations), ``positions`` (checkbox).
+
+    Args:
+        words: the sentence, one string per word (at least one).
+        shuffles: the values of the ``shuffle`` control, label -> permutation of
+            ``0 … len(words) − 1`` (default :data:`SHUFFLES`, for six words).
+        dim: ``d``, channels of the word vectors (even).
+        seed: seed of the toy layer's weights (``>= 0``).
+
+    Returns:
+        an :class:`~posenc.widgets.explorer.Explorer` with the controls ``shuffle`` and
+        ``positions``; ``2·len(shuffles)`` figures are pre-rendered for the static book.
     """
-    shuffles = dict(SHUFFLES if shuffles is None else shuffles)
-    words = tuple(words)
-    table = {label: tuple(int(i) for i in perm) for label, perm in shuffles.items()}
+    if shuffles is None:
+        shuffles = SHUFFLES
+    if not isinstance(shuffles, Mapping):
+        raise TypeError(
+            f"shuffles must be a mapping label -> permutation, got {type(shuffles).__name__}"
+        )
+    if not shuffles:
+        raise ValueError("shuffles must offer at least one permutation, got an empty mapping")
+    words = tuple(check_values("words", words))
+    for i, w in enumerate(words):
+        if not isinstance(w, str):
+            raise TypeError(f"words[{i}] must be a string, got {type(w).__name__} {w!r}")
+    seed = check_int("seed", seed, minimum=0)
+    table = {
+        str(label): tuple(check_permutation(f"shuffles[{label!r}]", perm, len(words)))
+        for label, perm in shuffles.items()
+    }
 
     def render(shuffle: tuple[int, ...], positions: bool) -> Figure:
         return shuffle_attention_figure(shuffle, positions, words=words, dim=dim, seed=seed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from ..plotting.experiment import encoding_detail_figure
-from ..toy import LengthResults
+from ..toy.results import LengthResults
 from .explorer import Explorer, explorer
 
 __all__ = ["length_results_explorer"]

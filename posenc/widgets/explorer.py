@@ -29,7 +29,9 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-__all__ = ["Control", "Explorer", "explorer"]
+from .._checks import check_int
+
+__all__ = ["Control", "Explorer", "explorer", "palette_png"]
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 _PAGE_IDS = itertools.count()
@@ -99,8 +101,21 @@ def palette_png(data: bytes, colors: int = 256) -> bytes:
     The static book embeds every pre-rendered figure in the page, so this is what keeps pages
     with several explorers small. Matplotlib's figures use few colours, and Pillow's fast
     octree quantiser keeps every pixel within a few levels of the original (measured: at most
-    15 of 255 per channel on the book's explorers), and white stays white. The live explorer shows the full PNG.
+    15 of 255 per channel on the book's explorers), and white stays white. The live explorer
+    shows the full PNG.
+
+    Args:
+        data: the bytes of a PNG file.
+        colors: the size of the palette (2 to 256).
+
+    Returns:
+        the bytes of the palette PNG.
     """
+    colors = check_int("colors", colors, minimum=2)
+    if colors > 256:
+        raise ValueError(f"colors must be <= 256 (a PNG palette), got {colors}")
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"data must be the bytes of a PNG file, got {type(data).__name__}")
     from PIL import Image  # Pillow comes with matplotlib
 
     image = Image.open(io.BytesIO(data)).convert("RGB")
@@ -373,6 +388,14 @@ def explorer(
     """
     if not callable(render):
         raise TypeError(f"render must be callable, got {type(render).__name__}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a string, got {type(title).__name__}")
+    dpi = check_int("dpi", dpi)
+    max_combinations = check_int("max_combinations", max_combinations)
+    if defaults is not None and not isinstance(defaults, Mapping):
+        raise TypeError(
+            f"defaults must be a mapping control name -> value, got {type(defaults).__name__}"
+        )
     if not isinstance(controls, Mapping) or not controls:
         raise ValueError("controls must be a non-empty mapping name -> values")
     defaults = dict(defaults or {})

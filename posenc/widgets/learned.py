@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from .._checks import check_finite, check_float_tensor, check_int, check_real
 from ..plotting.learned import snapshot_figure
 from .explorer import Explorer, explorer
 
@@ -56,10 +57,26 @@ def training_snapshots_explorer(
                 f"every run must have the same steps: {runs[0]!r} has {steps}, "
                 f"{name!r} has {sorted(snapshots[name])}"
             )
+    for name in runs:
+        for step, table in snapshots[name].items():
+            where = f"snapshots[{name!r}][{step!r}]"
+            check_int(f"step {step!r} of snapshots[{name!r}]", step, minimum=0)
+            check_float_tensor(where, table, ndim=2)
+            if table.numel() == 0:
+                raise ValueError(f"{where} must not be empty, got shape {tuple(table.shape)}")
+            check_finite(where, table)
     if losses is not None:
+        if not isinstance(losses, Mapping):
+            raise TypeError(
+                f"losses must be a mapping run name -> losses, got {type(losses).__name__}"
+            )
         missing = set(runs) - set(losses)
         if missing:
             raise ValueError(f"losses has no entry for run(s) {sorted(missing)}")
+    if train_length is not None:
+        train_length = check_int("train_length", train_length)
+    if reference_loss is not None:
+        reference_loss = check_real("reference_loss", reference_loss)
     vmax = max(float(t.detach().abs().max()) for run in snapshots.values() for t in run.values())
     vmax = vmax or 1.0
 

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_int, check_positive_float
+from ..plotting._base import check_values
 from ..plotting.numeric import ENCODINGS, numeric_codes_figure
 from .explorer import Explorer, explorer
 
@@ -25,7 +27,20 @@ def numeric_explorer(
     ignored); every listed combination is pre-rendered, so keep the lists short.
 
     Controls: ``encoding`` (drop-down), ``alpha`` (slider), ``T`` (slider).
+
+    Args:
+        alphas: values of the ``alpha`` control (finite numbers ``> 0``).
+        lengths: values of the ``T`` control (sequence lengths, each at least 2).
+        encodings: the codes offered, among ``"index"``, ``"normalized"``, ``"sine"`` and
+            ``"circle"``.
+
+    Returns:
+        an :class:`~posenc.widgets.explorer.Explorer`; every combination is pre-rendered for
+        the static book (16 with the defaults).
     """
+    alphas = check_values("alphas", alphas, check_positive_float)
+    lengths = check_values("lengths", lengths, lambda name, t: check_int(name, t, minimum=2))
+    encodings = check_values("encodings", encodings)
     labels = {label: key for label, key in ENCODINGS.items() if key in encodings}
     unknown = set(encodings) - set(labels.values())
     if unknown:
@@ -38,6 +53,6 @@ def numeric_explorer(
 
     return explorer(
         render,
-        {"encoding": labels, "alpha": list(alphas), "T": list(lengths)},
+        {"encoding": labels, "alpha": alphas, "T": lengths},
         title="Naive position codes: α and T",
     )

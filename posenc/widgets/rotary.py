@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_base, check_even, check_int
+from ..plotting._base import check_defaults, check_values
 from ..plotting.rotary import rotary_explorer_figure
 from .explorer import Explorer, explorer
 
@@ -41,18 +43,21 @@ def rotary_explorer(
         ``len(dims)·len(bases)`` figures are pre-rendered for the static book (6 with the
         defaults).
     """
+    dims = check_values("dims", dims, lambda name, d: check_even(name, d, minimum=4))
+    bases = check_values("bases", bases, check_base)
+    context = check_int("context", context, minimum=2)
     base_labels = {f"{b:g}": float(b) for b in bases}
     offered = {"dim": tuple(dims), "base": tuple(base_labels.values())}
     chosen = {"dim": 128, "base": 10000.0}
     start = {k: v for k, v in chosen.items() if v in offered[k]}
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(dim: int, base: float) -> Figure:
         return rotary_explorer_figure(dim, base, context=context)
 
     return explorer(
         render,
-        {"dim": list(dims), "base": base_labels},
+        {"dim": dims, "base": base_labels},
         defaults=start,
         title="RoPE: how fast the channel pairs turn, and the score of a matching key",
     )

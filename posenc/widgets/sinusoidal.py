@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_base, check_even, check_int
+from ..plotting._base import check_defaults, check_values
 from ..plotting.sinusoidal import sinusoidal_explorer_figure
 from .explorer import Explorer, explorer
 
@@ -38,6 +40,9 @@ def sinusoidal_explorer(
         figures are pre-rendered for the static book (12 with the defaults, which keeps the
         chapter's execution time and page size small).
     """
+    dims = check_values("dims", dims, check_even)
+    bases = check_values("bases", bases, check_base)
+    n_positions = check_values("n_positions", n_positions, check_int)
     base_labels = {f"{b:g}": float(b) for b in bases}
     chosen = {"dim": 64, "base": 10000.0, "positions": 128}
     offered = {
@@ -46,14 +51,14 @@ def sinusoidal_explorer(
         "positions": tuple(n_positions),
     }
     start = {k: v for k, v in chosen.items() if v in offered[k]}
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(dim: int, base: float, positions: int) -> Figure:
         return sinusoidal_explorer_figure(dim=dim, base=base, n_positions=positions)
 
     return explorer(
         render,
-        {"dim": list(dims), "base": base_labels, "positions": list(n_positions)},
+        {"dim": dims, "base": base_labels, "positions": n_positions},
         defaults=start,
         title="Sinusoidal encoding: table and dot product against offset",
     )

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_even, check_int
+from ..plotting._base import check_defaults, check_values
 from ..plotting.t5 import t5_explorer_figure
 from .explorer import Explorer, explorer
 
@@ -47,6 +49,10 @@ def t5_explorer(
         ``max_distance`` and ``bidirectional``; ``2·len(num_buckets)·len(max_distances)``
         figures are pre-rendered for the static book (12 with the defaults).
     """
+    num_buckets = check_values("num_buckets", num_buckets, lambda name, b: check_even(name, b))
+    max_distances = check_values("max_distances", max_distances, check_int)
+    max_offset = check_int("max_offset", max_offset)
+    n = check_int("n", n)
     worst = max(num_buckets) // 2  # the decoder's exact range for the most buckets
     if min(max_distances) <= worst:
         raise ValueError(
@@ -60,7 +66,7 @@ def t5_explorer(
         "bidirectional": (False, True),
     }
     start = {k: v for k, v in chosen.items() if v in offered[k]}
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(num_buckets: int, max_distance: int, bidirectional: bool) -> Figure:
         return t5_explorer_figure(
@@ -70,8 +76,8 @@ def t5_explorer(
     return explorer(
         render,
         {
-            "num_buckets": list(num_buckets),
-            "max_distance": list(max_distances),
+            "num_buckets": num_buckets,
+            "max_distance": max_distances,
             "bidirectional": [False, True],
         },
         defaults=start,

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from ..plotting._base import check_defaults, check_pair, check_values
 from ..plotting.window import CONVENTIONS, QUERY_NAMES, window_bias_figure
 from .explorer import Explorer, explorer
 
@@ -44,13 +45,18 @@ def window_bias_explorer(
         ``query`` and ``sign``; with the defaults ``4·3·2 = 24`` figures are pre-rendered for
         the static book (about 2.3 MB of HTML).
     """
+    sizes = check_values("windows", windows, check_pair)
+    too_big = [w for w in sizes if max(w) > 7]
+    if too_big:
+        raise ValueError(f"windows must be at most (7, 7) each, got {too_big}")
+    queries = check_values("queries", queries)
+    conventions = check_values("conventions", conventions)
     unknown = [q for q in queries if q not in QUERY_NAMES]
     if unknown:
         raise ValueError(f"queries must be among {QUERY_NAMES}, got {unknown}")
     unknown = [c for c in conventions if c not in CONVENTIONS]
     if unknown:
         raise ValueError(f"conventions must be among {CONVENTIONS}, got {unknown}")
-    sizes = [(int(wh), int(ww)) for wh, ww in windows]
     controls: dict[str, object] = {
         "window": {f"{wh}×{ww}": (wh, ww) for wh, ww in sizes},
         "query": list(queries),
@@ -59,7 +65,7 @@ def window_bias_explorer(
     chosen = {"window": (3, 4), "query": "centre", "sign": "swin"}
     offered = {"window": sizes, "query": list(queries), "sign": list(conventions)}
     start = {name: value for name, value in chosen.items() if value in offered[name]}
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(window: tuple[int, int], query: str, sign: str) -> Figure:
         return window_bias_figure(window, query, sign)

@@ -6,11 +6,15 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_int
+from ..plotting._base import check_choice, check_defaults, check_pair, check_values
 from ..plotting.window_3d import frame_offset_figure
 from ..window import spread_key_step
 from .explorer import Explorer, explorer
 
 __all__ = ["window_3d_explorer"]
+
+_HIGHLIGHTS = ("first", "middle", "last")
 
 
 def window_3d_explorer(
@@ -47,6 +51,12 @@ def window_3d_explorer(
         an :class:`~posenc.widgets.explorer.Explorer`; every combination is pre-rendered for
         the static book (36 with the defaults).
     """
+    query_frames = check_values("query_frames", query_frames, check_int)
+    key_frames = check_values("key_frames", key_frames, check_int)
+    windows = check_values("windows", windows, check_pair)
+    highlighted = check_values(
+        "highlighted", highlighted, lambda name, h: check_choice(name, h, _HIGHLIGHTS)
+    )
     for d1 in query_frames:
         for d2 in key_frames:
             spread_key_step(d1, d2)  # every combination must be drawable
@@ -59,7 +69,7 @@ def window_3d_explorer(
     }
     chosen: dict[str, object] = {"D1_query_frames": 7, "D2_key_frames": 4}
     start = {name: value for name, value in chosen.items() if value in controls[name]}  # type: ignore[operator]
-    start.update(defaults or {})
+    start.update(check_defaults(defaults))
 
     def render(
         D1_query_frames: int,
