@@ -186,42 +186,6 @@ def test_panel_grid_shows_count_panels_and_hides_the_rest(count, columns, grid):
 # bad input: every helper refuses empty or impossible values with a message naming the argument
 
 
-def test_check_values_pair_choice_and_defaults():
-    from posenc._checks import check_int
-    from posenc.plotting._base import check_choice, check_defaults, check_pair, check_values
-
-    assert check_values("dims", (16, 64), check_int) == [16, 64]
-    assert check_values("names", ["a"]) == ["a"]
-    with pytest.raises(TypeError, match="dims must be a sequence of values, got str"):
-        check_values("dims", "16")
-    with pytest.raises(TypeError, match="dims must be a sequence of values, got int"):
-        check_values("dims", 16)
-    with pytest.raises(ValueError, match="dims must hold at least one value"):
-        check_values("dims", [])
-    with pytest.raises(TypeError, match=r"dims\[1\] must be an integer, got bool"):
-        check_values("dims", [16, True], check_int)
-    with pytest.raises(ValueError, match=r"dims\[0\] must be positive, got -1"):
-        check_values("dims", [-1], check_int)
-    assert check_pair("window", (3, 4)) == (3, 4)
-    assert check_pair("offset", [-1, 0], minimum=None) == (-1, 0)
-    with pytest.raises(TypeError, match="window must be a pair of ints, got str"):
-        check_pair("window", "34")
-    with pytest.raises(ValueError, match=r"window must have two entries, got \(3,\)"):
-        check_pair("window", (3,))
-    with pytest.raises(ValueError, match=r"window\[1\] must be positive, got 0"):
-        check_pair("window", (3, 0))
-    with pytest.raises(TypeError, match=r"window\[0\] must be an integer, got float"):
-        check_pair("window", (2.5, 3))
-    assert check_choice("pair", "middle", ("fastest", "middle")) == "middle"
-    with pytest.raises(ValueError, match=r"pair must be one of \('fastest', 'middle'\)"):
-        check_choice("pair", "slow", ("fastest", "middle"))
-    with pytest.raises(ValueError, match="flag must be one of"):
-        check_choice("flag", True, (1, 0))  # a bool is not the int 1
-    assert check_defaults(None) == {} and check_defaults({"dim": 4}) == {"dim": 4}
-    with pytest.raises(TypeError, match="defaults must be a mapping"):
-        check_defaults([("dim", 4)])
-
-
 @pytest.mark.parametrize(
     "call,error,match",
     [

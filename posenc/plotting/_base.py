@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,10 +25,6 @@ __all__ = [
     "SEQUENTIAL",
     "UNDEFINED",
     "as_colormap",
-    "check_choice",
-    "check_defaults",
-    "check_pair",
-    "check_values",
     "grey_undefined",
     "heatmap",
     "index_ticks",
@@ -382,86 +378,3 @@ def signed_label(v: float) -> str:
     """
     v = check_real("v", v)
     return f"+{v:.0f}" if v > 0 else f"−{-v:.0f}" if v < 0 else "0"
-
-
-def check_values(
-    name: str, values: object, check: Callable[[str, Any], Any] | None = None
-) -> list[Any]:
-    """Return ``values`` as a list after checking it is a non-empty sequence (not a string).
-
-    Each entry is passed through ``check(f"{name}[{i}]", entry)`` when given (e.g.
-    :func:`posenc._checks.check_int`), so a message names the entry at fault. Explorers use it
-    for the values of their controls, figures for their lists of positions or sizes.
-
-    Args:
-        name: the argument's name in error messages.
-        values: the sequence to check.
-        check: a check ``(name, value) -> value`` applied to every entry, or ``None``.
-
-    Returns:
-        the entries (as ``check`` returns them), in order.
-    """
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise TypeError(f"{name} must be a sequence of values, got {type(values).__name__}")
-    if len(values) == 0:
-        raise ValueError(f"{name} must hold at least one value, got an empty sequence")
-    if check is None:
-        return list(values)
-    return [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
-
-
-def check_pair(name: str, value: object, *, minimum: int | None = 1) -> tuple[int, int]:
-    """Return ``value`` as a pair of ints after checking it has two integer entries ``>= minimum``.
-
-    Args:
-        name: the argument's name in error messages.
-        value: the pair to check, e.g. a window ``(Wh, Ww)``.
-        minimum: the smallest entry allowed (``None``: any integer).
-
-    Returns:
-        the pair as a tuple of two ints.
-    """
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a pair of ints, got {type(value).__name__} {value!r}")
-    if len(value) != 2:
-        raise ValueError(f"{name} must have two entries, got {tuple(value)}")
-    return (
-        check_int(f"{name}[0]", value[0], minimum=minimum),
-        check_int(f"{name}[1]", value[1], minimum=minimum),
-    )
-
-
-def check_choice(name: str, value: object, choices: Sequence[Any]) -> Any:
-    """Return ``value`` after checking it is one of ``choices`` (a ``ValueError`` lists them).
-
-    A value must match a choice in type as well (``True`` is not the choice ``1``).
-
-    Args:
-        name: the argument's name in error messages.
-        value: the value to check.
-        choices: the values allowed.
-
-    Returns:
-        ``value``.
-    """
-    if isinstance(value, bool) or not any(type(value) is type(c) and value == c for c in choices):
-        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
-    return value
-
-
-def check_defaults(defaults: object) -> dict[str, object]:
-    """Return an explorer's ``defaults`` (``None`` or a mapping control name -> value) as a dict.
-
-    Args:
-        defaults: ``None`` or a mapping from control name to its first value.
-
-    Returns:
-        a new dict (empty for ``None``); the explorer checks names and values.
-    """
-    if defaults is None:
-        return {}
-    if not isinstance(defaults, Mapping):
-        raise TypeError(
-            f"defaults must be a mapping control name -> value, got {type(defaults).__name__}"
-        )
-    return dict(defaults)

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from .._checks import check_bool, check_int, check_multiple
+from .._checks import check_bool, check_int, check_multiple, check_pair, check_values
 from ..absolute_2d import (
     detr_sine_encoding,
     position_similarity_map,
@@ -27,16 +27,7 @@ from ..absolute_2d import (
     stretched_sincos_encoding_2d,
 )
 from ..sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
-from ._base import (
-    DIVERGING,
-    SEQUENTIAL,
-    check_pair,
-    check_values,
-    grey_undefined,
-    new_figure,
-    table_image,
-    to_numpy,
-)
+from ._base import DIVERGING, SEQUENTIAL, grey_undefined, new_figure, table_image, to_numpy
 
 __all__ = [
     "absolute_2d_explorer_figure",

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
-from .._checks import check_bool, check_int, check_permutation
+from .._checks import check_bool, check_int, check_permutation, check_values
 from .._threads import torch_threads
 from ..demos.attention import (
     permutation_matrix,
@@ -25,7 +25,7 @@ from ..demos.attention import (
     shuffled_attention,
     toy_attention_layer,
 )
-from ._base import check_values, heatmap, inset_colorbar, new_figure, to_numpy
+from ._base import heatmap, inset_colorbar, new_figure, to_numpy
 
 __all__ = [
     "attention_pipeline_figure",

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
-from .._checks import check_int, check_positive_float
+from .._checks import check_int, check_positive_float, check_values
 from ..numeric import (
     adjacent_distances,
     closest_distinct_pair,
@@ -16,7 +16,7 @@ from ..numeric import (
     pairwise_distances,
     periodic_encoding,
 )
-from ._base import check_values, heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
+from ._base import heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
 

@@ -32,7 +32,9 @@ from .._checks import (
     check_finite,
     check_float_tensor,
     check_int,
+    check_pair,
     check_tensor,
+    check_values,
 )
 from ..attention import attention_weights, causal_mask
 from ..rotary import (
@@ -43,7 +45,7 @@ from ..rotary import (
     rotary_permutation,
 )
 from ..sinusoidal import sinusoidal_frequencies
-from ._base import check_pair, check_values, heatmap, new_figure, to_numpy
+from ._base import heatmap, new_figure, to_numpy
 
 __all__ = [
     "rotary_convention_figure",

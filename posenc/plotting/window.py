@@ -28,9 +28,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from .._checks import check_int
+from .._checks import check_int, check_pair, check_values
 from ..window import SwinRelativePositionBias, relative_position_index, shifted_window_mask
-from ._base import DIVERGING, check_pair, check_values, signed_label
+from ._base import DIVERGING, signed_label
 from ._grid import Highlights, draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [

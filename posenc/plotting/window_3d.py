@@ -22,7 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .._checks import check_int
+from .._checks import check_int, check_pair, check_values
 from ..window import (
     frame_offset_counts,
     relative_offsets,
@@ -30,7 +30,7 @@ from ..window import (
     relative_table_size,
     rstt_key_frames,
 )
-from ._base import check_pair, check_values, new_figure, sequence_position, signed_label
+from ._base import new_figure, sequence_position, signed_label
 from ._grid import draw_label, draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [

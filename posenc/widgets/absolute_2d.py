@@ -6,8 +6,14 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_base, check_int, check_multiple
-from ..plotting._base import check_choice, check_defaults, check_values
+from .._checks import (
+    check_base,
+    check_choice,
+    check_defaults,
+    check_int,
+    check_multiple,
+    check_values,
+)
 from ..plotting.absolute_2d import absolute_2d_explorer_figure
 from .explorer import Explorer, explorer
 

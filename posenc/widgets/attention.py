@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int, check_permutation
-from ..plotting._base import check_values
+from .._checks import check_int, check_permutation, check_values
 from ..plotting.attention import SENTENCE, shuffle_attention_figure
 from .explorer import Explorer, explorer
 

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int, check_positive_float
-from ..plotting._base import check_values
+from .._checks import check_int, check_positive_float, check_values
 from ..plotting.numeric import ENCODINGS, numeric_codes_figure
 from .explorer import Explorer, explorer
 

@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_base, check_even, check_int
-from ..plotting._base import check_defaults, check_values
+from .._checks import check_base, check_defaults, check_even, check_int, check_values
 from ..plotting.rotary import rotary_explorer_figure
 from .explorer import Explorer, explorer
 

@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_even, check_int
-from ..plotting._base import check_defaults, check_values
+from .._checks import check_defaults, check_even, check_int, check_values
 from ..plotting.t5 import t5_explorer_figure
 from .explorer import Explorer, explorer
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from ..plotting._base import check_defaults, check_pair, check_values
+from .._checks import check_defaults, check_pair, check_values
 from ..plotting.window import CONVENTIONS, QUERY_NAMES, window_bias_figure
 from .explorer import Explorer, explorer
 

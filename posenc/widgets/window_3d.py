@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int
-from ..plotting._base import check_choice, check_defaults, check_pair, check_values
+from .._checks import check_choice, check_defaults, check_int, check_pair, check_values
 from ..plotting.window_3d import frame_offset_figure
 from ..window import spread_key_step
 from .explorer import Explorer, explorer
