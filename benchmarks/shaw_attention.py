@@ -6,7 +6,11 @@ One head, d = 64, k = 16, float32 on the CPU. Rows:
 
 * ``plain``: ``softmax(q kᵀ/√d) v`` written out (the reference for the time ratio);
 * ``sdpa``: ``torch.nn.functional.scaled_dot_product_attention`` (fused, for context);
-* ``posenc``: :func:`posenc.shaw.shaw_attention` (no ``n × n × d`` tensor);
+* ``posenc``: :func:`posenc.shaw.shaw_attention` (no ``n × n × d`` tensor; on the CPU its
+  default, blocked path);
+* ``whole``: the same with ``strategy="whole"``, the path a GPU takes by default (whole rows,
+  a few large kernels), timed here on the CPU for comparison (``benchmarks/gpu_check.py``
+  times both on a GPU);
 * ``naive``: :func:`posenc.shaw.shaw_attention_reference` (builds ``a^K``, ``a^V`` as
   ``n × n × d``); skipped where its tensors would not fit comfortably.
 
@@ -38,6 +42,7 @@ fns = {
     "plain": lambda: torch.softmax(q @ kk.transpose(-2, -1) / math.sqrt(d), -1) @ v,
     "sdpa": lambda: F.scaled_dot_product_attention(q, kk, v),
     "posenc": lambda: shaw_attention(q, kk, v, rk, rv),
+    "whole": lambda: shaw_attention(q, kk, v, rk, rv, strategy="whole"),
     "naive": lambda: shaw_attention_reference(q, kk, v, rk, rv),
 }
 fn = fns[name]
@@ -75,11 +80,15 @@ def main() -> None:
     args = parser.parse_args()
     print(f"d=64, k=16, float32, {args.threads} threads; peak = extra RSS of one call")
     print(
-        f"{'n':>5} | {'plain ms':>8} {'sdpa ms':>8} {'posenc ms':>9} {'naive ms':>9} | "
-        f"{'posenc/plain':>12} | {'plain MiB':>9} {'posenc MiB':>10} {'naive MiB':>9} {'naive/posenc':>12}"
+        f"{'n':>5} | {'plain ms':>8} {'sdpa ms':>8} {'posenc ms':>9} {'whole ms':>8} "
+        f"{'naive ms':>9} | {'posenc/plain':>12} {'whole/plain':>11} | {'plain MiB':>9} "
+        f"{'posenc MiB':>10} {'whole MiB':>9} {'naive MiB':>9} {'naive/posenc':>12}"
     )
     for n in args.sizes:
-        r = {name: run(name, n, args.repeats, args.threads) for name in ("plain", "sdpa", "posenc")}
+        r = {
+            name: run(name, n, args.repeats, args.threads)
+            for name in ("plain", "sdpa", "posenc", "whole")
+        }
         naive = run("naive", n, args.repeats, args.threads) if n <= args.naive_max else None
         naive_ms = f"{naive['ms']:9.1f}" if naive else f"{'-':>9}"
         naive_mb = f"{naive['peak_mib']:9.1f}" if naive else f"{'-':>9}"
@@ -89,9 +98,10 @@ def main() -> None:
             else f"{'-':>12}"
         )
         print(
-            f"{n:5d} | {r['plain']['ms']:8.1f} {r['sdpa']['ms']:8.1f} {r['posenc']['ms']:9.1f} {naive_ms} | "
-            f"{r['posenc']['ms'] / r['plain']['ms']:12.2f} | {r['plain']['peak_mib']:9.1f} "
-            f"{r['posenc']['peak_mib']:10.1f} {naive_mb} {ratio_mb}"
+            f"{n:5d} | {r['plain']['ms']:8.1f} {r['sdpa']['ms']:8.1f} {r['posenc']['ms']:9.1f} "
+            f"{r['whole']['ms']:8.1f} {naive_ms} | {r['posenc']['ms'] / r['plain']['ms']:12.2f} "
+            f"{r['whole']['ms'] / r['plain']['ms']:11.2f} | {r['plain']['peak_mib']:9.1f} "
+            f"{r['posenc']['peak_mib']:10.1f} {r['whole']['peak_mib']:9.1f} {naive_mb} {ratio_mb}"
         )
 
 

@@ -12,25 +12,50 @@ Attention logits and values get a learned vector that depends only on the clippe
 Written out naively, ``a_ij`` is an ``n_q × n_k × d`` tensor. :func:`shaw_attention` never
 builds it: the key term is a lookup in ``q · w^Kᵀ`` (``n_q × (2k+1)`` numbers) and the value
 term collects each row's attention weights into ``2k+1`` buckets before multiplying by
-``w^V``. :func:`shaw_attention_reference` is the plain version, kept for teaching and tests.
+``w^V``. On the CPU it works through cache-sized blocks of query rows; on a GPU (and any other
+device) through whole rows with a few large kernels (``strategy=`` forces either).
+:func:`shaw_attention_reference` is the plain version, kept for teaching and tests.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
-import time
-from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
 import torch
 from torch import Tensor, nn
 
-from ._checks import broadcast_shape, check_heads, check_int, check_tensor
-from ._threads import torch_threads
+from ._checks import (
+    broadcast_shape,
+    check_bool,
+    check_float_tensor,
+    check_heads,
+    check_int,
+    check_mask,
+    check_same_dtype,
+    check_state_dict_tables,
+    check_tensor,
+)
 from .attention import masked_softmax
 
+__all__ = [
+    "ShawRelativeMultiheadAttention",
+    "shaw_attention",
+    "shaw_attention_reference",
+    "shaw_relative_index",
+]
 
-def shaw_relative_index(n_q: int, n_k: int, max_relative_position: int) -> Tensor:
+Strategy = Literal["auto", "blocked", "whole"]
+_STRATEGIES = ("auto", "blocked", "whole")
+
+
+def shaw_relative_index(
+    n_q: int,
+    n_k: int,
+    max_relative_position: int,
+    *,
+    device: torch.device | str | None = None,
+) -> Tensor:
     """Return the index of each query-key pair into a ``2k+1`` relative table.
 
     .. math::
@@ -45,30 +70,56 @@ def shaw_relative_index(n_q: int, n_k: int, max_relative_position: int) -> Tenso
         n_k: number of key positions.
         max_relative_position: ``k``, the clipping distance (``k >= 0``; ``k = 0`` means no position
             information at all).
+        device: where to build the index (default: the CPU).
 
     Returns:
         LongTensor ``[n_q, n_k]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions.
 
     Matches: tensor2tensor ``_generate_relative_positions_matrix`` (+ ``k``).
     """
     n_q = check_int("n_q", n_q)
     n_k = check_int("n_k", n_k)
     k = check_int("max_relative_position", max_relative_position, minimum=0)
-    i = torch.arange(n_q)[:, None]  # [n_q, 1]
-    j = torch.arange(n_k)[None, :]  # [1, n_k]
+    i = torch.arange(n_q, device=device)[:, None]  # [n_q, 1]
+    j = torch.arange(n_k, device=device)[None, :]  # [1, n_k]
     return (j - i).clamp(-k, k) + k  # [n_q, n_k]
 
 
-def _check_shaw_inputs(q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor) -> int:
-    """Validate shapes; return the clipping distance read from the table length."""
+def _check_shaw_inputs(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None
+) -> tuple[int, tuple[int, ...]]:
+    """Validate types, dtypes, devices and shapes.
+
+    Returns the clipping distance (read from the table length) and the broadcast batch shape
+    of ``q``, ``k``, ``v`` and ``mask``.
+    """
     for name, t in (("q", q), ("k", k), ("v", v)):
-        check_tensor(name, t)
+        check_float_tensor(name, t)
         if t.ndim < 2:
             raise ValueError(
                 f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}"
             )
-    check_tensor("rel_k", rel_k, ndim=2)
-    check_tensor("rel_v", rel_v, ndim=2)
+    check_float_tensor("rel_k", rel_k, ndim=2)
+    check_float_tensor("rel_v", rel_v, ndim=2)
+    check_same_dtype(q=q, k=k, v=v, rel_k=rel_k, rel_v=rel_v)
+    devices = {t.device for t in (q, k, v, rel_k, rel_v)}
+    if mask is not None:
+        check_tensor("mask", mask)
+        devices.add(mask.device)
+    if len(devices) > 1:
+        each = ", ".join(
+            f"{name} {t.device}"
+            for name, t in (("q", q), ("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v))
+        )
+        extra = f", mask {mask.device}" if mask is not None else ""
+        raise ValueError(f"q, k, v, rel_k, rel_v and mask must be on one device, got {each}{extra}")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q must have at least one channel, got shape {tuple(q.shape)}")
+    if k.shape[-2] == 0:
+        raise ValueError(f"k must have at least one key position, got shape {tuple(k.shape)}")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
@@ -88,7 +139,15 @@ def _check_shaw_inputs(q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Te
         raise ValueError(f"rel_k must have q's {q.shape[-1]} channels, got {rel_k.shape[1]}")
     if rel_v.shape[1] != v.shape[-1]:
         raise ValueError(f"rel_v must have v's {v.shape[-1]} channels, got {rel_v.shape[1]}")
-    return (length - 1) // 2
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    mask_batch = tuple(mask.shape[:-2]) if mask is not None and mask.ndim > 2 else ()
+    shapes = [tuple(t.shape[:-2]) for t in (q, k, v)] + [mask_batch]
+    batch = broadcast_shape(*shapes)
+    if batch is None:
+        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
+    if mask is not None:
+        check_mask("mask", mask, (*batch, n_q, n_k))
+    return (length - 1) // 2, batch
 
 
 def shaw_attention_reference(
@@ -96,12 +155,33 @@ def shaw_attention_reference(
 ) -> Tensor:
     """Shaw attention written the obvious way, with the full ``n_q × n_k × d`` tensors.
 
+    .. math::
+
+        z_i = \\sum_j \\operatorname{softmax}_j\\!\\Big(\\frac{q_i\\cdot(k_j + a^K_{ij})}{\\sqrt d}
+        \\Big)(v_j + a^V_{ij})
+
     Same formula, arguments and result as :func:`shaw_attention`; memory grows as
     ``n_q · n_k · d``. Use it to read the formula, not in a model.
+
+    Args:
+        q: queries ``[..., n_q, d]``.
+        k: keys ``[..., n_k, d]``.
+        v: values ``[..., n_k, d_v]``.
+        rel_k: ``w^K``, ``[2k+1, d]``.
+        rel_v: ``w^V``, ``[2k+1, d_v]``.
+        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` = attend.
+
+    Returns:
+        ``[..., n_q, d_v]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions, ``d``: channels per head, ``k``: clipping distance.
+
+    Matches: Shaw et al. (2018), eq. (3)-(4), term by term.
     """
-    max_k = _check_shaw_inputs(q, k, v, rel_k, rel_v)
+    max_k, _ = _check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
-    idx = shaw_relative_index(n_q, n_k, max_k).to(q.device)  # [n_q, n_k]
+    idx = shaw_relative_index(max(n_q, 1), n_k, max_k, device=q.device)[:n_q]  # [n_q, n_k]
     a_k = rel_k[idx]  # [n_q, n_k, d]
     a_v = rel_v[idx]  # [n_q, n_k, d_v]
     keys = k[..., None, :, :] + a_k  # [..., n_q, n_k, d]: k_j + a^K_ij
@@ -112,7 +192,14 @@ def shaw_attention_reference(
 
 
 def shaw_attention(
-    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, *, mask: Tensor | None = None
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    rel_k: Tensor,
+    rel_v: Tensor,
+    *,
+    mask: Tensor | None = None,
+    strategy: Strategy = "auto",
 ) -> Tensor:
     """Attention with Shaw et al.'s relative position representations, in O(n²) memory.
 
@@ -124,12 +211,21 @@ def shaw_attention(
 
     with :math:`I` from :func:`shaw_relative_index` and :math:`\\alpha = \\operatorname{softmax}(e)`.
     The first term of :math:`e` is ordinary attention; the second looks up
-    :math:`q_i \\cdot w^K_r` in an ``n_q × (2k+1)`` matrix, laid out so that a strided view
-    (row stride one less than the row length, the "skew" of Huang et al. 2019) puts entry
-    ``I_ij`` under key ``j``. The value term sums each row's weights per bucket (a running sum
-    for the two clipped ends, one diagonal per inner distance) and multiplies by ``w^V``. No
-    ``n_q × n_k × d`` tensor is formed, and queries are processed in blocks of rows so that the
-    ``n_q × n_k`` intermediates stay cache-sized (``benchmarks/shaw_attention.py``).
+    :math:`q_i \\cdot w^K_r` in an ``n_q × (2k+1)`` matrix. The value term sums each row's
+    weights per bucket (a running sum for the two clipped ends, one diagonal per inner
+    distance) and multiplies by ``w^V``. No ``n_q × n_k × d`` tensor is formed. Two ways to
+    run it, the same numbers up to rounding:
+
+    * ``"blocked"`` (the CPU's choice): queries in blocks of rows, so that the ``n_q × n_k``
+      intermediates stay cache-sized; the lookup is a strided view of a padded buffer (row
+      stride one less than the row length, the "skew" of Huang et al. 2019);
+      ``benchmarks/shaw_attention.py`` times it.
+    * ``"whole"`` (every other device, e.g. CUDA): all rows at once in a few large kernels,
+      since there a block loop's many small kernels cost more than the arithmetic. The key
+      term is written straight into the logits' buffer (a ``where`` for the two clipped
+      regions, a scatter of ``2k - 1`` diagonals), and its gradient is the bucket sums of
+      the logits' gradient (the two maps are adjoint), so no padded buffer is kept; memory
+      is that of plain attention. ``benchmarks/gpu_check.py`` times it.
 
     Args:
         q: queries ``[..., n_q, d]``.
@@ -140,6 +236,8 @@ def shaw_attention(
         rel_v: ``w^V``, ``[2k+1, d_v]``.
         mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` where
             attention is allowed (``F.scaled_dot_product_attention``'s convention).
+        strategy: ``"auto"`` (blocked on the CPU, whole rows elsewhere), ``"blocked"`` or
+            ``"whole"``.
 
     Returns:
         ``[..., n_q, d_v]``.
@@ -150,18 +248,20 @@ def shaw_attention(
     Matches: Shaw et al. (2018), eq. (3)-(4); tensor2tensor ``dot_product_attention_relative``
     (which computes the same terms with matrix products per position).
     """
-    _check_shaw_inputs(q, k, v, rel_k, rel_v)
-    if mask is not None:
-        check_tensor("mask", mask)
-    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
-    mask_batch = mask.shape[:-2] if mask is not None and mask.ndim > 2 else ()
-    shapes = [tuple(t) for t in (q.shape[:-2], k.shape[:-2], v.shape[:-2], mask_batch)]
-    batch = broadcast_shape(*shapes)
-    if batch is None:
-        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
-    q = q.expand(*batch, n_q, d).reshape(-1, n_q, d)  # [B, n_q, d]
-    k = k.expand(*batch, n_k, d).reshape(-1, n_k, d)  # [B, n_k, d]
-    v = v.expand(*batch, n_k, v.shape[-1]).reshape(-1, n_k, v.shape[-1])  # [B, n_k, d_v]
+    if not isinstance(strategy, str):
+        raise TypeError(f"strategy must be one of {_STRATEGIES}, got {type(strategy).__name__}")
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
+    max_k, batch = _check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
+    n_q, n_k, d, d_v = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
+    b = math.prod(batch)
+    q = q.expand(*batch, n_q, d).reshape(b, n_q, d)  # [B, n_q, d]
+    k = k.expand(*batch, n_k, d).reshape(b, n_k, d)  # [B, n_k, d]
+    v = v.expand(*batch, n_k, d_v).reshape(b, n_k, d_v)  # [B, n_k, d_v]
+    if strategy == "auto":
+        strategy = "blocked" if q.device.type == "cpu" else "whole"
+    if strategy == "whole" or n_q == 0:
+        return _shaw_whole(q, k, v, rel_k, rel_v, mask, max_k, batch).reshape(*batch, n_q, d_v)
 
     # Rows are independent: work through blocks of queries so that each block's buffers stay
     # small (cache-sized) and the skew buffer is only as wide as n_k plus the block.
@@ -172,7 +272,123 @@ def shaw_attention(
         )
         for i0 in range(0, n_q, block)
     ]
-    return torch.cat(outs, dim=1).reshape(*batch, n_q, v.shape[-1])
+    return torch.cat(outs, dim=1).reshape(*batch, n_q, d_v)
+
+
+def _shaw_whole(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    rel_k: Tensor,
+    rel_v: Tensor,
+    mask: Tensor | None,
+    max_k: int,
+    batch: tuple[int, ...],
+) -> Tensor:
+    """Shaw attention for all query rows at once: ``q`` ``[B, n_q, d]`` → ``[B, n_q, d_v]``.
+
+    Kernels: one small product ``q w^Kᵀ``, the key term written into a fresh ``[B, n_q, n_k]``
+    buffer, one ``baddbmm_`` adding ``q kᵀ`` into it in place, the softmax, the bucket sums
+    (two row sums and a gather) and one ``baddbmm`` for the values, plus a few kernels on
+    ``[n_q, 2k−1]`` indices built once and shared by the forward and backward passes. At most
+    two ``[B, n_q, n_k]`` tensors are alive at a time, as in plain attention.
+    """
+    n_q, n_k, d = q.shape[1], k.shape[1], q.shape[2]
+    scale = 1.0 / math.sqrt(d)
+    band = _band(n_q, n_k, max_k, q.device)
+    per_distance = q @ rel_k.transpose(0, 1)  # [B, n_q, 2k+1]
+    logits = _RelativeLookup.apply(per_distance, band)  # [B, n_q, n_k]: q_i·w^K_{I_ij}
+    logits = logits.baddbmm_(q, k.transpose(1, 2), beta=scale, alpha=scale)  # [B, n_q, n_k]
+    weights = masked_softmax(logits.reshape(*batch, n_q, n_k), mask).reshape(q.shape[0], n_q, n_k)
+    del logits  # the softmax keeps only its output: free the logits before the bucket sums
+    buckets = _BucketSums.apply(weights, band)  # [B, n_q, 2k+1]
+    return torch.baddbmm(buckets @ rel_v, weights, v)  # [B, n_q, d_v]
+
+
+class _Band(NamedTuple):
+    """Positions shared by the relative lookup and the bucket sums (all on one device)."""
+
+    rows: Tensor  # [n_q, 1]: query i
+    cols: Tensor  # [1, n_k]: key j
+    keys: Tensor  # [n_q, 2k-1]: the key j = i + r − k of inner bucket r, clamped to 0..n_k−1
+    index: Tensor  # [n_q, 2k-1]: the table row I_ij at those (clamped) keys
+    inside: Tensor  # [n_q, 2k-1]: whether i + r − k is a key at all
+    max_k: int
+
+
+def _band(n_q: int, n_k: int, max_k: int, device: torch.device) -> _Band:
+    rows = torch.arange(n_q, device=device)[:, None]  # [n_q, 1]
+    cols = torch.arange(n_k, device=device)[None, :]  # [1, n_k]
+    keys = rows + torch.arange(1 - max_k, max(max_k, 1 - max_k), device=device)  # [n_q, 2k-1]
+    inside = (keys >= 0) & (keys < n_k)  # [n_q, 2k-1]
+    keys = keys.clamp(0, n_k - 1)
+    index = (keys - rows).clamp(-max_k, max_k) + max_k  # [n_q, 2k-1]
+    return _Band(rows, cols, keys, index, inside, max_k)
+
+
+def _relative_lookup(per_distance: Tensor, band: _Band) -> Tensor:
+    """Spread ``R = q w^Kᵀ`` ``[B, n_q, 2k+1]`` over the keys: ``out[b, i, j] = R[b, i, I_ij]``.
+
+    A ``where`` fills the two clipped regions (``R[:, :, 0]`` left of the diagonal, ``R[:, :, 2k]``
+    right of it), then one scatter writes the ``2k − 1`` inner diagonals. Keys outside
+    ``0 … n_k − 1`` are clamped onto the edge column and given that column's own value, so
+    repeated writes agree and the result does not depend on their order.
+    """
+    b = per_distance.shape[0]
+    out = torch.where(
+        band.cols < band.rows, per_distance[..., :1], per_distance[..., -1:]
+    )  # [B, n_q, n_k]
+    if band.max_k > 0:
+        values = per_distance.gather(-1, band.index.expand(b, -1, -1))  # [B, n_q, 2k-1]
+        out.scatter_(-1, band.keys.expand(b, -1, -1), values)
+    return out
+
+
+def _bucket_sums_whole(weights: Tensor, band: _Band) -> Tensor:
+    """The bucket sums of :func:`_bucket_sums` (``[B, n_q, n_k]`` → ``[B, n_q, 2k+1]``) without
+    a running sum, accumulated in float32 (float64 for float64 weights).
+
+    A GPU's ``cumsum`` of bfloat16/float16 accumulates in that format, which loses the small
+    weights of a long row. Here the inner buckets are ``2k − 1`` diagonals (a gather), bucket
+    ``2k`` (keys ``j >= i + k``) one masked row sum, and bucket 0 the row total minus the rest,
+    all sums taken in the wider format. Temporaries: one ``[B, n_q, n_k]`` in the weights' dtype.
+    """
+    b, max_k = weights.shape[0], band.max_k
+    wide = torch.float64 if weights.dtype == torch.float64 else torch.float32
+    total = weights.sum(-1, keepdim=True, dtype=wide)  # [B, n_q, 1]
+    if max_k == 0:
+        return total.to(weights.dtype)  # [B, n_q, 1]
+    middle = weights.gather(-1, band.keys.expand(b, -1, -1)) * band.inside  # [B, n_q, 2k-1]
+    upper = band.cols >= band.rows + max_k  # [n_q, n_k]: keys j >= i + k
+    tail = torch.where(upper, weights, 0).sum(-1, keepdim=True, dtype=wide)  # [B, n_q, 1]
+    head = total - middle.sum(-1, keepdim=True, dtype=wide) - tail  # [B, n_q, 1]: j <= i - k
+    return torch.cat((head.to(weights.dtype), middle, tail.to(weights.dtype)), dim=-1)
+
+
+class _RelativeLookup(torch.autograd.Function):
+    """:func:`_relative_lookup` with its adjoint, the bucket sums, as the backward."""
+
+    @staticmethod
+    def forward(ctx, per_distance: Tensor, band: _Band) -> Tensor:  # type: ignore[override]
+        ctx.band = band
+        return _relative_lookup(per_distance, band)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:  # type: ignore[override]
+        return _BucketSums.apply(grad, ctx.band), None
+
+
+class _BucketSums(torch.autograd.Function):
+    """:func:`_bucket_sums_whole` with its adjoint, the relative lookup, as the backward."""
+
+    @staticmethod
+    def forward(ctx, weights: Tensor, band: _Band) -> Tensor:  # type: ignore[override]
+        ctx.band = band
+        return _bucket_sums_whole(weights, band)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:  # type: ignore[override]
+        return _RelativeLookup.apply(grad, ctx.band), None
 
 
 _BLOCK_ELEMENTS = (
@@ -277,6 +493,14 @@ class ShawRelativeMultiheadAttention(nn.Module):
         max_relative_position: ``k``, the clipping distance.
         bias: whether the projections have biases.
 
+    .. math::
+
+        \\operatorname{out}(x) = W_O\\,\\big[\\operatorname{shaw}(W_Q^{(h)} x, W_K^{(h)} c,
+        W_V^{(h)} c, w^K, w^V)\\big]_{h}
+
+    Loading a state dict whose ``rel_k`` / ``rel_v`` (or projection) has another size raises a
+    ``ValueError`` naming the table and both sizes.
+
     Shapes:
         ``x``: ``[b, n_q, d]``, optional ``context``: ``[b, n_k, d]`` (default ``x``),
         optional ``mask`` broadcastable to ``[b, h, n_q, n_k]`` → ``[b, n_q, d]``.
@@ -295,6 +519,7 @@ class ShawRelativeMultiheadAttention(nn.Module):
         self.max_relative_position = check_int(
             "max_relative_position", max_relative_position, minimum=0
         )
+        bias = check_bool("bias", bias)
         self.q_proj = nn.Linear(dim, dim, bias=bias)
         self.k_proj = nn.Linear(dim, dim, bias=bias)
         self.v_proj = nn.Linear(dim, dim, bias=bias)
@@ -308,129 +533,31 @@ class ShawRelativeMultiheadAttention(nn.Module):
         b, n, _ = t.shape
         return t.reshape(b, n, self.num_heads, -1).transpose(1, 2)  # [b, h, n, d/h]
 
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):  # type: ignore[no-untyped-def]
+        check_state_dict_tables(self, state_dict, prefix)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
     def forward(
         self, x: Tensor, context: Tensor | None = None, *, mask: Tensor | None = None
     ) -> Tensor:
-        check_tensor("x", x, ndim=3)
-        context = x if context is None else check_tensor("context", context, ndim=3)
+        check_float_tensor("x", x, ndim=3)
+        context = x if context is None else check_float_tensor("context", context, ndim=3)
+        check_same_dtype(x=x, context=context, rel_k=self.rel_k)
         for name, t in (("x", x), ("context", context)):
             if t.shape[-1] != self.dim:
                 raise ValueError(
                     f"{name} must have {self.dim} channels in its last dimension, got {t.shape[-1]}"
                 )
+        if context.shape[0] != x.shape[0]:
+            raise ValueError(
+                f"context must have x's batch size {x.shape[0]}, got shape {tuple(context.shape)}"
+            )
+        if mask is not None:
+            shape = (x.shape[0], self.num_heads, x.shape[1], context.shape[1])
+            check_mask("mask", mask, shape)  # [b, h, n_q, n_k] at most
         q = self._heads(self.q_proj(x))  # [b, h, n_q, d/h]
         k = self._heads(self.k_proj(context))  # [b, h, n_k, d/h]
         v = self._heads(self.v_proj(context))  # [b, h, n_k, d/h]
         z = shaw_attention(q, k, v, self.rel_k, self.rel_v, mask=mask)  # [b, h, n_q, d/h]
         b, _, n_q, _ = z.shape
         return self.out_proj(z.transpose(1, 2).reshape(b, n_q, self.dim))  # [b, n_q, d]
-
-
-def shaw_intermediate_bytes(
-    n: int, dim: int, max_relative_position: int, *, element_size: int = 4
-) -> dict[str, int]:
-    """Bytes of the large intermediate tensors of one head's Shaw attention (analytic count).
-
-    * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
-      builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
-      ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
-    * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds for one block of
-      ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after another): the padded
-      key-term buffer ``c × (c + n + 2k − 1)``, the running sum ``c × n`` and the two
-      ``c × (2k+1)`` matrices;
-    * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
-
-    Args:
-        n: sequence length.
-        dim: ``d``, channels per head.
-        max_relative_position: ``k``.
-        element_size: bytes per number (4 for float32).
-
-    Returns:
-        ``{"naive": …, "posenc": …, "attention": …}`` in bytes.
-    """
-    n = check_int("n", n)
-    d = check_int("dim", dim)
-    k = check_int("max_relative_position", max_relative_position, minimum=0)
-    size = check_int("element_size", element_size)
-    c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
-    return {
-        "naive": 2 * n * n * d * size,
-        "posenc": (c * (c + n + 2 * k - 1) + c * n + 2 * c * (2 * k + 1)) * size,
-        "attention": n * n * size,
-    }
-
-
-def shaw_attention_timings(
-    sizes: Sequence[int] = (128, 256, 512, 1024),
-    *,
-    dim: int = 64,
-    max_relative_position: int = 16,
-    naive_max: int = 256,
-    repeats: int = 3,
-    threads: int = 1,
-    seed: int = 0,
-) -> dict[str, list[float | None]]:
-    """Median time in ms of one call of plain attention, ``shaw_attention`` and the naive version.
-
-    One head, float32, on the CPU with ``threads`` intra-op threads (restored afterwards; one
-    thread keeps the numbers steady on a busy machine), after one warm-up call; ``None`` where
-    ``n > naive_max`` for the naive version (its ``n × n × d`` tensors grow fast). Cheap
-    enough to run while a chapter builds (well under a second with the defaults).
-
-    Args:
-        sizes: the sequence lengths ``n`` to time.
-        dim: ``d``, channels of the single head.
-        max_relative_position: ``k``.
-        naive_max: the largest ``n`` at which the naive version is timed.
-        repeats: timed calls per measurement (the median is kept).
-        threads: ``torch`` intra-op threads during the measurement.
-        seed: seed of the random inputs.
-
-    Returns:
-        ``{"n": sizes, "plain": […], "posenc": […], "naive": […]}``.
-    """
-    repeats = check_int("repeats", repeats)
-    with torch_threads(threads):
-        return _timings(sizes, dim, max_relative_position, naive_max, repeats, seed)
-
-
-def _timings(
-    sizes: Sequence[int],
-    dim: int,
-    max_relative_position: int,
-    naive_max: int,
-    repeats: int,
-    seed: int,
-) -> dict[str, list[float | None]]:
-    g = torch.Generator().manual_seed(seed)
-    out: dict[str, list[float | None]] = {
-        "n": [float(s) for s in sizes],
-        "plain": [],
-        "posenc": [],
-        "naive": [],
-    }
-    for n in sizes:
-        n = check_int("sizes", n)
-        q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
-        rk = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
-        rv = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
-        args = (q, k, v, rk, rv)
-        calls = {
-            "plain": lambda a=args: torch.softmax(a[0] @ a[1].T / math.sqrt(dim), -1) @ a[2],
-            "posenc": lambda a=args: shaw_attention(*a),
-            "naive": lambda a=args: shaw_attention_reference(*a),
-        }
-        for name, call in calls.items():
-            if name == "naive" and n > naive_max:
-                out[name].append(None)
-                continue
-            with torch.no_grad():
-                call()
-                times = []
-                for _ in range(repeats):
-                    start = time.perf_counter()
-                    call()
-                    times.append(1e3 * (time.perf_counter() - start))
-            out[name].append(statistics.median(times))
-    return out

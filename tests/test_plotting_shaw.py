@@ -12,13 +12,13 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from posenc.demos.shaw import shaw_attention_timings, shaw_intermediate_bytes
 from posenc.plotting.shaw import (
     shaw_cost_figure,
     shaw_index_figure,
     shaw_key_bias_row,
     shaw_skew_figure,
 )
-from posenc.shaw import shaw_attention_timings, shaw_intermediate_bytes
 
 
 def clipped_index(n: int, k: int) -> np.ndarray:

@@ -21,7 +21,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_int
-from ..shaw import shaw_intermediate_bytes, shaw_relative_index
+from ..demos.shaw import shaw_intermediate_bytes
+from ..shaw import shaw_relative_index
 from ._base import new_figure, sequence_position
 
 __all__ = [
@@ -251,7 +252,8 @@ def shaw_cost_figure(
     """Left: analytic memory of the intermediate tensors against ``n``; right: measured time.
 
     Args:
-        timings: the result of :func:`shaw_attention_timings` (``None`` entries are skipped).
+        timings: the result of :func:`posenc.demos.shaw.shaw_attention_timings` (``None``
+            entries are skipped).
         dim: ``d`` used for the memory count (the timings' ``dim``).
         max_relative_position: ``k`` used for the memory count.
 

@@ -1,0 +1,93 @@
+"""Chapter 6's cost demonstrations: the analytic byte count against golden values and the
+tensors it counts; the timing run's shape and its argument checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import posenc.shaw
+from posenc.demos.shaw import shaw_attention_timings, shaw_intermediate_bytes
+
+
+def t2t_relative_positions_matrix(length_q, length_k, max_relative_position):
+    """tensor2tensor's _generate_relative_positions_matrix (+ k), in NumPy."""
+    range_vec_k = np.arange(length_k)
+    range_vec_q = range_vec_k[-length_q:] if length_q <= length_k else np.arange(length_q)
+    distance_mat = range_vec_k[None, :] - range_vec_q[:, None]
+    clipped = np.clip(distance_mat, -max_relative_position, max_relative_position)
+    return clipped + max_relative_position
+
+
+def test_intermediate_bytes_golden_values():
+    # Huang et al.'s example: L = 2048, D = 512 in float32, one n × n × d tensor ≈ 8.6 GB
+    got = shaw_intermediate_bytes(2048, 512, 16)
+    assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
+    assert got["attention"] == 2048 * 2048 * 4
+    c = 2**18 // 2048  # query rows per block in shaw_attention
+    assert got["posenc"] == (c * (c + 2048 + 31) + c * 2048 + 2 * c * 33) * 4
+    assert (
+        shaw_intermediate_bytes(64, 8, 2)["posenc"]
+        == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
+    )
+    # the naive count is the size of the two gathered tables for a small case
+    n, d, k = 7, 3, 2
+    idx = torch.as_tensor(t2t_relative_positions_matrix(n, n, k))
+    a = torch.zeros(2 * k + 1, d)[idx]  # [n, n, d] float32
+    assert shaw_intermediate_bytes(n, d, k)["naive"] == 2 * a.numel() * a.element_size()
+    in_float64 = shaw_intermediate_bytes(n, d, k, element_size=8)["naive"]
+    assert in_float64 == 4 * a.numel() * a.element_size()
+    with pytest.raises(ValueError, match="dim must be positive"):
+        shaw_intermediate_bytes(4, 0, 1)
+
+
+def test_intermediate_bytes_follows_the_block_size_of_shaw_attention(monkeypatch):
+    monkeypatch.setattr("posenc.demos.shaw._BLOCK_ELEMENTS", 64)
+    c = 64 // 16  # rows per block at n = 16
+    assert (
+        shaw_intermediate_bytes(16, 4, 1)["posenc"] == (c * (c + 16 + 1) + c * 16 + 2 * c * 3) * 4
+    )
+    assert posenc.shaw._BLOCK_ELEMENTS == 2**18  # the library's constant is untouched
+
+
+def test_intermediate_bytes_arguments_are_checked():
+    with pytest.raises(TypeError, match="n must be an integer"):
+        shaw_intermediate_bytes(2048.0, 64, 16)
+    with pytest.raises(TypeError, match="max_relative_position must be an integer"):
+        shaw_intermediate_bytes(2048, 64, True)
+    with pytest.raises(ValueError, match="max_relative_position must be >= 0"):
+        shaw_intermediate_bytes(2048, 64, -1)
+    with pytest.raises(ValueError, match="element_size must be positive"):
+        shaw_intermediate_bytes(2048, 64, 16, element_size=0)
+
+
+def test_timings_shape_and_threads():
+    before = torch.get_num_threads()
+    out = shaw_attention_timings((4, 8), dim=4, max_relative_position=1, naive_max=4, repeats=1)
+    assert torch.get_num_threads() == before
+    assert set(out) == {"n", "plain", "posenc", "naive"}
+    assert out["n"] == [4.0, 8.0]
+    assert out["naive"][1] is None and out["naive"][0] > 0
+    assert all(t > 0 for key in ("plain", "posenc") for t in out[key])
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,message",
+    [
+        ({"sizes": ()}, ValueError, "sizes must be a non-empty sequence"),
+        ({"sizes": "12"}, ValueError, "sizes must be a non-empty sequence"),
+        ({"sizes": (8, 0)}, ValueError, r"sizes\[1\] must be positive"),
+        ({"sizes": (8.0,)}, TypeError, r"sizes\[0\] must be an integer"),
+        ({"dim": 0}, ValueError, "dim must be positive"),
+        ({"max_relative_position": -1}, ValueError, "max_relative_position must be >= 0"),
+        ({"naive_max": -1}, ValueError, "naive_max must be >= 0"),
+        ({"repeats": 0}, ValueError, "repeats must be positive"),
+        ({"seed": -1}, ValueError, "seed must be >= 0"),
+        ({"threads": 0}, ValueError, "threads must be positive"),
+    ],
+)
+def test_timings_arguments_are_checked(kwargs, error, message):
+    args = {"sizes": (4,), "dim": 4, "max_relative_position": 1, "repeats": 1, **kwargs}
+    with pytest.raises(error, match=message):
+        shaw_attention_timings(**args)
