@@ -1,16 +1,18 @@
 """posenc: positional encodings for Transformers, small, documented and tested.
 
 The package behind the book *Positional Encodings in Transformers*. Pure functions return
-encodings, indices and biases; thin ``nn.Module`` classes wrap them for use in models.
+encodings, indices and biases; thin ``nn.Module`` classes wrap them for use in models. Every
+public function checks its arguments (a ``TypeError`` or ``ValueError`` that names the
+argument) and returns its result on the device of its inputs.
 
 Modules, one per family: :mod:`posenc.numeric` (naive encodings), :mod:`posenc.sinusoidal`,
 :mod:`posenc.learned`, :mod:`posenc.absolute_2d` (images), :mod:`posenc.shaw` (relative
 representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.rotary`
-(RoPE), :mod:`posenc.alibi` (linear biases), :mod:`posenc.t5` (bucketed relative bias),
-:mod:`posenc.attention`
-(the plain attention they modify), :mod:`posenc.catalogue` (every encoding compared), :mod:`posenc.toy` (a tiny Transformer and synthetic tasks
-for experiments); figures in :mod:`posenc.plotting`, explorers in
-:mod:`posenc.widgets`.
+(RoPE), :mod:`posenc.alibi` (linear biases), :mod:`posenc.t5` (bucketed relative bias), and
+:mod:`posenc.attention` (the plain attention they modify). :mod:`posenc.catalogue` is the one
+registry of encodings; :mod:`posenc.toy` is a tiny Transformer with synthetic tasks for the
+book's experiments; :mod:`posenc.demos` holds chapters' worked examples; figures are in
+:mod:`posenc.plotting`, explorers in :mod:`posenc.widgets`.
 """
 
 from .absolute_2d import (

@@ -114,7 +114,9 @@ def sinusoidal_encoding_2d(
     Shapes:
         ``n = height·width``: positions, ``d``: channels.
 
-    Matches: He et al. (2022), MAE ``util/pos_embed.py``; seed 000.
+    Matches: seed 000 (`seeds/000_31c760cbc5450389.txt` `create_2d_absolute_sincos_pe`, defaults);
+    He et al. (2022), facebookresearch/mae@be47fef7a727 `util/pos_embed.py`
+    `get_2d_sincos_pos_embed` (``interleaved=False, row_first=False``).
     """
     height = check_int("height", height)
     width = check_int("width", width)
@@ -199,7 +201,7 @@ def detr_sine_encoding(
     Shapes:
         ``b``: images, ``H, W``: feature-map rows and columns, ``F``: channels per axis.
 
-    Matches: Carion et al. (2020), DETR ``models/position_encoding.py``,
+    Matches: Carion et al. (2020), facebookresearch/detr@70a59831a3da `models/position_encoding.py`
     ``PositionEmbeddingSine``; angles here are computed in float64, then cast.
     """
     check_tensor("padding_mask", padding_mask, ndim=3)
@@ -254,9 +256,9 @@ class LearnedRowColEmbedding(nn.Module):
     Shapes:
         ``x``: ``[b, C, H, W]`` (only its shape is used) → ``[b, 2F, H, W]``.
 
-    Matches: Carion et al. (2020), DETR ``PositionEmbeddingLearned`` (tables ``row_embed`` and
-    ``col_embed``, initialised uniform on ``[0, 1)``); Hugging Face
-    ``DetrLearnedPositionEmbedding``.
+    Matches: Carion et al. (2020), facebookresearch/detr@70a59831a3da `models/position_encoding.py`
+    ``PositionEmbeddingLearned`` (``row_embed``/``col_embed``, uniform on ``[0, 1)``); transformers
+    5.23.0 ``DetrLearnedPositionEmbedding``.
     """
 
     def __init__(self, num_pos_feats: int = 256, max_positions: int = 50) -> None:
@@ -328,7 +330,8 @@ def resample_positional_embedding(
     Shapes:
         ``d``: channels; ``h, w`` → ``h', w'``: grid sizes.
 
-    Matches: MAE ``util/pos_embed.py`` ``interpolate_pos_embed``; timm ``resample_abs_pos_embed``.
+    Matches: facebookresearch/mae@be47fef7a727 `util/pos_embed.py` ``interpolate_pos_embed``; timm
+    1.0.31 `timm/layers/pos_embed.py` ``resample_abs_pos_embed``.
     """
     check_tensor("table", table)
     if table.ndim == 3 and table.shape[0] != 1:
@@ -438,9 +441,9 @@ def stretched_sincos_encoding_2d(
     Shapes:
         ``n = h'·h'`` positions, ``d`` channels.
 
-    Matches: the source coordinate of PyTorch's ``F.interpolate`` (``align_corners=False``)
-    used by MAE's ``interpolate_pos_embed``; equal to :func:`sinusoidal_encoding_2d` when
-    ``old_size == new_size``.
+    Matches: the source coordinate of torch 2.13.0 ``F.interpolate`` (``align_corners=False``) as
+    used by facebookresearch/mae@be47fef7a727 `util/pos_embed.py` ``interpolate_pos_embed``; equal
+    to :func:`sinusoidal_encoding_2d` when ``old_size == new_size``.
     """
     old, new = check_int("old_size", old_size), check_int("new_size", new_size)
     dim = check_multiple("dim", dim, 4, _DIM_RULE)
@@ -486,8 +489,9 @@ def sincos_resampling_error(
     Shapes:
         ``n' = h'·h'`` positions, ``d`` channels.
 
-    Matches: the resampling of MAE's ``interpolate_pos_embed`` (defaults) measured against the
-    formula; see :func:`stretched_sincos_encoding_2d`.
+    Matches: the resampling of facebookresearch/mae@be47fef7a727 `util/pos_embed.py`
+    ``interpolate_pos_embed`` (defaults) measured against the formula; see
+    :func:`stretched_sincos_encoding_2d`.
     """
     old_size = check_int("old_size", old_size)
     new_size = check_int("new_size", new_size)

@@ -56,9 +56,9 @@ def alibi_slopes(num_heads: int, *, device: Device = None) -> Tensor:
     Shapes:
         ``h``: heads.
 
-    Matches: Press et al. (2022) §3; ``get_slopes`` in the official repository
-    (``ofirpress/attention_with_linear_biases``, ``fairseq/models/transformer.py``);
-    transformers' Bloom ``_get_alibi_slopes`` and MPT ``build_mpt_alibi_tensor``.
+    Matches: Press et al. (2022) §3; ofirpress/attention_with_linear_biases@3b7c2eca8397
+    `fairseq/models/transformer.py` ``get_slopes`` (in ``TransformerDecoder.__init__``);
+    transformers 5.23.0 Bloom ``_get_alibi_slopes``, MPT ``build_mpt_alibi_tensor``.
 
     Example:
         >>> (1 / alibi_slopes(8)).tolist()
@@ -160,8 +160,9 @@ def alibi_bias(
     Shapes:
         ``h``: heads, ``n_q``/``n_k``: query/key positions.
 
-    Matches: Press et al. (2022) §3, Figure 3; up to a constant per row, transformers' Bloom
-    ``build_alibi_tensor`` and MPT ``build_mpt_alibi_tensor``.
+    Matches: Press et al. (2022) §3, Figure 3; up to a constant per row,
+    ofirpress/attention_with_linear_biases@3b7c2eca8397 ``self.alibi`` and transformers 5.23.0 Bloom
+    ``build_alibi_tensor``, MPT ``build_mpt_alibi_tensor``.
     """
     check_floating_dtype("dtype", dtype)
     slopes = alibi_slopes(num_heads, device=device)  # [h]
@@ -234,7 +235,8 @@ class ALiBiBias(nn.Module):
         ``forward(n_q, n_k=None, *, query_offset=None) -> [h, n_q, n_k]`` (``n_k`` defaults
         to ``n_q``).
 
-    Matches: Press et al. (2022) §3.
+    Matches: Press et al. (2022) §3; ofirpress/attention_with_linear_biases@3b7c2eca8397
+    `fairseq/models/transformer.py` ``TransformerDecoder`` (``alibi``, ``buffered_future_mask``).
     """
 
     slopes: Tensor

@@ -203,9 +203,9 @@ class SelfAttention(nn.Module):
         ``ValueError`` names them; ``rotary`` receives and returns ``[b, h, n, d/h]`` twice.
         ``x`` must be floating point, of the layer's dtype.
 
-    Matches ``torch.nn.MultiheadAttention`` (``batch_first=True``, packed in-projection) up to
-    the layout of the weights; with ``rotary``, the attention of RoFormer (Su et al., 2024)
-    and Llama.
+    Matches ``torch.nn.MultiheadAttention`` (torch 2.13.0; ``batch_first=True``, packed
+    ``in_proj_weight``) up to the weight layout; with ``rotary``, transformers 5.23.0
+    ``RoFormerSelfAttention`` and ``LlamaAttention``.
     """
 
     def __init__(self, dim: int, num_heads: int = 1, *, rotary: nn.Module | None = None) -> None:

@@ -75,9 +75,10 @@ class LearnedPositionalEmbedding(nn.Module):
     Loading a state dict whose table has another size raises a ``ValueError`` naming the
     key (``embedding.weight``) and both shapes.
 
-    Matches: BERT (Devlin et al., 2019; Hugging Face ``BertEmbeddings.position_embeddings``,
-    whose ``position_ids`` are ``0..n-1``), GPT-2's ``wpe`` and ViT's ``pos_embed``
-    (Dosovitskiy et al., 2021; one row per patch plus one for the class token).
+    Matches: BERT (transformers 5.23.0 ``BertEmbeddings.position_embeddings``, ``position_ids``
+    ``0..n-1``), GPT-2's ``GPT2Model.wpe``, and ViT (google-research/vision_transformer@143bd26cf285
+    `vit_jax/models_vit.py` ``AddPositionEmbs``, one row per patch plus one for the class token;
+    timm's ``pos_embed``).
     """
 
     def __init__(

@@ -143,8 +143,9 @@ def rotary_cos_sin(
     Shapes:
         ``n``: positions, ``d``: channels.
 
-    Matches: ``rotary-embedding-torch``'s ``freqs`` (interleaved, ``repeat '... n -> ... (n r)'``)
-    and transformers' ``LlamaRotaryEmbedding`` (``interleaved=False``).
+    Matches: rotary-embedding-torch 0.9.1 ``RotaryEmbedding.forward``'s ``freqs`` (interleaved,
+    ``repeat '... n -> ... (n r)'``) and transformers 5.23.0 ``LlamaRotaryEmbedding``
+    (``interleaved=False``).
     """
     interleaved = check_bool("interleaved", interleaved)
     check_floating_dtype("dtype", dtype)
@@ -175,8 +176,8 @@ def rotary_quarter_turn(x: Tensor, *, interleaved: bool = True) -> Tensor:
     Returns:
         tensor of the shape and dtype of ``x``.
 
-    Matches: ``rotary-embedding-torch`` ``rotate_half`` (interleaved, despite its name) and
-    transformers' Llama ``rotate_half`` (``interleaved=False``).
+    Matches: rotary-embedding-torch 0.9.1 ``rotate_half`` (interleaved, despite its name) and
+    transformers 5.23.0 `models/llama/modeling_llama.py` ``rotate_half`` (``interleaved=False``).
     """
     check_float_tensor("x", x)
     interleaved = check_bool("interleaved", interleaved)
@@ -230,7 +231,7 @@ def apply_rotary(
         ``n``: positions, ``d``: channels per head.
 
     Matches: Su et al. (2024), the "computationally efficient realization" of ``R^d_{Θ,m} x``;
-    ``rotary-embedding-torch`` ``apply_rotary_emb`` (interleaved); transformers' Llama
+    rotary-embedding-torch 0.9.1 ``apply_rotary_emb`` (interleaved); transformers 5.23.0 Llama
     ``apply_rotary_pos_emb`` (``interleaved=False``).
     """
     check_float_tensor("x", x)
@@ -443,8 +444,10 @@ def rotary_permutation(dim: int, *, num_heads: int = 1, device: Device = None) -
     Shapes:
         ``d``: channels per head, ``h``: heads.
 
-    Matches: transformers' ``PermuteForRope`` (weight conversion of Meta's Llama checkpoints,
-    transformers#25199) and the ``permute`` of its former ``convert_llama_weights_to_hf.py``.
+    Matches: transformers 5.23.0 ``PermuteForRope`` (`core_model_loading.py`; issue
+    transformers#25199) and ``permute`` in huggingface/transformers@6ae9169c77cc
+    `src/transformers/models/llama/convert_llama_weights_to_hf.py`; undoes
+    meta-llama/llama@8580eb9a896b ``apply_rotary_emb`` pairing.
 
     Example:
         >>> rotary_permutation(8).tolist()
@@ -486,9 +489,9 @@ class RotaryEmbedding(nn.Module):
     Shapes:
         ``q``: ``[..., n_q, d]``, ``k``: ``[..., n_k, d]`` → the same shapes.
 
-    Matches: ``rotary-embedding-torch`` ``RotaryEmbedding(dim).rotate_queries_or_keys``
-    (interleaved) and ``rotate_queries_with_cached_keys`` (queries at the end);
-    transformers' ``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` (``interleaved=False``).
+    Matches: rotary-embedding-torch 0.9.1 ``RotaryEmbedding(dim).rotate_queries_or_keys``
+    (interleaved) and ``rotate_queries_with_cached_keys`` (queries at the end); transformers 5.23.0
+    ``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` (``interleaved=False``).
     """
 
     cos_cached: Tensor

@@ -78,7 +78,9 @@ def shaw_relative_index(
     Shapes:
         ``n_q``/``n_k``: query/key positions.
 
-    Matches: tensor2tensor ``_generate_relative_positions_matrix`` (+ ``k``).
+    Matches: tensor2tensor 1.15.7 `tensor2tensor/layers/common_attention.py`
+    ``_generate_relative_positions_matrix`` (+ ``k``) when ``n_q == n_k``; for ``n_q < n_k``
+    tensor2tensor puts the queries at the last keys, while here both axes count from 0.
     """
     n_q = check_int("n_q", n_q)
     n_k = check_int("n_k", n_k)
@@ -245,8 +247,9 @@ def shaw_attention(
     Shapes:
         ``n_q``/``n_k``: query/key positions, ``d``: channels per head, ``k``: clipping distance.
 
-    Matches: Shaw et al. (2018), eq. (3)-(4); tensor2tensor ``dot_product_attention_relative``
-    (which computes the same terms with matrix products per position).
+    Matches: Shaw et al. (2018), eq. (3)-(4); tensor2tensor 1.15.7
+    `tensor2tensor/layers/common_attention.py` ``dot_product_attention_relative`` /
+    ``_relative_attention_inner``.
     """
     if not isinstance(strategy, str):
         raise TypeError(f"strategy must be one of {_STRATEGIES}, got {type(strategy).__name__}")
@@ -505,8 +508,9 @@ class ShawRelativeMultiheadAttention(nn.Module):
         ``x``: ``[b, n_q, d]``, optional ``context``: ``[b, n_k, d]`` (default ``x``),
         optional ``mask`` broadcastable to ``[b, h, n_q, n_k]`` → ``[b, n_q, d]``.
 
-    Matches: Shaw et al. (2018) §3 (tables shared across heads; their Table 2 shows BLEU
-    barely changing for ``k >= 2``).
+    Matches: Shaw et al. (2018) §3 (tables shared across heads, as in tensor2tensor 1.15.7
+    ``_generate_relative_positions_embeddings``; their Table 2 shows BLEU barely changing for ``k >=
+    2``).
     """
 
     def __init__(

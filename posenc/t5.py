@@ -105,8 +105,9 @@ def t5_relative_bucket(
     Returns:
         LongTensor of the shape of ``relative_position``, values in ``0..num_buckets−1``.
 
-    Matches: Raffel et al. (2020) §2.1; Mesh TensorFlow ``_relative_position_bucket``;
-    transformers ``T5Attention._relative_position_bucket``.
+    Matches: Raffel et al. (2020) §2.1; tensorflow/mesh@28bb9c60f661
+    `mesh_tensorflow/transformer/transformer_layers.py` ``_relative_position_bucket``; transformers
+    5.23.0 ``T5Attention._relative_position_bucket``.
 
     Example:
         >>> t5_relative_bucket(torch.arange(-3, 4)).tolist()
@@ -176,7 +177,8 @@ def t5_bucket_index(
     Shapes:
         ``n_q``/``n_k``: query/key positions.
 
-    Matches: the ``relative_position_bucket`` of transformers' ``T5Attention.compute_bias``.
+    Matches: the ``relative_position_bucket`` of transformers 5.23.0 `models/t5/modeling_t5.py`
+    ``T5Attention.compute_bias``.
     """
     q_pos, k_pos = query_key_positions(
         n_q, n_k, query_offset=query_offset, device=device
@@ -262,8 +264,8 @@ class T5RelativePositionBias(nn.Module):
     Loading a state dict whose table has another size raises a ``ValueError`` naming the key
     (``relative_attention_bias.weight``) and both shapes.
 
-    Matches: transformers ``T5Attention.compute_bias`` (which returns ``[1, h, n_q, n_k]``
-    with queries starting at ``past_seen_tokens``).
+    Matches: transformers 5.23.0 `models/t5/modeling_t5.py` ``T5Attention.compute_bias`` (returns
+    ``[1, h, n_q, n_k]`` with queries starting at ``past_seen_tokens``).
     """
 
     def __init__(

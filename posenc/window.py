@@ -120,8 +120,9 @@ def relative_offsets(
         ValueError: ranks differ, a size or step is not positive, or a key coordinate lies
             outside the query window's extent (its difference would have no row in the table).
 
-    Matches: the ``relative_coords`` of Liu et al. (2021) Swin, Liu et al. (2022) Video Swin and
-    Geng et al. (2022) RSTT ``WindowAttention3D`` before their shift.
+    Matches: the ``relative_coords`` (before the shift) of microsoft/Swin-Transformer@9cd3dbd4a60f
+    `models/swin_transformer.py` ``WindowAttention``, Video Swin ``WindowAttention3D`` and
+    llmpass/RSTT@90c5bdbc9b5d `models/layers.py` ``WindowAttention3D``.
     """
     q_shape = _shape("query_shape", query_shape)
     k_shape = q_shape if key_shape is None else _shape("key_shape", key_shape)
@@ -185,9 +186,9 @@ def relative_position_index(
         ValueError: ranks differ, a size or step is not positive, or a key coordinate lies
             outside the query window's extent (its difference would have no row in the table).
 
-    Matches: Liu et al. (2021) Swin ``WindowAttention``; Liu et al. (2022) Video Swin
-    ``WindowAttention3D``; Geng et al. (2022) RSTT ``WindowAttention3D``; timm
-    ``gen_relative_position_index``.
+    Matches: microsoft/Swin-Transformer@9cd3dbd4a60f ``WindowAttention``; Video Swin
+    ``WindowAttention3D``; llmpass/RSTT@90c5bdbc9b5d ``WindowAttention3D``; timm 1.0.31
+    `timm/layers/pos_embed_rel.py` ``gen_relative_position_index``.
     """
     q_shape = _shape("query_shape", query_shape)
     diff = relative_offsets(q_shape, key_shape, key_step=key_step)  # [N_q, N_k, rank]
@@ -353,7 +354,8 @@ def rstt_key_frames(query_frames: int, key_frames: int) -> list[int]:
     Raises:
         ValueError: ``D_2 > D_1 + 1``, where RSTT's step ``(D_1 + 1) // D_2`` is 0.
 
-    Matches: Geng et al. (2022) RSTT ``models/layers.py`` ``WindowAttention3D.__init__``.
+    Matches: Geng et al. (2022), llmpass/RSTT@90c5bdbc9b5d `models/layers.py`
+    ``WindowAttention3D.__init__`` (``coords_d_kv``); seeds 003/004.
     """
     d1 = check_int("query_frames", query_frames)
     d2 = check_int("key_frames", key_frames)
@@ -483,7 +485,8 @@ def window_partition(x: Tensor, window_size: Sequence[int]) -> Tensor:
         ``b``: images, ``H × W``: the map, ``c``: channels, ``Wh × Ww``: the window,
         ``n_w = (H/Wh)·(W/Ww)``: windows per image; ``[b, H, W, c]`` → ``[b·n_w, Wh·Ww, c]``.
 
-    Matches: Liu et al. (2021) Swin ``window_partition`` (followed by its ``view(-1, Wh*Ww, C)``).
+    Matches: microsoft/Swin-Transformer@9cd3dbd4a60f `models/swin_transformer.py`
+    ``window_partition`` (followed by ``SwinTransformerBlock.forward``'s ``view(-1, Wh*Ww, C)``).
     """
     check_tensor("x", x, ndim=4)
     wh, ww = _shape("window_size", window_size, rank=2)
@@ -514,7 +517,8 @@ def window_merge(windows: Tensor, window_size: Sequence[int], height: int, width
         ``b``: images, ``H × W``: the map, ``c``: channels, ``Wh × Ww``: the window,
         ``n_w = (H/Wh)·(W/Ww)``: windows per image; ``[b·n_w, Wh·Ww, c]`` → ``[b, H, W, c]``.
 
-    Matches: Liu et al. (2021) Swin ``window_reverse``.
+    Matches: microsoft/Swin-Transformer@9cd3dbd4a60f `models/swin_transformer.py`
+    ``window_reverse``.
     """
     check_tensor("windows", windows, ndim=3)
     wh, ww = _shape("window_size", window_size, rank=2)
@@ -557,7 +561,8 @@ def shifted_window_mask(
         ``n_w = (H/Wh)·(W/Ww)``: windows, in :func:`window_partition`'s order; ``N = Wh·Ww``:
         tokens per window (query down, key across).
 
-    Matches: Liu et al. (2021) Swin ``SwinTransformerBlock`` ``attn_mask``.
+    Matches: microsoft/Swin-Transformer@9cd3dbd4a60f `models/swin_transformer.py`
+    ``SwinTransformerBlock.__init__`` ``attn_mask``.
     """
     wh, ww = _shape("window_size", window_size, rank=2)
     height, width = check_int("height", height), check_int("width", width)
@@ -605,9 +610,9 @@ class WindowAttention(nn.Module):
     Shapes:
         ``x``: ``[b·n_w, Wh·Ww, d]``; ``mask``: boolean ``[n_w, Wh·Ww, Wh·Ww]`` → ``[b·n_w, Wh·Ww, d]``.
 
-    Matches: Liu et al. (2021) Swin ``WindowAttention`` (``qkv``, ``proj`` and
-    ``relative_position_bias_table`` hold the same shapes; the bias module sits at
-    ``self.relative_position``).
+    Matches: microsoft/Swin-Transformer@9cd3dbd4a60f `models/swin_transformer.py`
+    ``WindowAttention`` (``qkv``, ``proj`` and ``relative_position_bias_table`` hold the same
+    shapes; the bias module sits at ``self.relative_position``).
     """
 
     def __init__(

@@ -1,7 +1,7 @@
 """Figures for chapter 1: what attention does with (and without) positions.
 
 Every function returns a new ``Figure`` and leaves the global random state alone: the toy
-attention layer (:func:`posenc.attention.toy_attention_layer`) is built inside
+attention layer (:func:`posenc.demos.attention.toy_attention_layer`) is built inside
 ``torch.random.fork_rng``. The computations live in :mod:`posenc.attention`.
 """
 
@@ -68,7 +68,7 @@ def permutation_attention_figure(
     ``A(X)``, ``A(PX)`` (tick labels follow the words) and ``PᵀA(PX)P``, the shuffled
     attention put back in the original order: identical to ``A(X)`` without positions
     (equivariance), different with them. The title of the third panel quotes
-    ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`posenc.attention.toy_attention_layer` (one
+    ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`posenc.demos.attention.toy_attention_layer` (one
     head, sharpened).
 
     Args:
@@ -124,7 +124,7 @@ def shuffle_attention_figure(
 
     Left: ``A(X)``; middle: ``A(PX)`` with the shuffled words as tick labels (and a colorbar
     of attention weights); right: for each word, ``‖z_word(PX) − z_word(X)‖``, the change in
-    that word's output vector (:func:`posenc.attention.shuffled_attention`). Without positions
+    that word's output vector (:func:`posenc.demos.attention.shuffled_attention`). Without positions
     every bar is zero (up to rounding); with positions the words' outputs change. The bar axis
     is scaled by the with-positions case, so toggling positions is comparable. Drawn without
     constrained layout, small, for a fast live redraw.
@@ -216,7 +216,7 @@ def _shuffle_data(
 def _cached_shuffle_data(
     words: tuple[str, ...], order: tuple[int, ...], positions: bool, dim: int, seed: int
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """:func:`posenc.attention.shuffled_attention`, cached (the explorer asks twice per figure).
+    """:func:`posenc.demos.attention.shuffled_attention`, cached (the explorer asks twice per figure).
 
     Shared between calls: use it through :func:`_shuffle_data`, which copies. Computed on one
     thread: the tensors are tiny, and on a busy machine waiting for a second thread costs tens

@@ -106,7 +106,8 @@ class ToyShawAttention(ShawRelativeMultiheadAttention):
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]``; weights ``[b, h, n, n]``.
 
-    Matches: Shaw et al. (2018), eq. (5) (the logits of their relative attention).
+    Matches: Shaw et al. (2018), eq. (5) (the logits of their relative attention); tensor2tensor
+    1.15.7 ``_relative_attention_inner(q, k, relations_keys, True)``.
     """
 
     def attention_weights(
@@ -123,7 +124,7 @@ class ToyShawAttention(ShawRelativeMultiheadAttention):
         heads = self.num_heads
         q = self.q_proj(x).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
         k = self.k_proj(x).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
-        index = shaw_relative_index(n, n, self.max_relative_position).to(x.device)  # [n, n]
+        index = shaw_relative_index(n, n, self.max_relative_position, device=x.device)  # [n, n]
         position = (q @ self.rel_k.T).gather(-1, index.expand(b, heads, n, n))  # [b, h, n, n]
         logits = (q @ k.transpose(-1, -2) + position) / math.sqrt(d // heads)  # [b, h, n, n]
         return masked_softmax(logits, mask)  # [b, h, n, n]
