@@ -26,6 +26,7 @@ markdown tables (also written to ``--out``):
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import math
 import statistics
@@ -52,6 +53,7 @@ TIME_BUDGET_S = 0.4  # target time per measured cell; repeats are chosen from th
 # Part 1: every public name on the device against the CPU
 
 
+@functools.cache
 def load_device_cases() -> object:
     """``tests/test_device.py`` as a module: its ``CASES`` / ``TOY_CASES`` / ``DEMOS_CASES``."""
     path = ROOT / "tests" / "test_device.py"
@@ -63,17 +65,9 @@ def load_device_cases() -> object:
     return module
 
 
-def leaves(value: object) -> list[object]:
-    """Tensors and Python values of a (nested) tuple/list/dict output, in order."""
-    if isinstance(value, (tuple, list)):
-        return [leaf for item in value for leaf in leaves(item)]
-    if isinstance(value, dict):
-        return [leaf for key in sorted(value) for leaf in leaves(value[key])]
-    return [value]
-
-
 def compare(cpu_out: object, dev_out: object, device: torch.device) -> str | None:
     """``None`` when the device's output matches the CPU's, else what differs."""
+    leaves = load_device_cases().leaves
     expected, got = leaves(cpu_out), leaves(dev_out)
     if len(expected) != len(got):
         return f"{len(got)} outputs on the device, {len(expected)} on the CPU"

@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from references import reference_self_attention
 
 from posenc.attention import (
     SelfAttention,
@@ -16,25 +17,6 @@ from posenc.attention import (
     masked_softmax,
     query_key_positions,
 )
-
-
-def reference_self_attention(layer: SelfAttention, x: torch.Tensor) -> torch.Tensor:
-    """A float64, loop-over-heads transcription of multi-head self-attention."""
-    d, h = layer.dim, layer.num_heads
-    w = layer.qkv.weight.detach().double()
-    b = layer.qkv.bias.detach().double()
-    x = x.double()
-    heads = []
-    for head in range(h):
-        rows = slice(head * d // h, (head + 1) * d // h)
-        q = x @ w[:d][rows].T + b[:d][rows]
-        k = x @ w[d : 2 * d][rows].T + b[d : 2 * d][rows]
-        v = x @ w[2 * d :][rows].T + b[2 * d :][rows]
-        logits = q @ k.transpose(-1, -2) / math.sqrt(d // h)
-        a = torch.exp(logits - logits.amax(-1, keepdim=True))
-        heads.append((a / a.sum(-1, keepdim=True)) @ v)
-    z = torch.cat(heads, dim=-1)
-    return z @ layer.out.weight.detach().double().T + layer.out.bias.detach().double()
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])

@@ -1,9 +1,8 @@
 """posenc.demos.attention (chapter 1's word demos) against the layer run by hand in float64."""
 
-import math
-
 import pytest
 import torch
+from references import reference_self_attention
 
 from posenc.attention import SelfAttention
 from posenc.demos.attention import (
@@ -15,25 +14,6 @@ from posenc.demos.attention import (
     word_vectors,
 )
 from posenc.sinusoidal import sinusoidal_encoding
-
-
-def reference_self_attention(layer: SelfAttention, x: torch.Tensor) -> torch.Tensor:
-    """A float64, loop-over-heads transcription of multi-head self-attention."""
-    d, h = layer.dim, layer.num_heads
-    w = layer.qkv.weight.detach().double()
-    b = layer.qkv.bias.detach().double()
-    x = x.double()
-    heads = []
-    for head in range(h):
-        rows = slice(head * d // h, (head + 1) * d // h)
-        q = x @ w[:d][rows].T + b[:d][rows]
-        k = x @ w[d : 2 * d][rows].T + b[d : 2 * d][rows]
-        v = x @ w[2 * d :][rows].T + b[2 * d :][rows]
-        logits = q @ k.transpose(-1, -2) / math.sqrt(d // h)
-        a = torch.exp(logits - logits.amax(-1, keepdim=True))
-        heads.append((a / a.sum(-1, keepdim=True)) @ v)
-    z = torch.cat(heads, dim=-1)
-    return z @ layer.out.weight.detach().double().T + layer.out.bias.detach().double()
 
 
 @pytest.mark.parametrize(

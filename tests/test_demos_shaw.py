@@ -3,21 +3,12 @@ tensors it counts; the timing run's shape and its argument checks."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
+from references import t2t_relative_positions_matrix
 
 import posenc.shaw
 from posenc.demos.shaw import shaw_attention_timings, shaw_intermediate_bytes
-
-
-def t2t_relative_positions_matrix(length_q, length_k, max_relative_position):
-    """tensor2tensor's _generate_relative_positions_matrix (+ k), in NumPy."""
-    range_vec_k = np.arange(length_k)
-    range_vec_q = range_vec_k[-length_q:] if length_q <= length_k else np.arange(length_q)
-    distance_mat = range_vec_k[None, :] - range_vec_q[:, None]
-    clipped = np.clip(distance_mat, -max_relative_position, max_relative_position)
-    return clipped + max_relative_position
 
 
 def test_intermediate_bytes_golden_values():

@@ -12,6 +12,7 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from references import t2t_relative_positions_matrix
 
 from posenc.shaw import (
     ShawRelativeMultiheadAttention,
@@ -21,15 +22,6 @@ from posenc.shaw import (
 )
 
 STRATEGIES = ("blocked", "whole")
-
-
-def t2t_relative_positions_matrix(length_q, length_k, max_relative_position):
-    """tensor2tensor's _generate_relative_positions_matrix (+ k), in NumPy."""
-    range_vec_k = np.arange(length_k)
-    range_vec_q = range_vec_k[-length_q:] if length_q <= length_k else np.arange(length_q)
-    distance_mat = range_vec_k[None, :] - range_vec_q[:, None]
-    clipped = np.clip(distance_mat, -max_relative_position, max_relative_position)
-    return clipped + max_relative_position
 
 
 def loop_reference(q, k, v, rel_k, rel_v, mask=None):

@@ -862,30 +862,19 @@ def shifted_window_figure(
             ax.plot([at[0] + k * cell] * 2, [at[1], at[1] + height * cell], color="white", lw=0.5)
     draw_window_borders(ax, height, width, (wh, ww), offset=(sh, sw), origin=places[0], cell=cell)
     draw_window_borders(ax, height, width, (wh, ww), origin=places[1], cell=cell)
-    outline_cells(
-        ax,
-        height - wh,
-        width - ww,
-        wh,
-        ww,
-        origin=places[1],
-        cell=cell,
-        color="white",
-        lw=7.0,
-        zorder=5,
-    )
-    outline_cells(
-        ax,
-        height - wh,
-        width - ww,
-        wh,
-        ww,
-        origin=places[1],
-        cell=cell,
-        color="black",
-        lw=4.0,
-        zorder=6,
-    )
+    for color, lw, zorder in (("white", 7.0, 5), ("black", 4.0, 6)):  # a black line on a halo
+        outline_cells(
+            ax,
+            height - wh,
+            width - ww,
+            wh,
+            ww,
+            origin=places[1],
+            cell=cell,
+            color=color,
+            lw=lw,
+            zorder=zorder,
+        )
     ax.text(
         places[0][0] + width * cell / 2,
         places[0][1] - 0.08,
