@@ -243,28 +243,41 @@ def check_bias(name: str, bias: object, shape: Sequence[int]) -> Tensor:
     return bias
 
 
-def check_mask(name: str, mask: object, shape: Sequence[int], *, widen: bool = False) -> Tensor:
+def check_mask(
+    name: str,
+    mask: object,
+    shape: Sequence[int],
+    *,
+    widen: bool = False,
+    against: str = "the scores",
+) -> Tensor:
     """Return ``mask`` after checking it is a bool tensor that broadcasts to ``shape``.
 
     With ``widen=True`` the mask may also add or widen batch dimensions: it must only broadcast
     *with* ``shape`` (as in ``logits.masked_fill(~mask, …)``, whose result takes both shapes).
+    ``against`` names what ``shape`` is the shape of, for the message.
     """
     check_tensor(name, mask)
     if mask.dtype != torch.bool:
         raise TypeError(f"{name} must be a boolean tensor (True = attend), got dtype {mask.dtype}")
-    _check_broadcasts(name, mask, shape, widen=widen)
+    _check_broadcasts(name, mask, shape, widen=widen, against=against)
     return mask
 
 
 def _check_broadcasts(
-    name: str, value: Tensor, shape: Sequence[int], *, widen: bool = False
+    name: str,
+    value: Tensor,
+    shape: Sequence[int],
+    *,
+    widen: bool = False,
+    against: str = "the scores",
 ) -> None:
     shape = tuple(int(s) for s in shape)
     both = broadcast_shape(tuple(value.shape), shape)
     if both is None or (both != shape and not widen):
         words = "broadcast with" if widen else "broadcast to"
         raise ValueError(
-            f"{name} of shape {tuple(value.shape)} does not {words} the scores' shape {shape}"
+            f"{name} of shape {tuple(value.shape)} does not {words} {against}' shape {shape}"
         )
 
 

@@ -127,7 +127,7 @@ def masked_softmax(logits: Tensor, mask: Tensor | None = None) -> Tensor:
     """
     check_float_tensor("logits", logits)
     if mask is not None:
-        check_mask("mask", mask, logits.shape, widen=True)
+        check_mask("mask", mask, logits.shape, widen=True, against="logits")
         logits = logits.masked_fill(~mask, float("-inf"))  # [..., n_q, n_k]
     return torch.softmax(logits, dim=-1)  # [..., n_q, n_k]
 
@@ -160,6 +160,12 @@ def dot_product_attention(
             f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
         )
     check_same_dtype(q=q, k=k, v=v)
+    batch = broadcast_shape(tuple(q.shape[:-2]), tuple(k.shape[:-2]))
+    if batch is not None and broadcast_shape(batch, tuple(v.shape[:-2])) is None:
+        raise ValueError(
+            f"v's batch dimensions {tuple(v.shape[:-2])} do not broadcast with those of q and k "
+            f"{batch} (v is [..., n_k, d_v])"
+        )
     return attention_weights(q, k, bias=bias, mask=mask) @ v  # [..., n_q, d_v]
 
 

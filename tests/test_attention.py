@@ -372,6 +372,12 @@ def test_attention_refuses_a_float_mask_and_batches_that_do_not_broadcast():
         attention_weights(Q, K, mask=torch.ones(3, 5))
     with pytest.raises(ValueError, match=r"^q and k must have batch dimensions that broadcast"):
         attention_weights(torch.zeros(2, 3, 4), torch.zeros(3, 5, 4))
+    with pytest.raises(ValueError, match=r"^v's batch dimensions \(3,\) do not broadcast"):
+        dot_product_attention(torch.zeros(2, 3, 4), torch.zeros(2, 5, 4), torch.zeros(3, 5, 6))
+    with pytest.raises(
+        ValueError, match=r"^mask of shape \(5, 6\) does not broadcast with logits'"
+    ):
+        masked_softmax(torch.zeros(60), torch.ones(5, 6, dtype=torch.bool))
 
 
 def test_empty_inputs_give_empty_results_or_a_clear_error():

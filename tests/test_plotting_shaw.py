@@ -94,6 +94,12 @@ def test_index_figure_bad_arguments():
         shaw_index_figure(8, -1)
     with pytest.raises(ValueError, match="max_relative_position must be <= 32"):
         shaw_key_bias_row(8, 33, 0)
+    with pytest.raises(TypeError, match="dim must be an integer, got bool"):
+        shaw_index_figure(8, 2, dim=True)
+    with pytest.raises(ValueError, match="dim must be positive"):
+        shaw_index_figure(8, 2, dim=0)
+    with pytest.raises(TypeError, match="seed must be an integer, got str"):
+        shaw_index_figure(8, 2, seed="3")
 
 
 @pytest.mark.parametrize("n,k", [(6, 2), (4, 0), (5, 3)])

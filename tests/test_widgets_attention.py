@@ -38,6 +38,10 @@ def test_positions_toggle_changes_image():
         ({"words": ()}, ValueError, "words must hold at least one"),
         ({"words": (1, 2, 3, 4, 5, 6)}, TypeError, r"words\[0\] must be a string"),
         ({"seed": -1}, ValueError, "seed must be >= 0"),
+        ({"dim": True}, TypeError, "dim must be an integer, got bool"),
+        ({"dim": "3"}, TypeError, "dim must be an integer"),
+        ({"dim": 0}, ValueError, "dim must be >= 2"),
+        ({"dim": 3}, ValueError, "dim must be even"),
     ],
 )
 def test_explorer_refuses_bad_values(kwargs, error, match):

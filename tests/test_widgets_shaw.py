@@ -53,3 +53,22 @@ def test_live_widget_redraws_and_bad_defaults():
     assert widget.image.value != before
     with pytest.raises(ValueError, match="default 3 of control 'k'"):
         shaw_index_explorer(defaults={"k": 3})
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"lengths": ()}, ValueError, "lengths must hold at least one value"),
+        ({"lengths": 3}, TypeError, "lengths must be a sequence"),
+        ({"lengths": (True, 8)}, TypeError, r"lengths\[0\] must be an integer, got bool"),
+        ({"lengths": (-1, 8)}, ValueError, r"lengths\[0\] must be positive"),
+        ({"distances": "ab"}, TypeError, "distances must be a sequence"),
+        ({"distances": (-1, 2)}, ValueError, r"distances\[0\] must be >= 0"),
+        ({"queries": ()}, ValueError, "queries must hold at least one value"),
+        ({"queries": ("centre",)}, ValueError, r"queries\[0\] must be one of"),
+        ({"queries": (8,)}, ValueError, r"queries\[0\] must be < n = 8"),
+    ],
+)
+def test_explorer_refuses_bad_values(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        shaw_index_explorer(**kwargs)

@@ -175,7 +175,7 @@ def tensor_values(kind: str, valid: torch.Tensor) -> list[tuple[str, object, str
             ("wrong rank", wrong_rank, BAD),
             ("empty first axis", v[:0], EDGE),
         ]
-    if kind in ("float", "float_nd", "float_mix", "float_fixed"):
+    if kind in ("float", "float_nd", "float_mix", "float_fixed", "float_own_batch"):
         values = [
             ("int64", v.round().long(), BAD),
             ("bool", v > 0, BAD),
@@ -185,7 +185,7 @@ def tensor_values(kind: str, valid: torch.Tensor) -> list[tuple[str, object, str
             # among other tensors, an empty batch no longer matches theirs
             ("empty first axis", v[:0], BAD if kind == "float_mix" else EDGE),
         ]
-        if kind == "float_mix":  # must share the other tensors' dtype
+        if kind in ("float_mix", "float_own_batch"):  # must share the other tensors' dtype
             values.append(("float64 among float32", v.double(), BAD))
         elif kind == "float_fixed":  # must have the module's dtype
             values.append(("float64 into a float32 module", v.double(), BAD))
@@ -235,7 +235,8 @@ def tensor_values(kind: str, valid: torch.Tensor) -> list[tuple[str, object, str
             ("float tensor", v.double() + 0.5, BAD),
             ("bool tensor", v > 0, BAD),
             ("complex tensor", v.to(torch.complex64), BAD),
-            ("out-of-range int64", torch.tensor([2**62, -(2**62)]), BAD),
+            # clamped to ±max_distance first: every bucket right (documented, tested)
+            ("out-of-range int64", torch.tensor([2**62, -(2**62)]), EDGE),
             ("empty tensor", v.reshape(-1)[:0], EDGE),
         ]
     if kind == "index":
@@ -814,7 +815,8 @@ def core_specs(sweep: Sweep) -> None:
         lambda: (
             module_forward(P.RotaryEmbedding, {"dim": 8}),
             {"q": randn(2, 5, 8), "k": randn(2, 6, 8), "query_offset": 1},
-            {"q": "float_mix", "k": "float_mix", "query_offset": "offset"},
+            # q and k are rotated separately: their batches need not match
+            {"q": "float_own_batch", "k": "float_own_batch", "query_offset": "offset"},
         )
     )
     # -- ALiBi and T5
@@ -971,7 +973,9 @@ def figure_values(
     if kind == "fig_str":  # an int may be allowed too (a query token by number)
         return [("'nonsense'", "nonsense", BAD)] + ([] if "int" in annotation else [("3", 3, BAD)])
     if kind == "sequence":
-        values = [("()", (), BAD), ("'ab'", "ab", BAD), ("3", 3, BAD)]
+        # sinusoidal_dot_product_figure draws no markers for positions=() (documented, tested)
+        empty = EDGE if annotation.startswith("tuple[int, ...]") and name == "positions" else BAD
+        values = [("()", (), empty), ("'ab'", "ab", BAD), ("3", 3, BAD)]
         if isinstance(default, tuple) and default and isinstance(default[0], (int, float)):
             values.append(("(-1, ...)", (-1,) + tuple(default[1:]), BAD))
             values.append(("(True, ...)", (True,) + tuple(default[1:]), BAD))

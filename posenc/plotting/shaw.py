@@ -109,6 +109,8 @@ def shaw_index_figure(
     """
     n = check_int("n", n)
     k = check_int("max_relative_position", max_relative_position, minimum=0)
+    dim = check_int("dim", dim)
+    seed = check_int("seed", seed, minimum=0)
     i = sequence_position(query, n)
     idx = shaw_relative_index(n, n, k).numpy()  # [n, n]
     cmap = _index_colormap(k)

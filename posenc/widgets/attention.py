@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int, check_permutation, check_values
+from .._checks import check_even, check_int, check_permutation, check_values
 from ..plotting.attention import SENTENCE, shuffle_attention_figure
 from .explorer import Explorer, explorer
 
@@ -61,6 +61,7 @@ def permutation_explorer(
         if not isinstance(w, str):
             raise TypeError(f"words[{i}] must be a string, got {type(w).__name__} {w!r}")
     seed = check_int("seed", seed, minimum=0)
+    dim = check_even("dim", dim)
     table = {
         str(label): tuple(check_permutation(f"shuffles[{label!r}]", perm, len(words)))
         for label, perm in shuffles.items()

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from .._checks import check_int, check_values
+from ..plotting._base import sequence_position
 from ..plotting.shaw import shaw_index_figure
 from .explorer import Explorer, explorer
 
@@ -40,9 +42,17 @@ def shaw_index_explorer(
         ``query``); ``len(lengths)·len(distances)`` figures (times ``len(queries)``) are
         pre-rendered for the static book (15 with the defaults).
     """
-    controls: dict[str, list[object]] = {"n": list(lengths), "k": list(distances)}
+    lengths = check_values("lengths", lengths, check_int)
+    distances = check_values("distances", distances, lambda name, v: check_int(name, v, minimum=0))
+    controls: dict[str, list[object]] = {"n": lengths, "k": distances}
     if queries is not None:
-        controls["query"] = list(queries)
+        shortest = min(lengths)
+
+        def check_query(name: str, query: object) -> object:
+            sequence_position(query, shortest, name=name)  # a name, or a position in every n
+            return query
+
+        controls["query"] = check_values("queries", queries, check_query)
     chosen = {"n": 16, "k": 2, "query": "middle"}
     start = {
         name: value
