@@ -133,9 +133,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     lines = [
         (
             "| page | transferred KB (gzip) | uncompressed KB | requests | load ms | math typeset ms "
-            "| math elements | explorer controls changing the figure |"
+            "| math elements | explorer controls changing the figure | quiz questions answered |"
         ),
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for page in toc_pages():
         r = _REPORT.get(page)
@@ -143,7 +143,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             continue
         lines.append(
             f"| {page} | {r.get('kb', '–')} | {r.get('raw_kb', '–')} | {r.get('requests', '–')} | {r.get('load_ms', '–')} | "
-            f"{r.get('math_ms', '–')} | {r.get('math', '–')} | {r.get('controls', '–')} |"
+            f"{r.get('math_ms', '–')} | {r.get('math', '–')} | {r.get('controls', '–')} | "
+            f"{r.get('quiz', '–')} |"
         )
     text = "\n".join(lines)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

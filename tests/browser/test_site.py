@@ -236,3 +236,57 @@ def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, n
 def test_every_toc_page_was_built() -> None:
     missing = [p for p in PAGES if not (SITE / f"{p}.html").is_file()]
     assert missing == []
+
+
+QUIZ_PAGES = [p for p in PAGES if 'class="pe-quiz' in (SITE / f"{p}.html").read_text()]
+
+_QUIZ_FEEDBACK = "(q) => q.querySelector('.pe-quiz-feedback').textContent.trim()"
+_WHY_SHOWN = """(q) => Array.from(q.querySelectorAll('.pe-quiz-why'))
+  .filter(w => getComputedStyle(w).display !== 'none').map(w => w.textContent.trim())"""
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if p.startswith("chapters/")])
+def test_chapter_has_a_self_check_quiz(name: str) -> None:
+    assert name in QUIZ_PAGES, "no self-check quiz on this chapter's page"
+
+
+@pytest.mark.parametrize("name", QUIZ_PAGES)
+def test_every_quiz_question_answers_right_and_wrong(
+    browser: Any, site_url: str, name: str
+) -> None:
+    """Click a wrong and then the right choice (or type a wrong, then the right number)."""
+    context, page, visit = _open(browser, site_url, name)
+    answered, problems = 0, []
+    try:
+        page.wait_for_selector(".pe-quiz.pe-quiz-ready")
+        questions = page.locator(".pe-quiz-question")
+        for i in range(questions.count()):
+            q = questions.nth(i)
+            q.scroll_into_view_if_needed()
+            if "pe-quiz-type-choice" in (q.get_attribute("class") or ""):
+                q.locator(".pe-quiz-choice:not(.pe-quiz-correct)").first.click()
+                wrong, why_wrong = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+                q.locator(".pe-quiz-choice.pe-quiz-correct").click()
+                right, why_right = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+            else:
+                box = q.locator(".pe-quiz-input input")
+                answer = float(box.get_attribute("data-answer") or "nan")
+                box.fill(repr(answer + 1 + 10 * float(box.get_attribute("data-tolerance") or 0)))
+                q.locator(".pe-quiz-input button").click()
+                wrong, why_wrong = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+                box.fill(box.get_attribute("data-answer") or "")
+                q.locator(".pe-quiz-input button").click()
+                right, why_right = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+            if not (wrong.startswith("\u2717") and right.startswith("\u2713")):
+                problems.append(f"question {i + 1}: feedback {wrong!r} then {right!r}")
+            if len(why_right) != 1 or not why_right[0]:
+                problems.append(f"question {i + 1}: no explanation after the right answer")
+            if "pe-quiz-type-choice" in (q.get_attribute("class") or "") and len(why_wrong) != 1:
+                problems.append(f"question {i + 1}: no explanation after a wrong choice")
+            answered += 1
+    finally:
+        context.close()
+    record(name, quiz=answered)
+    assert 3 <= answered <= 6, f"{answered} questions (a chapter asks 3 to 6)"
+    assert problems == []
+    assert visit.console_errors == [] and visit.page_errors == [], "errors while answering"
