@@ -36,6 +36,7 @@ __all__ = [
     "check_permutation",
     "check_positive_float",
     "check_real",
+    "check_same_device",
     "check_same_dtype",
     "check_state_dict_tables",
     "check_table_shape",
@@ -52,6 +53,7 @@ def check_int(name: str, value: object, *, minimum: int | None = 1) -> int:
             and value.ndim == 0
             and not (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool)
         ):
+            _check_has_value(name, value)
             value = int(value)
         else:
             raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
@@ -123,6 +125,14 @@ def check_bool(name: str, value: object) -> bool:
     return bool(value)
 
 
+def _check_has_value(name: str, value: Tensor) -> None:
+    if value.device.type == "meta":
+        raise TypeError(
+            f"{name} must be a number or a tensor with a value, got a 0-d tensor on the meta "
+            "device (it has a shape but no value)"
+        )
+
+
 def check_real(
     name: str,
     value: object,
@@ -140,6 +150,7 @@ def check_real(
     if isinstance(value, Tensor) and value.ndim == 0 and value.dtype != torch.bool:
         if value.is_complex():
             raise TypeError(f"{name} must be a real number, got a complex tensor {value!r}")
+        _check_has_value(name, value)
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
@@ -182,7 +193,8 @@ def check_tensor(name: str, value: object, *, ndim: int | None = None) -> Tensor
     if not isinstance(value, Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
     if ndim is not None and value.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(value.shape)}")
+        dims = "dimension" if ndim == 1 else "dimensions"
+        raise ValueError(f"{name} must have {ndim} {dims}, got shape {tuple(value.shape)}")
     return value
 
 
@@ -210,6 +222,20 @@ def check_same_dtype(**tensors: Tensor | None) -> torch.dtype | None:
         each = ", ".join(f"{name} {t.dtype}" for name, t in given.items())
         raise TypeError(f"{', '.join(given)} must have one dtype, got {each}")
     return dtypes.pop() if dtypes else None
+
+
+def check_same_device(**tensors: Tensor | None) -> torch.device | None:
+    """Return the one device of the given tensors (``None`` values skipped), or refuse a mix.
+
+    Called with keywords so the message names each argument:
+    ``check_same_device(q=q, k=k, mask=mask)``.
+    """
+    given = {name: check_tensor(name, t) for name, t in tensors.items() if t is not None}
+    devices = {t.device for t in given.values()}
+    if len(devices) > 1:
+        each = ", ".join(f"{name} on {t.device}" for name, t in given.items())
+        raise ValueError(f"{', '.join(given)} must be on one device, got {each}")
+    return devices.pop() if devices else None
 
 
 def check_finite(name: str, tensor: Tensor) -> Tensor:
@@ -347,7 +373,7 @@ def as_positions(
         if positions.is_complex() or positions.dtype == torch.bool:
             raise TypeError(f"{name} must hold real numbers, got dtype {positions.dtype}")
         check_finite(name, positions)
-        return positions.detach().to(torch.float64)
+        return positions.to(torch.float64)  # a graph through the positions is kept
     n = check_int(name, positions, minimum=1)
     return torch.arange(n, dtype=torch.float64, device=device)
 

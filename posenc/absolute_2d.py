@@ -114,7 +114,7 @@ def sinusoidal_encoding_2d(
     Shapes:
         ``n = height·width``: positions, ``d``: channels.
 
-    Matches: seed 000 (`seeds/000_31c760cbc5450389.txt` `create_2d_absolute_sincos_pe`, defaults);
+    Matches: seed 000 (the book's source article ``000``, ``create_2d_absolute_sincos_pe``, defaults);
     He et al. (2022), facebookresearch/mae@be47fef7a727 `util/pos_embed.py`
     `get_2d_sincos_pos_embed` (``interleaved=False, row_first=False``).
     """
@@ -143,7 +143,9 @@ def sinusoidal_2d_channel_permutation(
 
     where the seed layout is ``interleaved=True, row_first=True``. The defaults give the
     permutation to MAE's layout. Every layout holds the same numbers: only the channel order
-    differs, so a model trained with one layout can use another after permuting its weights.
+    differs. A trained checkpoint still cannot switch layouts by permuting the weights of the
+    layer that reads the encoding: ViT and MAE add the encoding to the token, so that layer
+    reads ``x + PE``, and permuting its weights would scramble ``x`` too.
 
     Args:
         dim: ``d``, total channels (a multiple of 4).
@@ -312,8 +314,10 @@ def resample_positional_embedding(
         P \\in \\mathbb{R}^{h \\times w \\times d}
 
     Each channel is treated as an ``h × w`` image and resized with ``F.interpolate``
-    (``align_corners=False``). With the defaults this is MAE's ``interpolate_pos_embed`` (and
-    what ViT fine-tuning at a higher resolution does). Rows of prefix tokens (a class token) are
+    (``align_corners=False``). With the defaults this is MAE's ``interpolate_pos_embed``; with
+    ``antialias=True`` it is timm's ``resample_abs_pos_embed`` at timm's defaults (bicubic,
+    ``antialias=True``). ViT's own code resizes differently (``scipy.ndimage.zoom`` with
+    ``order=1``: linear, corner cells aligned). Rows of prefix tokens (a class token) are
     kept unchanged in front when ``num_prefix_tokens > 0``.
 
     Args:
@@ -321,7 +325,8 @@ def resample_positional_embedding(
         old_size: ``h`` or ``(h, w)`` of the table's grid.
         new_size: ``h'`` or ``(h', w')`` of the wanted grid.
         mode: ``"bicubic"`` (MAE, timm), ``"bilinear"`` or ``"nearest"``.
-        antialias: low-pass filter when shrinking (``False`` reproduces MAE).
+        antialias: PyTorch's antialiased path (``False`` reproduces MAE, ``True`` timm's
+            default); for bicubic it is PIL's ``a = −0.5`` filter even when enlarging.
         num_prefix_tokens: leading rows that are not grid positions (copied unchanged).
 
     Returns:

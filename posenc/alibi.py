@@ -22,8 +22,9 @@ and :class:`posenc.rotary.RotaryEmbedding` use the same alignment.
 from __future__ import annotations
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
+from ._buffers import FixedTables
 from ._checks import check_bool, check_floating_dtype, check_int, check_real
 from .attention import query_key_positions
 
@@ -214,7 +215,7 @@ def alibi_span(num_heads: int, n: int, *, mass: float = 0.9, device: Device = No
     return count.clamp(max=n)
 
 
-class ALiBiBias(nn.Module):
+class ALiBiBias(FixedTables):
     """ALiBi's fixed attention bias as a module: ``forward(n_q, n_k) -> [h, n_q, n_k]``.
 
     .. math::
@@ -246,6 +247,10 @@ class ALiBiBias(nn.Module):
         self.num_heads = check_int("num_heads", num_heads)
         self.causal = check_bool("causal", causal)
         self.register_buffer("slopes", alibi_slopes(num_heads).to(torch.float32), persistent=False)
+
+    def reset_buffers(self) -> None:
+        """Rebuild the slopes in place (after ``to_empty``; ``load_state_dict`` calls it)."""
+        self.slopes = alibi_slopes(self.num_heads, device=self.slopes.device).to(self.slopes.dtype)
 
     def forward(
         self, n_q: int, n_k: int | None = None, *, query_offset: int | None = None

@@ -15,6 +15,7 @@ from ._checks import (
     check_heads,
     check_int,
     check_mask,
+    check_same_device,
     check_same_dtype,
 )
 
@@ -72,6 +73,7 @@ def attention_weights(
     if mask is not None:
         check_mask("mask", mask, scores)
     check_same_dtype(q=q, k=k, bias=bias)
+    check_same_device(q=q, k=k, bias=bias, mask=mask)
     logits = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [..., n_q, n_k]
     if bias is not None:
         logits = logits + bias
@@ -160,6 +162,7 @@ def dot_product_attention(
             f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
         )
     check_same_dtype(q=q, k=k, v=v)
+    check_same_device(q=q, k=k, v=v)
     batch = broadcast_shape(tuple(q.shape[:-2]), tuple(k.shape[:-2]))
     if batch is not None and broadcast_shape(batch, tuple(v.shape[:-2])) is None:
         raise ValueError(
@@ -261,6 +264,8 @@ class SelfAttention(nn.Module):
         q, k, v = qkv.unbind(0)  # [b, h, n, d/h] each
         if self.rotary is not None:
             q, k = self.rotary(q, k)  # [b, h, n, d/h] each, rotated by position
+        if bias is not None:  # under torch.autocast, q may come out in a lower precision
+            bias = bias.to(q.dtype)
         weights = attention_weights(q, k, bias=bias, mask=mask)  # [b, h, n, n]
         z = (weights @ v).transpose(1, 2).reshape(b, n, d)  # [b, n, d]
         y = self.out(z)  # [b, n, d]

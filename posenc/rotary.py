@@ -27,8 +27,9 @@ Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoida
 from __future__ import annotations
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
+from ._buffers import FixedTables
 from ._checks import (
     broadcast_shape,
     check_base,
@@ -68,7 +69,7 @@ def _rotary_positions(name: str, positions: object, device: Device = None) -> Te
         if positions.is_complex() or positions.dtype == torch.bool:
             raise TypeError(f"{name} must hold real numbers, got dtype {positions.dtype}")
         check_finite(name, positions)
-        return positions.detach().to(torch.float64)
+        return positions.to(torch.float64)  # a graph through the positions is kept
     n = check_int(name, positions)
     return torch.arange(n, dtype=torch.float64, device=device)
 
@@ -460,7 +461,7 @@ def rotary_permutation(dim: int, *, num_heads: int = 1, device: Device = None) -
     return (torch.arange(num_heads, device=device)[:, None] * dim + one).flatten()  # [h*d]
 
 
-class RotaryEmbedding(nn.Module):
+class RotaryEmbedding(FixedTables):
     """Rotate queries and keys by their positions (RoPE), with cached cosine and sine tables.
 
     .. math::
@@ -507,7 +508,12 @@ class RotaryEmbedding(nn.Module):
         max_positions = check_int("max_positions", max_positions)
         self.register_buffer("cos_cached", torch.empty(0), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
+        self._precomputed = max_positions  # a cache size, not a limit
         self._build(max_positions, torch.float32, self.cos_cached.device)  # the default device
+
+    def reset_buffers(self) -> None:
+        """Rebuild the cos/sin cache in place (after ``to_empty``; ``load_state_dict`` calls it)."""
+        self._build(self._precomputed, self._cached_dtype, self.cos_cached.device)
 
     def _build(self, length: int, dtype: torch.dtype, device: torch.device) -> None:
         cos, sin = rotary_cos_sin(

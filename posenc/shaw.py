@@ -440,7 +440,11 @@ def _shaw_block(
     t_lo = -max_k - left
     b, _, width = wide.shape
     position = wide.as_strided(
-        (b, c, n_k), (c * width, width - 1, 1), wide.storage_offset() - first_row - t_lo
+        # ``wide`` is a fresh ``cat``: its storage starts at offset 0 (a constant keeps
+        # torch.compile's graph whole)
+        (b, c, n_k),
+        (c * width, width - 1, 1),
+        -first_row - t_lo,
     )  # [B, c, n_k]: q_i·w^K_{clip(j−i)+k}
     scale = 1.0 / math.sqrt(d)
     logits = torch.baddbmm(position, q, k.transpose(1, 2), beta=scale, alpha=scale)  # [B, c, n_k]
@@ -494,7 +498,7 @@ class ShawRelativeMultiheadAttention(nn.Module):
         dim: ``d``, the model width.
         num_heads: ``h`` (must divide ``dim``).
         max_relative_position: ``k``, the clipping distance.
-        bias: whether the projections have biases.
+        qkv_bias: whether the projections have biases (``WindowAttention``'s name).
 
     .. math::
 
@@ -514,7 +518,7 @@ class ShawRelativeMultiheadAttention(nn.Module):
     """
 
     def __init__(
-        self, dim: int, num_heads: int, max_relative_position: int, *, bias: bool = True
+        self, dim: int, num_heads: int, max_relative_position: int, *, qkv_bias: bool = True
     ) -> None:
         super().__init__()
         self.dim = check_int("dim", dim)
@@ -523,19 +527,26 @@ class ShawRelativeMultiheadAttention(nn.Module):
         self.max_relative_position = check_int(
             "max_relative_position", max_relative_position, minimum=0
         )
-        bias = check_bool("bias", bias)
-        self.q_proj = nn.Linear(dim, dim, bias=bias)
-        self.k_proj = nn.Linear(dim, dim, bias=bias)
-        self.v_proj = nn.Linear(dim, dim, bias=bias)
-        self.out_proj = nn.Linear(dim, dim, bias=bias)
+        qkv_bias = check_bool("qkv_bias", qkv_bias)
+        self.q_proj = nn.Linear(dim, dim, bias=qkv_bias)
+        self.k_proj = nn.Linear(dim, dim, bias=qkv_bias)
+        self.v_proj = nn.Linear(dim, dim, bias=qkv_bias)
+        self.out_proj = nn.Linear(dim, dim, bias=qkv_bias)
         self.rel_k = nn.Parameter(torch.empty(2 * self.max_relative_position + 1, head_dim))
         self.rel_v = nn.Parameter(torch.empty(2 * self.max_relative_position + 1, head_dim))
         nn.init.trunc_normal_(self.rel_k, std=0.02)
         nn.init.trunc_normal_(self.rel_v, std=0.02)
 
+    def extra_repr(self) -> str:
+        return (
+            f"dim={self.dim}, num_heads={self.num_heads}, "
+            f"max_relative_position={self.max_relative_position}"
+        )
+
     def _heads(self, t: Tensor) -> Tensor:
         b, n, _ = t.shape
-        return t.reshape(b, n, self.num_heads, -1).transpose(1, 2)  # [b, h, n, d/h]
+        heads, width = self.num_heads, self.dim // self.num_heads
+        return t.reshape(b, n, heads, width).transpose(1, 2)  # [b, h, n, d/h]
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):  # type: ignore[no-untyped-def]
         check_state_dict_tables(self, state_dict, prefix)
@@ -559,9 +570,13 @@ class ShawRelativeMultiheadAttention(nn.Module):
         if mask is not None:
             shape = (x.shape[0], self.num_heads, x.shape[1], context.shape[1])
             check_mask("mask", mask, shape)  # [b, h, n_q, n_k] at most
+        if x.shape[1] == 0:  # no queries: an empty result, as plain attention gives
+            return self.out_proj(x)  # [b, 0, d]
         q = self._heads(self.q_proj(x))  # [b, h, n_q, d/h]
         k = self._heads(self.k_proj(context))  # [b, h, n_k, d/h]
         v = self._heads(self.v_proj(context))  # [b, h, n_k, d/h]
-        z = shaw_attention(q, k, v, self.rel_k, self.rel_v, mask=mask)  # [b, h, n_q, d/h]
+        # under torch.autocast the projections may come out in a lower precision: follow them
+        rel_k, rel_v = self.rel_k.to(q.dtype), self.rel_v.to(q.dtype)  # [2k+1, d/h] each
+        z = shaw_attention(q, k, v, rel_k, rel_v, mask=mask)  # [b, h, n_q, d/h]
         b, _, n_q, _ = z.shape
         return self.out_proj(z.transpose(1, 2).reshape(b, n_q, self.dim))  # [b, n_q, d]

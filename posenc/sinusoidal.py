@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
+from ._buffers import FixedTables
 from ._checks import (
     as_positions,
     check_base,
@@ -260,12 +261,17 @@ def binary_digits(positions: int | Tensor, n_bits: int, *, device: Device = None
     return ((p[:, None] >> bits[None, :]) & 1).to(torch.float32)  # [n, n_bits]
 
 
-class SinusoidalPositionalEncoding(nn.Module):
+class SinusoidalPositionalEncoding(FixedTables):
     """Add the fixed sinusoidal encoding to a batch of sequences.
 
-    ``forward(x)`` returns ``x + PE[:n]``. A table for ``max_positions`` positions is kept as a
-    non-persistent buffer; longer inputs are encoded on the fly, since the formula has no
-    upper limit (unlike a learned table).
+    .. math::
+
+        y_{b,p} = x_{b,p} + PE(p), \\qquad p = 0, \\dots, n - 1,
+
+    with :math:`PE` from :func:`sinusoidal_encoding`. A table for ``max_positions`` positions is
+    kept as a non-persistent buffer; longer inputs (and float64 inputs, for which the stored
+    table is too coarse) are encoded on the fly, since the formula has no upper limit (unlike
+    a learned table).
 
     Args:
         dim: ``d``, the model width (even).
@@ -275,29 +281,50 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     Shapes:
         ``x``: ``[b, n, d]`` → ``[b, n, d]``.
+
+    Matches: Vaswani et al. (2017) §3.5 (added to the scaled embeddings);
+    harvardnlp/annotated-transformer@0a91a254735c `the_annotated_transformer.py`
+    ``PositionalEncoding`` (without its dropout).
     """
 
     encoding: Tensor
 
     def __init__(
-        self, dim: int, max_positions: int = 512, *, base: float = 10000.0, interleaved: bool = True
+        self, dim: int, *, max_positions: int = 512, base: float = 10000.0, interleaved: bool = True
     ) -> None:
         super().__init__()
         self.dim = check_even("dim", dim)
         self.base = check_base("base", base)
         self.interleaved = check_bool("interleaved", interleaved)
-        max_positions = check_int("max_positions", max_positions)
-        table = sinusoidal_encoding(max_positions, dim, base=base, interleaved=interleaved)
+        self._precomputed = check_int("max_positions", max_positions)
+        table = sinusoidal_encoding(self._precomputed, dim, base=base, interleaved=interleaved)
         self.register_buffer("encoding", table, persistent=False)  # [max_positions, d]
+
+    def extra_repr(self) -> str:
+        return (
+            f"dim={self.dim}, max_positions={self._precomputed}, base={self.base}, "
+            f"interleaved={self.interleaved}"
+        )
+
+    def reset_buffers(self) -> None:
+        """Rebuild the table in place (after ``to_empty``; ``load_state_dict`` calls it)."""
+        self.encoding = sinusoidal_encoding(
+            self._precomputed,
+            self.dim,
+            base=self.base,
+            interleaved=self.interleaved,
+            dtype=self.encoding.dtype,
+            device=self.encoding.device,
+        )  # [max_positions, d]
 
     def forward(self, x: Tensor) -> Tensor:
         check_float_tensor("x", x, ndim=3)
         n, d = x.shape[-2:]
         if d != self.dim:
             raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
-        if n <= self.encoding.shape[0]:
+        if n <= self.encoding.shape[0] and x.dtype != torch.float64:
             table = self.encoding[:n]  # [n, d]
-        else:
+        else:  # longer than the table, or float64: the stored table is rounded to its dtype
             table = sinusoidal_encoding(
                 n, d, base=self.base, interleaved=self.interleaved, device=x.device
             )  # [n, d]

@@ -307,4 +307,7 @@ class T5RelativePositionBias(nn.Module):
         return self.relative_attention_bias(index).permute(2, 0, 1)  # [h, n_q, n_k]
 
     def extra_repr(self) -> str:
-        return f"bidirectional={self.bidirectional}, max_distance={self.max_distance}"
+        return (
+            f"num_heads={self.num_heads}, bidirectional={self.bidirectional}, "
+            f"num_buckets={self.num_buckets}, max_distance={self.max_distance}"
+        )

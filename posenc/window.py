@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor, nn
 
+from ._buffers import FixedTables
 from ._checks import (
     check_bool,
     check_float_tensor,
@@ -121,8 +122,10 @@ def relative_offsets(
             outside the query window's extent (its difference would have no row in the table).
 
     Matches: the ``relative_coords`` (before the shift) of microsoft/Swin-Transformer@9cd3dbd4a60f
-    `models/swin_transformer.py` ``WindowAttention``, Video Swin ``WindowAttention3D`` and
-    llmpass/RSTT@90c5bdbc9b5d `models/layers.py` ``WindowAttention3D``.
+    `models/swin_transformer.py` ``WindowAttention``, Video Swin ``WindowAttention3D``
+    (SwinTransformer/Video-Swin-Transformer `mmaction/models/backbones/swin_transformer.py`, read at
+    the identical fork kiyoon/Video-Swin-Transformer@eeca5b9d5c45) and llmpass/RSTT@90c5bdbc9b5d
+    `models/layers.py` ``WindowAttention3D``.
     """
     q_shape = _shape("query_shape", query_shape)
     k_shape = q_shape if key_shape is None else _shape("key_shape", key_shape)
@@ -187,8 +190,10 @@ def relative_position_index(
             outside the query window's extent (its difference would have no row in the table).
 
     Matches: microsoft/Swin-Transformer@9cd3dbd4a60f ``WindowAttention``; Video Swin
-    ``WindowAttention3D``; llmpass/RSTT@90c5bdbc9b5d ``WindowAttention3D``; timm 1.0.31
-    `timm/layers/pos_embed_rel.py` ``gen_relative_position_index``.
+    ``WindowAttention3D`` (SwinTransformer/Video-Swin-Transformer
+    `mmaction/models/backbones/swin_transformer.py`, read at the identical fork
+    kiyoon/Video-Swin-Transformer@eeca5b9d5c45); llmpass/RSTT@90c5bdbc9b5d ``WindowAttention3D``;
+    timm 1.0.31 `timm/layers/pos_embed_rel.py` ``gen_relative_position_index``.
     """
     q_shape = _shape("query_shape", query_shape)
     diff = relative_offsets(q_shape, key_shape, key_step=key_step)  # [N_q, N_k, rank]
@@ -355,7 +360,8 @@ def rstt_key_frames(query_frames: int, key_frames: int) -> list[int]:
         ValueError: ``D_2 > D_1 + 1``, where RSTT's step ``(D_1 + 1) // D_2`` is 0.
 
     Matches: Geng et al. (2022), llmpass/RSTT@90c5bdbc9b5d `models/layers.py`
-    ``WindowAttention3D.__init__`` (``coords_d_kv``); seeds 003/004.
+    ``WindowAttention3D.__init__`` (``coords_d_kv``), which the book's source articles 003 and 004
+    quote.
     """
     d1 = check_int("query_frames", query_frames)
     d2 = check_int("key_frames", key_frames)
@@ -398,7 +404,7 @@ def spread_key_step(query_frames: int, key_frames: int) -> int:
     return (d1 - 1) // (d2 - 1) if d2 > 1 else 1
 
 
-class SwinRelativePositionBias(nn.Module):
+class SwinRelativePositionBias(FixedTables):
     """A learned bias per head for each coordinate difference in a window (Swin's B).
 
     .. math::
@@ -421,6 +427,11 @@ class SwinRelativePositionBias(nn.Module):
 
     Shapes:
         ``forward() -> [h, N_q, N_k]``.
+
+    Matches: microsoft/Swin-Transformer@9cd3dbd4a60f `models/swin_transformer.py`
+    ``WindowAttention`` (``relative_position_bias_table``, ``relative_position_index``); in 3-D,
+    Video Swin's ``WindowAttention3D`` and llmpass/RSTT@90c5bdbc9b5d `models/layers.py`
+    ``WindowAttention3D``.
     """
 
     relative_position_index: Tensor
@@ -435,6 +446,7 @@ class SwinRelativePositionBias(nn.Module):
     ) -> None:
         super().__init__()
         self.query_shape = _shape("query_shape", query_shape)
+        self._index_args = (key_shape, key_step)
         index = relative_position_index(
             self.query_shape, key_shape, key_step=key_step
         )  # [N_q, N_k]
@@ -444,6 +456,20 @@ class SwinRelativePositionBias(nn.Module):
         )
         nn.init.trunc_normal_(self.relative_position_bias_table, std=0.02)
         self.register_buffer("relative_position_index", index, persistent=False)
+
+    def extra_repr(self) -> str:
+        key_shape, key_step = self._index_args
+        extra = "" if key_shape is None else f", key_shape={tuple(key_shape)}"
+        extra += "" if key_step is None else f", key_step={tuple(key_step)}"
+        return f"query_shape={self.query_shape}, num_heads={self.num_heads}{extra}"
+
+    def reset_buffers(self) -> None:
+        """Rebuild the index in place (after ``to_empty``; ``load_state_dict`` calls it)."""
+        key_shape, key_step = self._index_args
+        device = self.relative_position_index.device
+        self.relative_position_index = relative_position_index(
+            self.query_shape, key_shape, key_step=key_step
+        ).to(device)  # [N_q, N_k]
 
     def forward(self) -> Tensor:
         n_q, n_k = self.relative_position_index.shape
@@ -646,7 +672,7 @@ class WindowAttention(nn.Module):
         q, k, v = (
             self.qkv(x).reshape(bn, n, 3, h, d // h).permute(2, 0, 3, 1, 4)
         )  # [bn, h, n, d/h] each
-        bias = self.relative_position()  # [h, n, n]
+        bias = self.relative_position().to(q.dtype)  # [h, n, n]; q may be lower under autocast
         if mask is None:
             weights = attention_weights(q, k, bias=bias)  # [bn, h, n, n]
         else:

@@ -448,3 +448,22 @@ def test_functions_and_module_on_the_meta_device():
     )
     assert y.device == meta and y.shape == (2, 6, 8)
     assert w.device == meta and w.shape == (2, 2, 6, 6)
+
+
+def test_inputs_on_two_devices_are_refused_by_name():
+    q, k, v = torch.zeros(2, 3, 4), torch.zeros(2, 5, 4, device="meta"), torch.zeros(2, 5, 6)
+    with pytest.raises(ValueError, match=r"^q, k must be on one device, got q on cpu, k on meta"):
+        attention_weights(q, k)
+    with pytest.raises(ValueError, match=r"must be on one device, .*mask on meta"):
+        attention_weights(q, q, mask=torch.ones(3, 3, dtype=torch.bool, device="meta"))
+    with pytest.raises(ValueError, match=r"^q, k, v must be on one device"):
+        dot_product_attention(q, torch.zeros(2, 5, 4), v.to("meta"))
+
+
+def test_self_attention_follows_autocast():
+    layer = SelfAttention(8, 2)
+    x = torch.randn(2, 5, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = layer(x, bias=torch.zeros(2, 5, 5))
+    assert y.dtype == torch.bfloat16
+    torch.testing.assert_close(y.float(), layer(x), atol=5e-2, rtol=5e-2)

@@ -130,7 +130,7 @@ def test_as_positions():
     )
     p = as_positions("positions", torch.tensor([-1.5, 2.25], dtype=torch.float32))
     assert p.dtype == torch.float64 and p.tolist() == [-1.5, 2.25]
-    with pytest.raises(ValueError, match=r"positions must have 1 dimensions"):
+    with pytest.raises(ValueError, match=r"positions must have 1 dimension"):
         as_positions("positions", torch.zeros(2, 2))
     with pytest.raises(ValueError, match=r"positions must be positive"):
         as_positions("positions", 0)
@@ -185,7 +185,7 @@ def test_check_permutation_accepts_sequences_arrays_and_tensors():
         ([0, -1], None, ValueError, r"^perm\[1\] must be >= 0, got -1$"),
         ([0, 1.0], None, TypeError, r"^perm\[1\] must be an integer"),
         (torch.tensor([0.0, 1.0]), None, TypeError, r"^perm must hold integers"),
-        (torch.zeros(2, 2, dtype=torch.long), None, ValueError, r"^perm must have 1 dimensions"),
+        (torch.zeros(2, 2, dtype=torch.long), None, ValueError, r"^perm must have 1 dimension"),
         ("012", None, TypeError, r"^perm must be a sequence of ints"),
         (3, None, TypeError, r"^perm must be a sequence of ints"),
     ],
@@ -505,3 +505,10 @@ def test_check_values_pair_choice_and_defaults():
     assert check_defaults(None) == {} and check_defaults({"dim": 4}) == {"dim": 4}
     with pytest.raises(TypeError, match="defaults must be a mapping"):
         check_defaults([("dim", 4)])
+
+
+def test_meta_scalars_are_refused_by_name():
+    with pytest.raises(TypeError, match="n must be a number or a tensor with a value"):
+        check_int("n", torch.tensor(4, device="meta"))
+    with pytest.raises(TypeError, match="base must be a number or a tensor with a value"):
+        check_real("base", torch.tensor(100.0, device="meta"))

@@ -103,7 +103,9 @@ CASES: dict[str, list[Case]] = {
         lambda dev: P.sinusoidal_dot_product(on(dev, torch.arange(-3.0, 4.0)), 8)
     ],
     "SinusoidalPositionalEncoding": [
-        lambda dev: on(dev, P.SinusoidalPositionalEncoding(8, 16))(on(dev, randn(2, 5, 8)))
+        lambda dev: on(dev, P.SinusoidalPositionalEncoding(8, max_positions=16))(
+            on(dev, randn(2, 5, 8))
+        )
     ],
     "LearnedPositionalEmbedding": [
         lambda dev: on(dev, seeded(lambda: P.LearnedPositionalEmbedding(16, 8)))(

@@ -53,21 +53,21 @@ def test_a_well_formed_file_loads(tmp_path):
         (GOOD_CHOICE.replace("type: choice", "type: essay"), "'type' must be 'choice' or 'number'"),
         (GOOD_CHOICE.replace("id: a", "id: ''"), "'id' must be a new non-empty string"),
         (
-            "questions:\n  - {id: n, type: number, question: How many?, answer: .nan, why: x}",
+            "questions:\n  - {id: n, type: number, question: How many, answer: .nan, why: x}",
             "'answer' must be finite",
         ),
         (
             (
-                "questions:\n  - {id: n, type: number, question: How many?, answer: 3, tolerance: -1,"
+                "questions:\n  - {id: n, type: number, question: How many, answer: 3, tolerance: -1,"
                 " why: x}"
             ),
             "'tolerance' must be >= 0",
         ),
         (
-            "questions:\n  - {id: n, type: number, question: How many?, answer: true, why: x}",
+            "questions:\n  - {id: n, type: number, question: How many, answer: true, why: x}",
             "'answer' must be a number",
         ),
-        ("questions:\n  - {id: n, type: number, question: How many?, answer: 3}", "'why' must be"),
+        ("questions:\n  - {id: n, type: number, question: How many, answer: 3}", "'why' must be"),
     ],
 )
 def test_a_broken_file_is_refused_with_the_question_named(tmp_path, text, match):

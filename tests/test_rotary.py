@@ -363,7 +363,7 @@ def test_offset_logits_broadcast_and_errors():
         TypeError, match="^q must be a floating-point tensor, got dtype torch.int64"
     ):
         rotary_offset_logits(torch.ones(4, dtype=torch.long), randn(4), 3)
-    with pytest.raises(ValueError, match="offsets must have 1 dimensions"):
+    with pytest.raises(ValueError, match="offsets must have 1 dimension"):
         rotary_offset_logits(randn(4), randn(4), torch.zeros(2, 2))
     with pytest.raises(ValueError, match="offsets must be positive"):
         rotary_offset_logits(randn(4), randn(4), 0)

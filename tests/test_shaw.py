@@ -448,8 +448,8 @@ def test_masks_that_do_not_broadcast_name_both_shapes(fn):
 
 
 def test_module_arguments_are_strict():
-    with pytest.raises(TypeError, match=r"bias must be a bool"):
-        ShawRelativeMultiheadAttention(8, 2, 2, bias="False")
+    with pytest.raises(TypeError, match=r"qkv_bias must be a bool"):
+        ShawRelativeMultiheadAttention(8, 2, 2, qkv_bias="False")
     with pytest.raises(TypeError, match=r"max_relative_position must be an integer"):
         ShawRelativeMultiheadAttention(8, 2, True)
     with pytest.raises(TypeError, match=r"dim must be an integer"):
@@ -520,3 +520,13 @@ def test_long_rows_in_bfloat16_keep_their_bucket_mass(strategy):
     got = shaw_attention(q, kk, v, rk, rv, strategy=strategy).double()  # [1, n, d]
     ref = shaw_attention_reference(*(t.double() for t in (q, kk, v, rk, rv)))
     torch.testing.assert_close(got, ref, rtol=2e-2, atol=2e-3)
+
+
+def test_module_follows_autocast_and_takes_an_empty_sequence():
+    layer = ShawRelativeMultiheadAttention(8, 2, 2)
+    x = torch.randn(2, 5, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = layer(x)
+    assert y.dtype == torch.bfloat16
+    torch.testing.assert_close(y.float(), layer(x), atol=5e-2, rtol=5e-2)
+    assert layer(torch.randn(2, 0, 8)).shape == (2, 0, 8)

@@ -381,3 +381,10 @@ def test_module_on_the_meta_device():
     for n in (3, 9):  # from the table, and encoded on the fly
         y = mod(torch.empty(2, n, 8, device=META))
         assert y.device == META and y.shape == (2, n, 8)
+
+
+def test_positions_that_require_grad_keep_their_graph():
+    """d/dp sin(p·ω_0) = cos(p) for the fastest pair (ω_0 = 1): the graph is not cut."""
+    p = torch.tensor([0.0, 0.5, 2.0, 7.0], dtype=torch.float64, requires_grad=True)
+    sinusoidal_encoding(p, 8, dtype=torch.float64)[:, 0].sum().backward()
+    torch.testing.assert_close(p.grad, torch.cos(p.detach()))

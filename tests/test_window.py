@@ -739,3 +739,12 @@ def test_window_modules_keep_the_meta_device():
     assert out.device.type == "meta" and out.shape == (8, 4, 8)
     bias = SwinRelativePositionBias((2, 3), 2).to("meta")()
     assert bias.device.type == "meta" and bias.shape == (2, 6, 6)
+
+
+def test_window_attention_follows_autocast():
+    layer = WindowAttention(8, (2, 3), 2)
+    x = torch.randn(3, 6, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = layer(x)
+    assert y.dtype == torch.bfloat16
+    torch.testing.assert_close(y.float(), layer(x), atol=5e-2, rtol=5e-2)

@@ -436,8 +436,9 @@ def resampling_figure(
     (:func:`~posenc.absolute_2d.stretched_sincos_encoding_2d`), all on one colour scale, and
     the error on its own scale.
     Bottom left: RMS error of each sin/cos pair against its frequency for MAE's bicubic
-    (Keys ``a = −0.75``), ``antialias=True`` (PIL's ``a = −0.5``) and bilinear. Bottom right:
-    where the error of the slow channels (``ω < 0.1``) sits on the grid, for both bicubics.
+    (Keys ``a = −0.75``), ``antialias=True`` (PIL's ``a = −0.5``, timm's default) and
+    bilinear. Bottom right: where the error of the slow channels (``ω < 0.1``) sits on the
+    grid, for both bicubics.
 
     Args:
         old_size: ``h``, side of the trained grid.
@@ -461,7 +462,7 @@ def resampling_figure(
     exact = stretched_sincos_encoding_2d(old_size, new_size, dim, base=base).double()  # [n', d]
     filters = {
         "bicubic a=−0.75 (MAE, antialias=False)": {"mode": "bicubic"},
-        "bicubic a=−0.5 (antialias=True)": {"mode": "bicubic", "antialias": True},
+        "bicubic a=−0.5 (timm, antialias=True)": {"mode": "bicubic", "antialias": True},
         "bilinear": {"mode": "bilinear"},
     }
     errors = {
@@ -505,7 +506,7 @@ def resampling_figure(
         resampling_error_map(e, base=base, max_frequency=0.1) for e in errors.values()
     ]  # each [h', h']
     top_value = float(max(m.max() for m in maps[:2]))
-    panels = ((map_a, maps[0], "a=−0.75 (MAE)"), (map_b, maps[1], "a=−0.5 (antialias)"))
+    panels = ((map_a, maps[0], "a=−0.75 (MAE)"), (map_b, maps[1], "a=−0.5 (timm)"))
     for ax, m, title in panels:
         im = _image(ax, m, vmin=0.0, vmax=top_value, cmap=SEQUENTIAL)
         ax.set_title(f"slow channels (ω < 0.1)\n{title}", fontsize=9)
