@@ -3,9 +3,13 @@ tensors it counts; the timing run's shape and its argument checks."""
 
 from __future__ import annotations
 
+import weakref
+
 import pytest
 import torch
 from references import t2t_relative_positions_matrix
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 import posenc.shaw
 from posenc.demos.shaw import shaw_attention_timings, shaw_intermediate_bytes
@@ -17,10 +21,10 @@ def test_intermediate_bytes_golden_values():
     assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
     assert got["attention"] == 2048 * 2048 * 4
     c = 2**18 // 2048  # query rows per block in shaw_attention
-    assert got["posenc"] == (c * (c + 2048 + 31) + c * 2048 + 2 * c * 33) * 4
+    assert got["posenc"] == (c * (c + 2048 + 31) + 3 * c * 2048 + 2 * c * 33) * 4
     assert (
         shaw_intermediate_bytes(64, 8, 2)["posenc"]
-        == (64 * (64 + 64 + 3) + 64 * 64 + 2 * 64 * 5) * 4
+        == (64 * (64 + 64 + 3) + 3 * 64 * 64 + 2 * 64 * 5) * 4
     )
     # the naive count is the size of the two gathered tables for a small case
     n, d, k = 7, 3, 2
@@ -37,9 +41,51 @@ def test_intermediate_bytes_follows_the_block_size_of_shaw_attention(monkeypatch
     monkeypatch.setattr("posenc.demos.shaw._BLOCK_ELEMENTS", 64)
     c = 64 // 16  # rows per block at n = 16
     assert (
-        shaw_intermediate_bytes(16, 4, 1)["posenc"] == (c * (c + 16 + 1) + c * 16 + 2 * c * 3) * 4
+        shaw_intermediate_bytes(16, 4, 1)["posenc"]
+        == (c * (c + 16 + 1) + 3 * c * 16 + 2 * c * 3) * 4
     )
     assert posenc.shaw._BLOCK_ELEMENTS == 2**18  # the library's constant is untouched
+
+
+class _LiveBytes(TorchDispatchMode):
+    """The peak of the bytes held by the tensors that ops create while the mode is active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live: dict[int, int] = {}
+        self.current = self.peak = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        out = func(*args, **(kwargs or {}))
+        for t in tree_flatten(out)[0]:
+            if isinstance(t, torch.Tensor):
+                storage = t.untyped_storage()
+                key = storage.data_ptr()
+                if key in self.live or storage.nbytes() == 0:
+                    continue  # a view of a tensor already counted
+                self.live[key] = storage.nbytes()
+                self.current += storage.nbytes()
+                self.peak = max(self.peak, self.current)
+                weakref.finalize(t, self._free, key)
+        return out
+
+    def _free(self, key: int) -> None:
+        self.current -= self.live.pop(key, 0)
+
+
+@pytest.mark.parametrize("n", [512, 2048])
+def test_intermediate_bytes_match_what_shaw_attention_keeps_alive(n):
+    # An independent count: follow every tensor that one call creates, and when it dies.
+    d, k = 64, 16
+    g = torch.Generator().manual_seed(0)
+    q, kk, v = (torch.randn(n, d, generator=g) for _ in range(3))
+    rel_k, rel_v = torch.randn(2, 2 * k + 1, d, generator=g)
+    tracker = _LiveBytes()
+    with torch.no_grad(), tracker:
+        posenc.shaw.shaw_attention(q, kk, v, rel_k, rel_v, strategy="blocked")
+    outputs = 2 * n * d * 4  # the blocks' outputs and their concatenation, not counted
+    expected = shaw_intermediate_bytes(n, d, k)["posenc"]
+    assert abs(tracker.peak - outputs - expected) <= 0.05 * expected
 
 
 def test_intermediate_bytes_arguments_are_checked():

@@ -29,7 +29,7 @@ def shaw_intermediate_bytes(
     .. math::
 
         \\text{naive} = 2n^2d\\,s, \\qquad
-        \\text{posenc} = \\big(c(c + n + 2k - 1) + cn + 2c(2k+1)\\big)\\,s, \\qquad
+        \\text{posenc} = \\big(c(c + n + 2k - 1) + 3cn + 2c(2k+1)\\big)\\,s, \\qquad
         \\text{attention} = n^2 s
 
     with ``s`` the element size and ``c`` the query rows per block:
@@ -38,9 +38,11 @@ def shaw_intermediate_bytes(
       builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
       ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
     * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds on the CPU (its blocked path)
-      for one block of ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after another): the padded
-      key-term buffer ``c × (c + n + 2k − 1)``, the running sum ``c × n`` and the two
-      ``c × (2k+1)`` matrices;
+      for one block of ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after
+      another): the padded key-term buffer ``c × (c + n + 2k − 1)``; the block's logits, its
+      weights and their running sum, ``c × n`` each; and the two ``c × (2k+1)`` matrices
+      (``q·w^K`` and the bucket sums). With ``cn ≈ 2^18`` that is about
+      ``2^20 + c(c + 6k + 1)`` numbers. The outputs (``n × d`` in all) are not counted;
     * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
 
     Args:
@@ -55,8 +57,10 @@ def shaw_intermediate_bytes(
     Shapes:
         ``n`` positions, ``d`` channels, ``k`` clipping distance (counts only, no tensors).
 
-    Matches: Huang et al. (2019) §3.4.1 for the naive count (their 8.5 GB at ``n = 2048``,
-    ``d = 512``).
+    Matches: Huang et al. (2019) for the size of one of the two naive tensors: their 1.1 GB
+    per head at ``n = 2048``, ``d = 64`` (and 8.5 GB per layer for their 8 heads, ``d = 512``).
+    ``tests/test_demos_shaw.py`` checks the ``"posenc"`` count against the tensors that one call
+    of :func:`posenc.shaw.shaw_attention` keeps alive.
     """
     n = check_int("n", n)
     d = check_int("dim", dim)
@@ -65,7 +69,7 @@ def shaw_intermediate_bytes(
     c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
     return {
         "naive": 2 * n * n * d * size,
-        "posenc": (c * (c + n + 2 * k - 1) + c * n + 2 * c * (2 * k + 1)) * size,
+        "posenc": (c * (c + n + 2 * k - 1) + 3 * c * n + 2 * c * (2 * k + 1)) * size,
         "attention": n * n * size,
     }
 
