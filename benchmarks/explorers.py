@@ -63,11 +63,13 @@ def training_snapshots() -> Explorer:
 
 
 def length_results() -> Explorer:
-    """Chapter 10's explorer: needs the results of the length experiment (its default run)."""
+    """Chapter 10's explorer: needs the results of the length experiment (the chapter's run:
+    every encoding, one stopping rule)."""
     from posenc.toy import length_generalisation
     from posenc.widgets.experiment import length_results_explorer
 
-    return length_results_explorer(length_generalisation(progress=False))
+    rule = {"steps": 1500, "stop_loss": 0.01, "stop_window": 20}
+    return length_results_explorer(length_generalisation(progress=False, **rule))
 
 
 # explorers whose function needs data computed first

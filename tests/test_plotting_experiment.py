@@ -192,6 +192,18 @@ def test_detail_figure_shows_the_encoding_over_the_others_and_its_loss() -> None
     assert len(a) == 16
 
 
+def test_detail_figure_marks_the_stopping_rule_and_spans_the_longest_run() -> None:
+    results = synthetic_results()
+    results.losses["shaw"] = results.losses["shaw"][:12]  # stopped early
+    results.stop_loss = 0.05
+    right = encoding_detail_figure(results, "shaw", 64).axes[1]
+    threshold = [line for line in right.lines if line.get_label() not in ENCODINGS]
+    assert len(threshold) == 1 and list(threshold[0].get_ydata()) == [0.05, 0.05]
+    assert list(right.get_xticks()) == [0, 50]  # the longest run, not the chosen one
+    (shaw,) = [line for line in right.lines if line.get_label() == "shaw"]
+    assert len(shaw.get_ydata()) == 12
+
+
 def test_rotary_pair_figure_draws_each_pair_and_their_sum_by_offset() -> None:
     model = toy_model("rope", seed=0)
     tokens = torch.randint(0, 16, (5, 20), generator=torch.Generator().manual_seed(1))

@@ -375,3 +375,29 @@ def test_strict_length_generalisation_inputs(kwargs: dict, error: type, message:
 def test_without_encodings_every_toy_form_is_trained_in_the_catalogue_order() -> None:
     results = _tiny_experiment(encodings=None, steps=1, eval_lengths=(8,))
     assert results.encodings == toy_encodings()
+
+
+def test_length_generalisation_stops_every_model_by_the_same_rule_and_tables_it() -> None:
+    capped = _tiny_experiment(encodings=["shaw", "none"], steps=40)
+    threshold = sorted(capped.losses["shaw"])[10]  # shaw crosses it; the rule decides the rest
+    results = _tiny_experiment(
+        encodings=["shaw", "none"], steps=40, stop_loss=threshold, stop_window=3
+    )
+    assert results.stop_loss == threshold and results.stop_window == 3
+    for name in results.encodings:
+        losses = results.losses[name]
+        assert losses == capped.losses[name][: len(losses)]  # the same runs, cut by the rule
+        met = [s for s in range(3, 41) if max(capped.losses[name][s - 3 : s]) < threshold]
+        assert results.converged[name] == bool(met)
+        assert len(losses) == (met[0] if met else 40)
+        assert results.trained_steps()[name] == len(losses)
+        assert results.final_loss()[name] == pytest.approx(sum(losses[-3:]) / 3)
+    table, html = results.table(), results._repr_html_()
+    assert "steps" in table.splitlines()[0] and "at most 40 steps" in table
+    for name in results.encodings:
+        row = next(line for line in table.splitlines() if line.startswith(name))
+        assert (f"{len(results.losses[name])}*" in row) != results.converged[name]
+    assert "<th>steps</th>" in html and "not converged" in table
+    assert (
+        all(v is False for v in capped.converged.values()) and "trained 40 steps" in capped.table()
+    )

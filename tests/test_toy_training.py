@@ -169,3 +169,29 @@ def test_strict_adam_inputs(kwargs: dict, error: type, message: str) -> None:
 def test_strict_train_toy_inputs(kwargs: dict, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         train_toy(_learned_model(), "shift", **{"steps": 2, "length": 16, **kwargs})
+
+
+def test_stop_rule_ends_at_the_first_step_whose_last_window_losses_are_all_below() -> None:
+    def model() -> TinyTransformer:
+        torch.manual_seed(0)
+        return TinyTransformer(16, 16, 2, 1, causal=True)
+
+    full = train_toy(model(), "shift", steps=60, length=8, batch_size=8)
+    assert not full.converged and len(full.losses) == 60
+    # a threshold that the reference run crosses: the rule, transcribed over its losses
+    window = 5
+    threshold = sorted(full.losses)[30]
+    expected = next(s for s in range(window, 61) if max(full.losses[s - window : s]) < threshold)
+    stopped = train_toy(
+        model(), "shift", steps=60, length=8, batch_size=8, stop_loss=threshold, stop_window=window
+    )
+    assert stopped.converged and len(stopped.losses) == expected
+    assert stopped.losses == full.losses[:expected]  # the same run, cut short
+    never = train_toy(
+        model(), "shift", steps=10, length=8, batch_size=8, stop_loss=1e-9, stop_window=window
+    )
+    assert not never.converged and len(never.losses) == 10
+    with pytest.raises(ValueError, match="stop_loss must be"):
+        train_toy(model(), "shift", steps=1, stop_loss=0.0)
+    with pytest.raises(TypeError, match="stop_window must be an integer"):
+        train_toy(model(), "shift", steps=1, stop_loss=0.1, stop_window=2.0)  # type: ignore[arg-type]

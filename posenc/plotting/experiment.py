@@ -338,7 +338,9 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
     Left: :func:`posenc.toy.toy_position_accuracy` of ``encoding`` at ``length`` (bold) over
     the other encodings (faint, in their own colours), positions seen in training shaded,
     multiples of ``L`` dotted; for ``"none"``, the guess without order (dash-dot). Right:
-    the training loss of every encoding, ``encoding`` bold. A legend names every colour.
+    the training loss of every encoding, ``encoding`` bold (a model that met the stopping rule
+    has a shorter curve), and the rule's threshold dotted when there is one. A legend names
+    every colour.
     Drawn without a layout engine, so that an explorer can redraw it quickly.
 
     Args:
@@ -394,7 +396,9 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
     # plain labels, no minor ticks: mathtext labels would triple the drawing time
     right.yaxis.set_minor_locator(NullLocator())
     right.set_yticks([1e-4, 1e-2, 1.0], ["0.0001", "0.01", "1"])
-    right.set_xticks([0, len(results.losses[encoding])])
+    if results.stop_loss is not None:  # the threshold of the stopping rule
+        right.axhline(results.stop_loss, color="0.5", ls=":", lw=0.9, zorder=1)
+    right.set_xticks([0, max(len(losses) for losses in results.losses.values())])
     # few tick labels: drawing text is most of the time of a redraw
     if length < 2 * results.train_lengths[1]:
         left.set_xticks(range(0, length + 1, max(1, length // 4)))

@@ -27,7 +27,7 @@ from .model import TinyTransformer, ToyAttention
 from .probes import toy_position_accuracy
 from .results import LengthResults, _Progress
 from .tasks import TASKS, Task
-from .training import _length_range, train_toy
+from .training import _length_range, _stop_rule, train_toy
 
 __all__ = ["length_generalisation", "toy_model"]
 
@@ -210,6 +210,8 @@ def length_generalisation(
     num_sequences: int = 256,
     test_seed: int = 1234,
     progress: bool = True,
+    stop_loss: float | None = None,
+    stop_window: int = 20,
     **model_options: object,
 ) -> LengthResults:
     """Train one tiny model per encoding on short sequences; test each on longer ones.
@@ -231,6 +233,12 @@ def length_generalisation(
     A model that cannot run at a length (a learned table with fewer rows) gets ``nan`` there,
     not an error.
 
+    Models learn at different speeds, so a fixed number of steps compares a finished model
+    with an unfinished one. With ``stop_loss``, every model trains under the same rule
+    instead: until its last ``stop_window`` training losses all lie below ``stop_loss``
+    (:func:`train_toy`), for at most ``steps`` steps. The results record each model's steps
+    and whether it met the rule (:attr:`LengthResults.converged`), and its table shows both.
+
     Args:
         encodings: keys of :func:`posenc.catalogue.toy_encodings`, in the order to train and
             show them (built by :func:`toy_model` with ``max_positions = train_lengths[1]``
@@ -240,7 +248,9 @@ def length_generalisation(
         train_lengths: ``(n_min, n_max)``: each training batch has a length drawn from
             ``n_min..n_max``. ``L = n_max``.
         eval_lengths: the test lengths.
-        steps, batch_size, lr: as in :func:`train_toy`.
+        steps, batch_size, lr: as in :func:`train_toy`; with ``stop_loss``, ``steps`` is the cap.
+        stop_loss, stop_window: the stopping rule of :func:`train_toy`, the same for every
+            model; ``None``: train every model for ``steps`` steps.
         seed: seeds every model's initialisation (shared weights identical across named
             encodings) and the training batches.
         num_sequences, test_seed: the test sequences (as in :func:`toy_accuracy`).
@@ -292,6 +302,7 @@ def length_generalisation(
     num_sequences = check_int("num_sequences", num_sequences)
     test_seed = check_int("test_seed", test_seed, minimum=0)
     progress = check_bool("progress", progress)
+    stop = _stop_rule(stop_loss, stop_window)
 
     results = LengthResults(
         task=task,
@@ -305,6 +316,8 @@ def length_generalisation(
         chance=math.nan,
         seed=seed,
         steps=steps,
+        stop_loss=None if stop is None else stop[0],
+        stop_window=stop_window,
     )
     bar = _Progress(len(factories) * steps, "training", progress)
     try:
@@ -318,7 +331,7 @@ def length_generalisation(
             done = index * steps
 
             def tick(step: int, label: str = label, done: int = done) -> None:
-                bar.update(done + step, label, force=step == steps)
+                bar.update(done + step, f"{label} {step}", force=step == steps)
 
             start = time.perf_counter()
             run = train_toy(
@@ -331,8 +344,13 @@ def length_generalisation(
                 lr=lr,
                 seed=seed,
                 on_step=tick,
+                stop_loss=None if stop is None else stop[0],
+                stop_window=stop_window,
             )
+            if run.converged:  # the bar moves on to the next model's share
+                bar.update(done + steps, f"{label} converged at {len(run.losses)}", force=True)
             results.seconds[label] = time.perf_counter() - start
+            results.converged[label] = run.converged
             results.models[label] = model
             results.losses[label] = run.losses
             results.accuracy[label], results.position_accuracy[label] = {}, {}

@@ -35,7 +35,12 @@ class LengthResults:
         losses: ``encoding -> training loss per step``.
         models: ``encoding -> the trained model`` (in eval mode).
         chance: the accuracy of a uniform guess, ``1/V``.
-        seed, steps: as passed to :func:`length_generalisation`.
+        seed, steps: as passed to :func:`length_generalisation` (``steps``: the cap when a
+            stopping rule is set).
+        stop_loss, stop_window: the stopping rule every model trained under (``None``: none;
+            every model then trained ``steps`` steps).
+        converged: ``encoding -> whether it met the stopping rule`` (all ``False`` without
+            one); the steps it trained are ``len(losses[encoding])``.
         seconds: ``encoding -> wall-clock seconds`` of its training (varies from run to run,
             unlike everything else here).
         guess: ``length -> [n]`` expected accuracy per position of the guess that ignores
@@ -55,6 +60,9 @@ class LengthResults:
     chance: float
     seed: int
     steps: int
+    stop_loss: float | None = None
+    stop_window: int = 20
+    converged: dict[str, bool] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     guess: dict[int, Tensor] = field(default_factory=dict)
 
@@ -108,15 +116,51 @@ class LengthResults:
             for n in self.eval_lengths
         ]
 
+    def trained_steps(self) -> dict[str, int]:
+        """``encoding -> the number of steps it trained`` (fewer than :attr:`steps` when it
+        met the stopping rule)."""
+        return {name: len(losses) for name, losses in self.losses.items()}
+
+    def final_loss(self) -> dict[str, float]:
+        """``encoding -> the mean of its last `stop_window` training losses`` (fewer when it
+        trained fewer steps): the training loss it ended with."""
+        return {
+            name: sum(losses[-self.stop_window :]) / len(losses[-self.stop_window :])
+            if losses
+            else math.nan
+            for name, losses in self.losses.items()
+        }
+
+    def _training_cells(self, name: str) -> tuple[str, str]:
+        """The ``steps`` and ``loss`` cells of ``name``'s row; ``*``: did not converge."""
+        steps = self.trained_steps().get(name, 0)
+        flag = "*" if self.stop_loss is not None and not self.converged.get(name, False) else ""
+        return f"{steps}{flag}", f"{self.final_loss().get(name, math.nan):.3f}"
+
+    def _training_note(self) -> str:
+        if self.stop_loss is None:
+            return f"each model trained {self.steps} steps"
+        return (
+            f"each model trained until its last {self.stop_window} losses were all below "
+            f"{self.stop_loss:g}, at most {self.steps} steps; * = not converged"
+        )
+
     def table(self, digits: int = 2) -> str:
-        """The accuracies as a plain-text table; ``—`` marks a length the model cannot run."""
+        """The accuracies as a plain-text table; ``—`` marks a length the model cannot run.
+
+        Two more columns tell how each model trained: ``steps`` (``*`` when it did not meet
+        the stopping rule) and ``loss``, the mean of its last ``stop_window`` training losses.
+        """
         digits = check_int("digits", digits, minimum=0)
-        header = self._header()
+        header = [*self._header(), "steps", "loss"]
         width = max(len(name) for name in (*self.encodings, "(guess)"))
         cols = [max(len(h), digits + 2) for h in header]
+        cols[-2] = max(cols[-2], len(str(self.steps)) + 1)
+        cols[-1] = max(cols[-1], 5)
         lines = [" " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))]
         for name, accs in self.rows():
             cells = ["—" if math.isnan(a) else f"{a:.{digits}f}" for a in accs]
+            cells += self._training_cells(name)
             lines.append(
                 name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
             )
@@ -127,6 +171,7 @@ class LengthResults:
             lines.append("(guess)".ljust(width) + "  " + row)
         lo, hi = self.train_lengths
         note = f"task {self.task!r}, trained on lengths {lo}..{hi} (L = {hi}); chance {self.chance:.{digits}f}"
+        note += f"; {self._training_note()}"
         if self.cannot_run():
             note += "; — = cannot run (the learned table has no row for it)"
         if guess:
@@ -138,25 +183,33 @@ class LengthResults:
 
     def _repr_html_(self) -> str:
         header = "".join(f"<th>{h}</th>" for h in self._header())
+        header += "<th>steps</th><th>loss</th>"
         body = []
         for name, accs in self.rows():
             cells = "".join(
                 '<td title="cannot run">—</td>' if math.isnan(a) else f"<td>{a:.2f}</td>"
                 for a in accs
             )
+            steps, loss = self._training_cells(name)
+            title = ' title="not converged"' if steps.endswith("*") else ""
+            cells += f"<td{title}>{steps}</td><td>{loss}</td>"
             body.append(f"<tr><th>{name}</th>{cells}</tr>")
         guess = self.guess_accuracy()
         if guess:
             cells = "".join(
                 f"<td>{guess[n]:.2f}</td>" if n in guess else "<td></td>" for n in self.eval_lengths
             )
-            body.append(f'<tr class="posenc-guess"><th><i>guess without order</i></th>{cells}</tr>')
+            body.append(
+                f'<tr class="posenc-guess"><th><i>guess without order</i></th>{cells}'
+                "<td></td><td></td></tr>"
+            )
         lo, hi = self.train_lengths
         caption = (
             f"Accuracy on task '{self.task}' (trained on lengths {lo}–{hi}; chance {self.chance:.2f}; "
             "— = cannot run"
             + ("; guess without order: the most frequent earlier token" if guess else "")
-            + ")"
+            + f"). Training: {self._training_note()}; loss: the mean of the last "
+            + f"{self.stop_window} training losses."
         )
         return (
             f'<table class="posenc-results"><caption>{caption}</caption>'

@@ -108,11 +108,14 @@ class ToyRun:
         snapshots: ``step -> record(model)`` for each requested step (step 0 is before any
             update, step ``s`` after ``s`` updates).
         lengths: the sequence length of every step's batch.
+        converged: whether the stopping rule of :func:`train_toy` (``stop_loss``) was met; the
+            run then ended at step ``len(losses)``, before ``steps``. ``False`` without a rule.
     """
 
     losses: list[float] = field(default_factory=list)
     snapshots: dict[int, Tensor] = field(default_factory=dict)
     lengths: list[int] = field(default_factory=list)
+    converged: bool = False
 
 
 def train_toy(
@@ -129,6 +132,8 @@ def train_toy(
     record_steps: Iterable[int] = (),
     num_threads: int | None = 1,
     on_step: Callable[[int], None] | None = None,
+    stop_loss: float | None = None,
+    stop_window: int = 20,
 ) -> ToyRun:
     """Train ``model`` in place on :func:`toy_batch` with Adam; return losses and snapshots.
 
@@ -140,6 +145,16 @@ def train_toy(
     Plain Adam (:class:`Adam`) without weight decay: a row of a position table that no batch
     ever reaches gets a zero gradient, Adam's moments stay zero, and the row keeps its initial
     value exactly (weight decay would shrink it instead).
+
+    With ``stop_loss``, training stops early at the first step ``s >= w`` (``w =
+    stop_window``) whose last ``w`` training losses all lie below it,
+
+    .. math::
+
+        \\max(\\mathcal{L}_{s-w+1}, \\dots, \\mathcal{L}_s) < \\text{stop\\_loss},
+
+    and :attr:`ToyRun.converged` is ``True``; ``steps`` is then a cap. The same rule for every
+    model is what makes a comparison of models that learn at different speeds fair.
 
     Args:
         model: the model to train (changed in place).
@@ -158,6 +173,9 @@ def train_toy(
             wait for each other (and spin badly when the CPU is shared), and a fixed thread
             count makes the floating-point sums, hence the whole run, the same on every machine.
         on_step: called as ``on_step(step)`` after every update (e.g. to move a progress bar).
+        stop_loss: ``None`` (train all ``steps``), or the loss below which the last
+            ``stop_window`` training losses must all lie to stop early.
+        stop_window: ``w``, the number of consecutive steps of the stopping rule.
 
     Returns:
         a :class:`ToyRun`.
@@ -190,11 +208,31 @@ def train_toy(
         raise TypeError(f"on_step must be callable or None, got {type(on_step).__name__}")
     if record is not None and not callable(record):
         raise TypeError(f"record must be callable or None, got {type(record).__name__}")
+    stop = _stop_rule(stop_loss, stop_window)
     with torch_threads(num_threads):
         _train_loop(
-            model, task, steps, lengths, batch_size, k, generator, optimizer, run, snapshot, on_step
+            model,
+            task,
+            steps,
+            lengths,
+            batch_size,
+            k,
+            generator,
+            optimizer,
+            run,
+            snapshot,
+            on_step,
+            stop,
         )
     return run
+
+
+def _stop_rule(stop_loss: float | None, stop_window: int) -> tuple[float, int] | None:
+    """``(stop_loss, stop_window)`` checked, or ``None`` without a stopping rule."""
+    window = check_int("stop_window", stop_window)
+    if stop_loss is None:
+        return None
+    return check_positive_float("stop_loss", stop_loss), window
 
 
 def _length_range(length: int | tuple[int, int]) -> tuple[int, int]:
@@ -232,6 +270,7 @@ def _train_loop(
     run: ToyRun,
     snapshot: Callable[[int], None],
     on_step: Callable[[int], None] | None,
+    stop: tuple[float, int] | None,
 ) -> None:
     model.train()
     snapshot(0)
@@ -253,4 +292,7 @@ def _train_loop(
         snapshot(step)
         if on_step is not None:
             on_step(step)
+        if stop is not None and step >= stop[1] and max(run.losses[-stop[1] :]) < stop[0]:
+            run.converged = True
+            break
     model.eval()
