@@ -82,7 +82,7 @@ def main() -> None:
     print(
         f"{'n':>5} | {'plain ms':>8} {'sdpa ms':>8} {'posenc ms':>9} {'whole ms':>8} "
         f"{'naive ms':>9} | {'posenc/plain':>12} {'whole/plain':>11} | {'plain MiB':>9} "
-        f"{'posenc MiB':>10} {'whole MiB':>9} {'naive MiB':>9} {'naive/posenc':>12}"
+        f"{'posenc MiB':>10} {'whole MiB':>9} {'naive MiB':>9}"
     )
     for n in args.sizes:
         r = {
@@ -92,16 +92,11 @@ def main() -> None:
         naive = run("naive", n, args.repeats, args.threads) if n <= args.naive_max else None
         naive_ms = f"{naive['ms']:9.1f}" if naive else f"{'-':>9}"
         naive_mb = f"{naive['peak_mib']:9.1f}" if naive else f"{'-':>9}"
-        ratio_mb = (
-            f"{naive['peak_mib'] / max(r['posenc']['peak_mib'], 1e-9):12.1f}"
-            if naive
-            else f"{'-':>12}"
-        )
         print(
             f"{n:5d} | {r['plain']['ms']:8.1f} {r['sdpa']['ms']:8.1f} {r['posenc']['ms']:9.1f} "
             f"{r['whole']['ms']:8.1f} {naive_ms} | {r['posenc']['ms'] / r['plain']['ms']:12.2f} "
             f"{r['whole']['ms'] / r['plain']['ms']:11.2f} | {r['plain']['peak_mib']:9.1f} "
-            f"{r['posenc']['peak_mib']:10.1f} {r['whole']['peak_mib']:9.1f} {naive_mb} {ratio_mb}"
+            f"{r['posenc']['peak_mib']:10.1f} {r['whole']['peak_mib']:9.1f} {naive_mb}"
         )
 
 
