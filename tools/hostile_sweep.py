@@ -609,8 +609,13 @@ def core_specs(sweep: Sweep) -> None:
     spec("ShawRelativeMultiheadAttention()")(
         lambda: (
             P.ShawRelativeMultiheadAttention,
-            {"dim": 8, "num_heads": 2, "max_relative_position": 3, "bias": True},
-            {"dim": "size", "num_heads": "size", "max_relative_position": "size0", "bias": "flag"},
+            {"dim": 8, "num_heads": 2, "max_relative_position": 3, "qkv_bias": True},
+            {
+                "dim": "size",
+                "num_heads": "size",
+                "max_relative_position": "size0",
+                "qkv_bias": "flag",
+            },
         )
     )
     spec("ShawRelativeMultiheadAttention.forward")(
