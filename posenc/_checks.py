@@ -216,12 +216,7 @@ def check_same_dtype(**tensors: Tensor | None) -> torch.dtype | None:
     Called with keywords so the message names each argument:
     ``check_same_dtype(q=q, k=k, v=v)``.
     """
-    given = {name: check_tensor(name, t) for name, t in tensors.items() if t is not None}
-    dtypes = {t.dtype for t in given.values()}
-    if len(dtypes) > 1:
-        each = ", ".join(f"{name} {t.dtype}" for name, t in given.items())
-        raise TypeError(f"{', '.join(given)} must have one dtype, got {each}")
-    return dtypes.pop() if dtypes else None
+    return _one_of(tensors, "dtype", "{name} {value}", "must have one dtype", TypeError)
 
 
 def check_same_device(**tensors: Tensor | None) -> torch.device | None:
@@ -230,12 +225,19 @@ def check_same_device(**tensors: Tensor | None) -> torch.device | None:
     Called with keywords so the message names each argument:
     ``check_same_device(q=q, k=k, mask=mask)``.
     """
+    return _one_of(tensors, "device", "{name} on {value}", "must be on one device", ValueError)
+
+
+def _one_of(
+    tensors: dict[str, Tensor | None], attr: str, each: str, rule: str, error: type[Exception]
+) -> Any:
+    """The one value of ``tensor.<attr>`` over the given tensors, or ``error`` naming them."""
     given = {name: check_tensor(name, t) for name, t in tensors.items() if t is not None}
-    devices = {t.device for t in given.values()}
-    if len(devices) > 1:
-        each = ", ".join(f"{name} on {t.device}" for name, t in given.items())
-        raise ValueError(f"{', '.join(given)} must be on one device, got {each}")
-    return devices.pop() if devices else None
+    values = {getattr(t, attr) for t in given.values()}
+    if len(values) > 1:
+        listed = ", ".join(each.format(name=n, value=getattr(t, attr)) for n, t in given.items())
+        raise error(f"{', '.join(given)} {rule}, got {listed}")
+    return values.pop() if values else None
 
 
 def check_finite(name: str, tensor: Tensor) -> Tensor:
