@@ -326,6 +326,6 @@ class SinusoidalPositionalEncoding(FixedTables):
             table = self.encoding[:n]  # [n, d]
         else:  # longer than the table, or float64: the stored table is rounded to its dtype
             table = sinusoidal_encoding(
-                n, d, base=self.base, interleaved=self.interleaved, device=x.device
+                n, d, base=self.base, interleaved=self.interleaved, dtype=x.dtype, device=x.device
             )  # [n, d]
         return x + table.to(device=x.device, dtype=x.dtype)  # [b, n, d]

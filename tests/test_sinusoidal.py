@@ -388,3 +388,11 @@ def test_positions_that_require_grad_keep_their_graph():
     p = torch.tensor([0.0, 0.5, 2.0, 7.0], dtype=torch.float64, requires_grad=True)
     sinusoidal_encoding(p, 8, dtype=torch.float64)[:, 0].sum().backward()
     torch.testing.assert_close(p.grad, torch.cos(p.detach()))
+
+
+def test_module_in_float64_adds_the_float64_table():
+    """The stored table is float32; a float64 input gets the table computed in float64."""
+    module = SinusoidalPositionalEncoding(16).double()
+    x = torch.zeros(1, 40, 16, dtype=torch.float64)
+    expected = sinusoidal_encoding(40, 16, dtype=torch.float64)
+    torch.testing.assert_close(module(x)[0], expected, rtol=0, atol=1e-15)
