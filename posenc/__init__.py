@@ -7,12 +7,14 @@ argument) and returns its result on the device of its inputs.
 
 Modules, one per family: :mod:`posenc.numeric` (naive encodings), :mod:`posenc.sinusoidal`,
 :mod:`posenc.learned`, :mod:`posenc.absolute_2d` (images), :mod:`posenc.shaw` (relative
-representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.rotary`
-(RoPE), :mod:`posenc.alibi` (linear biases), :mod:`posenc.t5` (bucketed relative bias), and
-:mod:`posenc.attention` (the plain attention they modify). :mod:`posenc.catalogue` is the one
-registry of encodings; :mod:`posenc.toy` is a tiny Transformer with synthetic tasks for the
-book's experiments; :mod:`posenc.demos` holds chapters' worked examples; figures are in
-:mod:`posenc.plotting`, explorers in :mod:`posenc.widgets`.
+representations), :mod:`posenc.window` (Swin-style window bias), :mod:`posenc.window_v2`
+(Swin V2's continuous bias), :mod:`posenc.rotary` (RoPE), :mod:`posenc.rotary_nd` (RoPE on
+grids: M-RoPE, axial 2-D), :mod:`posenc.alibi` (linear biases), :mod:`posenc.t5` (bucketed
+relative bias), and :mod:`posenc.attention` (the plain attention they modify).
+:mod:`posenc.catalogue` is the one registry of encodings; :mod:`posenc.toy` is a tiny
+Transformer with synthetic tasks for the book's experiments; :mod:`posenc.demos` holds
+chapters' worked examples; figures are in :mod:`posenc.plotting`, explorers in
+:mod:`posenc.widgets`.
 """
 
 from .absolute_2d import (
@@ -60,6 +62,14 @@ from .rotary import (
     rotary_offset_logits,
     rotary_permutation,
     rotary_quarter_turn,
+    scaled_rotary_frequencies,
+)
+from .rotary_nd import (
+    apply_rotary_nd,
+    rotary_angles_2d,
+    rotary_angles_nd,
+    rotary_cos_sin_nd,
+    rotary_pair_axes,
 )
 from .shaw import (
     ShawRelativeMultiheadAttention,
@@ -91,12 +101,14 @@ from .window import (
     window_merge,
     window_partition,
 )
+from .window_v2 import ContinuousPositionBias, log_spaced_relative_coords
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ALiBiBias",
     "CatalogueSize",
+    "ContinuousPositionBias",
     "Encoding",
     "IndexCheck",
     "LearnedPositionalEmbedding",
@@ -113,6 +125,7 @@ __all__ = [
     "alibi_slopes",
     "alibi_span",
     "apply_rotary",
+    "apply_rotary_nd",
     "attention_weights",
     "causal_mask",
     "closest_distinct_pair",
@@ -122,6 +135,7 @@ __all__ = [
     "frame_offset_counts",
     "get_encoding",
     "learned_parameter_count",
+    "log_spaced_relative_coords",
     "masked_softmax",
     "numeric_encoding",
     "pairwise_distances",
@@ -137,14 +151,19 @@ __all__ = [
     "resampling_error_map",
     "resampling_error_per_pair",
     "rotary_angles",
+    "rotary_angles_2d",
+    "rotary_angles_nd",
     "rotary_cos_sin",
+    "rotary_cos_sin_nd",
     "rotary_decay_bound",
     "rotary_matrix",
     "rotary_offset_logits",
+    "rotary_pair_axes",
     "rotary_permutation",
     "rotary_quarter_turn",
     "rstt_key_frames",
     "runs_beyond",
+    "scaled_rotary_frequencies",
     "shaw_attention",
     "shaw_attention_reference",
     "shaw_relative_index",

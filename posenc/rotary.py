@@ -21,10 +21,18 @@ Two channel layouts are in use, and a checkpoint only works with the one it was 
   Hugging Face Llama. Hugging Face converts Meta's Llama weights by permuting the rows of
   ``W_q`` and ``W_k`` (:func:`rotary_permutation`; transformers#25199).
 
+A model trained on ``L_0`` positions can be run on longer inputs by rescaling its
+frequencies: :func:`scaled_rotary_frequencies` returns those of position interpolation,
+dynamic NTK scaling, YaRN and Llama 3.1, with the attention scale YaRN adds; pass them as
+``inv_freq=`` and ``attention_scale=`` to :func:`rotary_cos_sin`, :func:`apply_rotary` or
+:class:`RotaryEmbedding`.
+
 Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoidal`.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import Tensor
@@ -34,11 +42,13 @@ from ._checks import (
     broadcast_shape,
     check_base,
     check_bool,
+    check_choice,
     check_even,
     check_finite,
     check_float_tensor,
     check_floating_dtype,
     check_int,
+    check_positive_float,
     check_real,
     check_same_dtype,
     check_tensor,
@@ -55,6 +65,7 @@ __all__ = [
     "rotary_offset_logits",
     "rotary_permutation",
     "rotary_quarter_turn",
+    "scaled_rotary_frequencies",
 ]
 
 Device = torch.device | str | None
@@ -74,8 +85,184 @@ def _rotary_positions(name: str, positions: object, device: Device = None) -> Te
     return torch.arange(n, dtype=torch.float64, device=device)
 
 
+_SCALINGS = ("linear", "dynamic", "yarn", "llama3")
+
+
+def scaled_rotary_frequencies(
+    dim: int,
+    method: str,
+    *,
+    base: float = 10000.0,
+    factor: float = 1.0,
+    original_max_positions: int | None = None,
+    seq_len: int | None = None,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    device: Device = None,
+) -> tuple[Tensor, float]:
+    """Return RoPE's frequencies rescaled to reach beyond the trained length, and the logit scale.
+
+    .. math::
+
+        \\theta_i = \\text{base}^{-2i/d}, \\qquad
+        \\theta'_i = \\begin{cases}
+          \\theta_i / s & \\text{linear} \\\\
+          \\text{base}'^{-2i/d},\\ \\text{base}' = \\text{base}\\,
+            \\big(s L / L_0 - (s - 1)\\big)^{d/(d-2)} & \\text{dynamic} \\\\
+          \\big(1 - \\gamma_i\\big)\\,\\theta_i + \\gamma_i\\,\\theta_i / s & \\text{yarn} \\\\
+          \\big(1 - \\sigma_i\\big)\\,\\theta_i / s + \\sigma_i\\,\\theta_i & \\text{llama3}
+        \\end{cases}
+
+    with ``s`` = ``factor``, ``L_0`` = ``original_max_positions`` and ``L`` =
+    ``max(seq_len, L_0)``. The four methods:
+
+    * ``"linear"``: position interpolation (Chen et al. 2023): every frequency divided by
+      ``s``, i.e. positions squeezed into the trained range. Reads ``factor``.
+    * ``"dynamic"``: dynamic NTK-aware scaling (/u/bloc97, /u/emozilla): a larger ``base``
+      once the input is longer than ``L_0``, so the slow pairs are interpolated and the fast
+      ones barely change. Reads ``factor``, ``original_max_positions`` and ``seq_len`` (the
+      length the frequencies must cover now; ``None`` or ``<= L_0`` leaves ``base`` as it is).
+    * ``"yarn"``: YaRN (Peng et al. 2023): pair ``i`` is interpolated by the ramp
+      ``γ_i = clamp((i − lo)/(hi − lo), 0, 1)``, where ``lo = ⌊i(β_fast)⌋``, ``hi = ⌈i(β_slow)⌉``
+      and ``i(β) = d·ln(L_0 / (2πβ)) / (2 ln base)`` is the pair that turns ``β`` times over
+      ``L_0`` positions: pairs that turn more than ``β_fast`` times keep their frequency, pairs
+      that turn fewer than ``β_slow`` times are divided by ``s``. The attention scale is
+      ``0.1·ln s + 1`` (``1`` for ``s <= 1``). Reads ``factor``, ``original_max_positions``,
+      ``beta_fast``, ``beta_slow``.
+    * ``"llama3"``: Llama 3.1's smooth band: with wavelength ``λ_i = 2π/θ_i``, pairs with
+      ``λ_i < L_0 / high_freq_factor`` keep their frequency, pairs with
+      ``λ_i > L_0 / low_freq_factor`` are divided by ``s``, and between them
+      ``σ_i = (L_0/λ_i − low_freq_factor) / (high_freq_factor − low_freq_factor)`` blends the
+      two (the formula above holds for every pair with ``σ_i`` clamped to ``[0, 1]``). Reads ``factor``, ``original_max_positions``, ``low_freq_factor``,
+      ``high_freq_factor``.
+
+    Only YaRN returns an attention scale other than 1; pass it with the frequencies as
+    ``apply_rotary(x, inv_freq=..., attention_scale=...)``, which multiplies the cosine and sine
+    tables by it (so each logit of a rotated query and key grows by its square, as in
+    transformers).
+
+    The frequencies are computed and returned in float64 (transformers computes them in
+    float32; the two agree to float32 rounding). Transformers calls the frequencies
+    ``inv_freq``, ``L_0`` ``original_max_position_embeddings`` (``max_position_embeddings`` for
+    ``dynamic``) and ``base`` ``rope_theta``.
+
+    Args:
+        dim: ``d``, channels per head (even).
+        method: ``"linear"``, ``"dynamic"``, ``"yarn"`` or ``"llama3"``.
+        base: as in :func:`rotary_angles` (finite, ``> 1``).
+        factor: ``s``, how many times longer the input may be (finite, ``> 0``).
+        original_max_positions: ``L_0``, the length the model was trained on (a positive int);
+            required by ``dynamic``, ``yarn`` and ``llama3``, refused by ``linear``.
+        seq_len: ``dynamic`` only: the current input length (a positive int, or ``None``).
+        beta_fast: ``yarn`` only: rotations over ``L_0`` above which a pair is kept
+            (finite, ``> beta_slow``).
+        beta_slow: ``yarn`` only: rotations below which a pair is fully interpolated (``> 0``).
+        low_freq_factor: ``llama3`` only (finite, ``> 0``).
+        high_freq_factor: ``llama3`` only (finite, ``> low_freq_factor``).
+        device: where to build the frequencies.
+
+    Returns:
+        ``(inv_freq, attention_scale)``: float64 tensor ``[d/2]`` and a Python float.
+
+    Shapes:
+        ``d``: channels per head.
+
+    Matches: transformers 5.23.0 `modeling_rope_utils.py` ``ROPE_INIT_FUNCTIONS[method]``
+    (``_compute_linear_scaling_rope_parameters``, ``_compute_dynamic_ntk_parameters``,
+    ``_compute_yarn_parameters`` with ``truncate=True`` and no ``mscale``,
+    ``_compute_llama3_parameters``).
+    """
+    method = check_choice("method", method, _SCALINGS)
+    dim = check_even("dim", dim)
+    base = check_base("base", base)
+    factor = check_positive_float("factor", factor)
+    if original_max_positions is None:
+        if method != "linear":
+            raise ValueError(
+                f"original_max_positions (the trained length) is required for method={method!r}"
+            )
+    elif method == "linear":
+        raise ValueError(
+            "original_max_positions is not used by method='linear' (it divides every "
+            "frequency by factor); leave it None"
+        )
+    else:
+        original_max_positions = check_int("original_max_positions", original_max_positions)
+    if seq_len is not None:
+        if method != "dynamic":
+            raise ValueError(f"seq_len is used by method='dynamic' only, got method={method!r}")
+        seq_len = check_int("seq_len", seq_len)
+    beta_fast = check_positive_float("beta_fast", beta_fast)
+    beta_slow = check_positive_float("beta_slow", beta_slow)
+    if beta_fast <= beta_slow:
+        raise ValueError(f"beta_fast must be > beta_slow, got {beta_fast} and {beta_slow}")
+    low_freq_factor = check_positive_float("low_freq_factor", low_freq_factor)
+    high_freq_factor = check_positive_float("high_freq_factor", high_freq_factor)
+    if high_freq_factor <= low_freq_factor:
+        raise ValueError(
+            f"high_freq_factor must be > low_freq_factor, got {high_freq_factor} "
+            f"and {low_freq_factor}"
+        )
+
+    if method == "dynamic":
+        length = max(seq_len or original_max_positions, original_max_positions)
+        stretch = factor * length / original_max_positions - (factor - 1)
+        if dim > 2 and stretch != 1.0:  # d = 2: the one frequency is base^0 = 1 for any base
+            base = base * stretch ** (dim / (dim - 2))
+        return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
+    theta = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
+    if method == "linear":
+        return theta / factor, 1.0  # [d/2]
+    if method == "yarn":
+
+        def pair_turning(rotations: float) -> float:  # i(β): the pair that turns β times over L_0
+            return (
+                dim
+                * math.log(original_max_positions / (rotations * 2 * math.pi))
+                / (2 * math.log(base))
+            )
+
+        low = max(math.floor(pair_turning(beta_fast)), 0)
+        high = min(math.ceil(pair_turning(beta_slow)), dim - 1)
+        if low == high:
+            high += 0.001  # as transformers: avoids 0/0
+        i = torch.arange(dim // 2, dtype=torch.float64, device=theta.device)  # [d/2]
+        ramp = ((i - low) / (high - low)).clamp(0, 1)  # [d/2]: 0 keep, 1 interpolate
+        scale = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+        return theta * (1 - ramp) + theta / factor * ramp, scale  # [d/2]
+    wavelength = 2 * math.pi / theta  # [d/2]
+    smooth = (original_max_positions / wavelength - low_freq_factor) / (
+        high_freq_factor - low_freq_factor
+    )  # [d/2]
+    blended = (1 - smooth) * theta / factor + smooth * theta  # [d/2]
+    out = torch.where(
+        wavelength > original_max_positions / low_freq_factor, theta / factor, blended
+    )
+    out = torch.where(wavelength < original_max_positions / high_freq_factor, theta, out)
+    return out, 1.0  # [d/2]
+
+
+def _check_inv_freq(dim: int, inv_freq: object) -> Tensor:
+    """``inv_freq`` checked as a finite float tensor ``[dim // 2]`` (``dim`` checked first)."""
+    dim = check_even("dim", dim)
+    check_float_tensor("inv_freq", inv_freq, ndim=1)
+    if inv_freq.shape[0] != dim // 2:
+        raise ValueError(
+            f"inv_freq must hold dim // 2 = {dim // 2} frequencies (one per channel pair), "
+            f"got shape {tuple(inv_freq.shape)}"
+        )
+    return check_finite("inv_freq", inv_freq)
+
+
 def rotary_angles(
-    positions: int | Tensor, dim: int, *, base: float = 10000.0, device: Device = None
+    positions: int | Tensor,
+    dim: int,
+    *,
+    base: float = 10000.0,
+    device: Device = None,
+    inv_freq: Tensor | None = None,
 ) -> Tensor:
     """Return the rotation angle of every channel pair at every position.
 
@@ -96,6 +283,9 @@ def rotary_angles(
             finite, ``> 1``).
         device: where to build ``0..n-1`` when ``positions`` is an int (a tensor of positions
             keeps its own device).
+        inv_freq: ``None`` for ``θ_i = base^{-2i/d}``, or a float tensor ``[d/2]`` of
+            frequencies to use in their place (e.g. from :func:`scaled_rotary_frequencies`;
+            ``base`` is then not read). Used in float64, on the device of the positions.
 
     Returns:
         float64 tensor ``[..., n, d/2]``, on the device of ``positions``.
@@ -105,8 +295,13 @@ def rotary_angles(
 
     Matches: Su et al. (2024), ``Θ = {θ_i = 10000^{-2(i-1)/d}, i = 1..d/2}`` (1-based ``i``).
     """
+    if inv_freq is not None:
+        _check_inv_freq(dim, inv_freq)
     pos = _rotary_positions("positions", positions, device)  # [..., n]
-    theta = sinusoidal_frequencies(dim, base=base, device=pos.device)  # [d/2]
+    if inv_freq is None:
+        theta = sinusoidal_frequencies(dim, base=base, device=pos.device)  # [d/2]
+    else:
+        theta = inv_freq.to(device=pos.device, dtype=torch.float64)  # [d/2]
     return pos[..., None] * theta  # [..., n, d/2]
 
 
@@ -118,16 +313,19 @@ def rotary_cos_sin(
     interleaved: bool = True,
     dtype: torch.dtype = torch.float32,
     device: Device = None,
+    inv_freq: Tensor | None = None,
+    attention_scale: float = 1.0,
 ) -> tuple[Tensor, Tensor]:
     """Return the cosine and sine tables that :func:`apply_rotary` multiplies with.
 
     .. math::
 
-        C_{m,c} = \\cos(m\\,\\theta_{\\pi(c)}), \\qquad S_{m,c} = \\sin(m\\,\\theta_{\\pi(c)})
+        C_{m,c} = a\\cos(m\\,\\theta_{\\pi(c)}), \\qquad S_{m,c} = a\\sin(m\\,\\theta_{\\pi(c)})
 
     where ``π(c)`` is the pair of channel ``c``: ``c // 2`` when ``interleaved`` (each angle
     twice in a row, ``θ_0 θ_0 θ_1 θ_1 …``), ``c mod d/2`` otherwise (the ``d/2`` angles, then
-    the same ``d/2`` angles again, as Hugging Face's ``cat((freqs, freqs))``).
+    the same ``d/2`` angles again, as Hugging Face's ``cat((freqs, freqs))``), and ``a`` is
+    ``attention_scale`` (1 unless the frequencies are YaRN's).
 
     Args:
         positions: as in :func:`rotary_angles`.
@@ -137,6 +335,10 @@ def rotary_cos_sin(
         dtype: dtype of the tables, floating point (the angles and their cosines are computed
             in float64).
         device: as in :func:`rotary_angles`.
+        inv_freq: as in :func:`rotary_angles` (``None``: ``base``'s frequencies).
+        attention_scale: ``a``, multiplying both tables (finite, ``> 0``; the second value
+            returned by :func:`scaled_rotary_frequencies`; transformers'
+            ``attention_scaling``). Applied in float64, before the cast.
 
     Returns:
         ``(cos, sin)``, each of shape ``[..., n, d]``.
@@ -146,16 +348,22 @@ def rotary_cos_sin(
 
     Matches: rotary-embedding-torch 0.9.1 ``RotaryEmbedding.forward``'s ``freqs`` (interleaved,
     ``repeat '... n -> ... (n r)'``) and transformers 5.23.0 ``LlamaRotaryEmbedding``
-    (``interleaved=False``).
+    (``interleaved=False``), including its ``attention_scaling`` for scaled frequencies.
     """
     interleaved = check_bool("interleaved", interleaved)
     check_floating_dtype("dtype", dtype)
-    angles = rotary_angles(positions, dim, base=base, device=device)  # [..., n, d/2]
+    attention_scale = check_positive_float("attention_scale", attention_scale)
+    angles = rotary_angles(
+        positions, dim, base=base, device=device, inv_freq=inv_freq
+    )  # [..., n, d/2]
     if interleaved:
         angles = angles.repeat_interleave(2, dim=-1)  # [..., n, d]: θ0 θ0 θ1 θ1 …
     else:
         angles = torch.cat((angles, angles), dim=-1)  # [..., n, d]: θ0 θ1 … θ0 θ1 …
-    return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
+    cos, sin = torch.cos(angles), torch.sin(angles)  # [..., n, d] each, float64
+    if attention_scale != 1.0:
+        cos, sin = cos * attention_scale, sin * attention_scale
+    return cos.to(dtype), sin.to(dtype)
 
 
 def rotary_quarter_turn(x: Tensor, *, interleaved: bool = True) -> Tensor:
@@ -199,6 +407,8 @@ def apply_rotary(
     *,
     base: float = 10000.0,
     interleaved: bool = True,
+    inv_freq: Tensor | None = None,
+    attention_scale: float = 1.0,
 ) -> Tensor:
     """Return ``x`` with each channel pair rotated by its position's angle: RoPE.
 
@@ -223,6 +433,10 @@ def apply_rotary(
             positions per sequence, e.g. ``[b, 1, n]`` for ``[b, h, n, d]``).
         base: as in :func:`rotary_angles`.
         interleaved: the channel layout (see the module docstring).
+        inv_freq: ``None``, or frequencies ``[d/2]`` in place of ``base``'s (e.g. from
+            :func:`scaled_rotary_frequencies`), as in :func:`rotary_angles`.
+        attention_scale: as in :func:`rotary_cos_sin`: the output is scaled by it (``1``: a
+            pure rotation).
 
     Returns:
         tensor of ``x``'s dtype and of the broadcast shape (``x.shape`` for ``[n]`` positions).
@@ -261,7 +475,13 @@ def apply_rotary(
             )
     interleaved = check_bool("interleaved", interleaved)
     cos, sin = rotary_cos_sin(
-        positions, d, base=base, interleaved=interleaved, dtype=x.dtype
+        positions,
+        d,
+        base=base,
+        interleaved=interleaved,
+        dtype=x.dtype,
+        inv_freq=inv_freq,
+        attention_scale=attention_scale,
     )  # [..., n, d], on the device of positions
     return x * cos.to(x.device) + rotary_quarter_turn(x, interleaved=interleaved) * sin.to(x.device)
 
@@ -486,6 +706,10 @@ class RotaryEmbedding(FixedTables):
         base: as in :func:`rotary_angles`.
         interleaved: the channel layout (see the module docstring).
         max_positions: the number of positions cached at construction.
+        inv_freq: ``None``, or frequencies ``[d/2]`` in place of ``base``'s (e.g. from
+            :func:`scaled_rotary_frequencies`, to run a model with scaled RoPE); the module
+            keeps a float64 copy and moves it to the device of each rebuild.
+        attention_scale: as in :func:`rotary_cos_sin`, multiplying the cached tables.
 
     Shapes:
         ``q``: ``[..., n_q, d]``, ``k``: ``[..., n_k, d]`` → the same shapes.
@@ -499,13 +723,24 @@ class RotaryEmbedding(FixedTables):
     sin_cached: Tensor
 
     def __init__(
-        self, dim: int, *, base: float = 10000.0, interleaved: bool = True, max_positions: int = 512
+        self,
+        dim: int,
+        *,
+        base: float = 10000.0,
+        interleaved: bool = True,
+        max_positions: int = 512,
+        inv_freq: Tensor | None = None,
+        attention_scale: float = 1.0,
     ) -> None:
         super().__init__()
         self.dim = check_even("dim", dim)
         self.base = check_base("base", base)
         self.interleaved = check_bool("interleaved", interleaved)
         max_positions = check_int("max_positions", max_positions)
+        if inv_freq is not None:
+            inv_freq = _check_inv_freq(dim, inv_freq).detach().to(torch.float64, copy=True)
+        self.inv_freq = inv_freq  # [d/2] float64 or None: not a buffer, so to_empty keeps it
+        self.attention_scale = check_positive_float("attention_scale", attention_scale)
         self.register_buffer("cos_cached", torch.empty(0), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0), persistent=False)
         self._precomputed = max_positions  # a cache size, not a limit
@@ -523,6 +758,8 @@ class RotaryEmbedding(FixedTables):
             interleaved=self.interleaved,
             dtype=dtype,
             device=device,
+            inv_freq=self.inv_freq,
+            attention_scale=self.attention_scale,
         )
         self.cos_cached, self.sin_cached = cos, sin  # [L, d] each
         self._cached_dtype = dtype  # what the tables were rounded to (a later .to() may cast them)
@@ -566,4 +803,9 @@ class RotaryEmbedding(FixedTables):
         return q_rot, k_rot
 
     def extra_repr(self) -> str:
-        return f"dim={self.dim}, base={self.base}, interleaved={self.interleaved}"
+        text = f"dim={self.dim}, base={self.base}, interleaved={self.interleaved}"
+        if self.inv_freq is not None:
+            text += ", inv_freq=given"
+        if self.attention_scale != 1.0:
+            text += f", attention_scale={self.attention_scale}"
+        return text

@@ -178,15 +178,34 @@ CASES: dict[str, list[Case]] = {
         ),
     ],
     "window_partition": [lambda dev: P.window_partition(on(dev, randn(2, 4, 6, 3)), (2, 3))],
+    "ContinuousPositionBias": [
+        lambda dev: on(dev, seeded(lambda: P.ContinuousPositionBias((2, 3), 2, hidden_dim=8)))(),
+        lambda dev: on(
+            dev,
+            seeded(
+                lambda: P.ContinuousPositionBias(
+                    (4, 4), 2, pretrained_window_size=(2, 2), hidden_dim=8
+                )
+            ),
+        )(),
+    ],
     "window_merge": [lambda dev: P.window_merge(on(dev, randn(8, 6, 3)), (2, 3), 4, 6)],
     # -- rotary
     "apply_rotary": [
         lambda dev: P.apply_rotary(on(dev, randn(2, 5, 8))),
         lambda dev: P.apply_rotary(*on(dev, randn(2, 5, 8), torch.arange(3.0, 8.0))),
         lambda dev: P.apply_rotary(on(dev, randn(2, 5, 8)), interleaved=False),
+        lambda dev: P.apply_rotary(
+            on(dev, randn(2, 5, 8)), inv_freq=on(dev, randn(4).abs()), attention_scale=1.2
+        ),
     ],
     "rotary_angles": [lambda dev: P.rotary_angles(on(dev, torch.arange(5.0)), 8)],
-    "rotary_cos_sin": [lambda dev: P.rotary_cos_sin(on(dev, torch.arange(5.0)), 8)],
+    "rotary_cos_sin": [
+        lambda dev: P.rotary_cos_sin(on(dev, torch.arange(5.0)), 8),
+        lambda dev: P.rotary_cos_sin(
+            on(dev, torch.arange(5.0)), 8, inv_freq=on(dev, randn(4).abs()), attention_scale=1.2
+        ),
+    ],
     "rotary_decay_bound": [lambda dev: P.rotary_decay_bound(on(dev, torch.arange(5.0)), 8)],
     "rotary_offset_logits": [
         lambda dev: P.rotary_offset_logits(*on(dev, randn(3, 8), randn(3, 8)), 6),
@@ -195,11 +214,46 @@ CASES: dict[str, list[Case]] = {
         ),
     ],
     "rotary_quarter_turn": [lambda dev: P.rotary_quarter_turn(on(dev, randn(2, 5, 8)))],
+    "rotary_angles_nd": [
+        lambda dev: P.rotary_angles_nd(on(dev, torch.arange(15.0).reshape(5, 3)), 12),
+        lambda dev: P.rotary_angles_nd(
+            on(dev, torch.arange(30).reshape(2, 5, 3)), 12, sections=[1, 2, 3]
+        ),
+    ],
+    "rotary_angles_2d": [lambda dev: P.rotary_angles_2d(2, 3, 8, device=dev)],
+    "rotary_pair_axes": [lambda dev: P.rotary_pair_axes(12, 3, device=dev)],
+    "rotary_cos_sin_nd": [
+        lambda dev: P.rotary_cos_sin_nd(on(dev, randn(5, 6, dtype=torch.float64))),
+        lambda dev: P.rotary_cos_sin_nd(on(dev, randn(5, 6)), interleaved=False),
+    ],
+    "apply_rotary_nd": [
+        lambda dev: P.apply_rotary_nd(*on(dev, randn(2, 5, 12), torch.arange(15.0).reshape(5, 3))),
+        lambda dev: P.apply_rotary_nd(
+            *on(dev, randn(2, 3, 5, 12), torch.arange(30.0).reshape(2, 1, 5, 3)),
+            sections=[2, 2, 2],
+            interleaved=False,
+        ),
+    ],
+    "scaled_rotary_frequencies": [
+        lambda dev: P.scaled_rotary_frequencies(8, "linear", factor=2.0, device=dev),
+        lambda dev: P.scaled_rotary_frequencies(
+            8, "dynamic", factor=2.0, original_max_positions=16, seq_len=40, device=dev
+        ),
+        lambda dev: P.scaled_rotary_frequencies(
+            8, "yarn", factor=4.0, original_max_positions=64, device=dev
+        ),
+        lambda dev: P.scaled_rotary_frequencies(
+            8, "llama3", factor=8.0, original_max_positions=64, device=dev
+        ),
+    ],
     "RotaryEmbedding": [
         lambda dev: on(dev, P.RotaryEmbedding(8))(*on(dev, randn(2, 2, 5, 8), randn(2, 2, 6, 8))),
         lambda dev: on(dev, P.RotaryEmbedding(8, interleaved=False))(
             *on(dev, randn(2, 5, 8), randn(2, 5, 8)), query_offset=2
         ),
+        lambda dev: on(
+            dev, P.RotaryEmbedding(8, inv_freq=randn(4).abs(), attention_scale=1.2, max_positions=4)
+        )(*on(dev, randn(2, 5, 8), randn(2, 5, 8))),
     ],
     # -- biases that take sizes: the module's buffers/parameters carry the device
     "ALiBiBias": [lambda dev: on(dev, P.ALiBiBias(4))(5, 7)],
@@ -248,6 +302,7 @@ EXEMPT: dict[str, str] = {
             "query_key_positions",
             "relative_offsets",
             "relative_position_index",
+            "log_spaced_relative_coords",
             "rotary_matrix",
             "rotary_permutation",
             "shaw_relative_index",

@@ -1,0 +1,445 @@
+"""posenc.rotary's scaled frequencies (linear, dynamic NTK, YaRN, Llama 3.1) against transformers.
+
+The reference is transformers 5.23.0: ``ROPE_INIT_FUNCTIONS[method]`` of
+``modeling_rope_utils`` on a ``LlamaConfig`` carrying the same ``rope_parameters``, and
+``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` for the rotated queries and keys. The
+frequencies are also checked against float64 transcriptions of the papers' formulas written
+here, and every refusal rule is exercised.
+"""
+
+import math
+
+import pytest
+import torch
+from transformers import LlamaConfig
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+from posenc.rotary import (
+    RotaryEmbedding,
+    apply_rotary,
+    rotary_angles,
+    rotary_cos_sin,
+    scaled_rotary_frequencies,
+)
+from posenc.sinusoidal import sinusoidal_frequencies
+
+F64 = torch.float64
+
+
+def randn(*shape, seed=0, dtype=F64):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=dtype)
+
+
+def llama_config(dim, method, *, base=10000.0, max_positions=None, **ours):
+    """A LlamaConfig whose rope_parameters say what ``scaled_rotary_frequencies(dim, method,
+    base=base, **ours)`` computes (``max_positions``: the config's max_position_embeddings)."""
+    params = {"rope_type": method, "rope_theta": base, "factor": ours.get("factor", 1.0)}
+    original = ours.get("original_max_positions")
+    if method == "yarn":
+        params |= {
+            "original_max_position_embeddings": original,
+            "beta_fast": ours.get("beta_fast", 32.0),
+            "beta_slow": ours.get("beta_slow", 1.0),
+        }
+    if method == "llama3":
+        params |= {
+            "original_max_position_embeddings": original,
+            "low_freq_factor": ours.get("low_freq_factor", 1.0),
+            "high_freq_factor": ours.get("high_freq_factor", 4.0),
+        }
+    if method == "dynamic":
+        max_positions = original  # transformers' dynamic reads the trained length from here
+    return LlamaConfig(
+        hidden_size=2 * dim,
+        num_attention_heads=2,
+        head_dim=dim,
+        max_position_embeddings=max_positions or 4 * (original or 512),
+        rope_parameters=params,
+    )
+
+
+# (dim, method, base, keyword arguments of scaled_rotary_frequencies)
+CONFIGS = [
+    (8, "linear", 10000.0, {"factor": 2.0}),
+    (64, "linear", 10000.0, {"factor": 4.0}),
+    (128, "linear", 500000.0, {"factor": 0.5}),
+    (16, "dynamic", 10000.0, {"factor": 2.0, "original_max_positions": 64}),
+    (16, "dynamic", 10000.0, {"factor": 2.0, "original_max_positions": 64, "seq_len": 200}),
+    (64, "dynamic", 10000.0, {"factor": 4.0, "original_max_positions": 512, "seq_len": 3000}),
+    (128, "dynamic", 500000.0, {"factor": 1.5, "original_max_positions": 2048, "seq_len": 100}),
+    (64, "yarn", 10000.0, {"factor": 4.0, "original_max_positions": 2048}),
+    (128, "yarn", 500000.0, {"factor": 8.0, "original_max_positions": 4096}),
+    (
+        32,
+        "yarn",
+        10000.0,
+        {"factor": 16.0, "original_max_positions": 256, "beta_fast": 16.0, "beta_slow": 2.0},
+    ),
+    (16, "yarn", 100.0, {"factor": 0.5, "original_max_positions": 64}),
+    (64, "yarn", 10000.0, {"factor": 2.0, "original_max_positions": 4, "beta_fast": 8.0}),
+    (128, "llama3", 500000.0, {"factor": 8.0, "original_max_positions": 8192}),
+    (
+        64,
+        "llama3",
+        10000.0,
+        {
+            "factor": 4.0,
+            "original_max_positions": 1024,
+            "low_freq_factor": 2.0,
+            "high_freq_factor": 8.0,
+        },
+    ),
+    (32, "llama3", 10000.0, {"factor": 32.0, "original_max_positions": 128}),
+]
+
+
+def config_id(config):
+    dim, method, base, kwargs = config
+    return f"{method}-d{dim}-b{base:g}-" + "-".join(f"{k}={v}" for k, v in kwargs.items())
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_matches_transformers_rope_init_functions(config):
+    dim, method, base, kwargs = config
+    inv_freq, scale = scaled_rotary_frequencies(dim, method, base=base, **kwargs)
+    assert inv_freq.dtype == F64 and inv_freq.shape == (dim // 2,)
+    theirs, their_scale = ROPE_INIT_FUNCTIONS[method](
+        llama_config(dim, method, base=base, **kwargs), "cpu", seq_len=kwargs.get("seq_len")
+    )
+    # transformers works in float32: agreement to float32 rounding
+    torch.testing.assert_close(inv_freq, theirs.to(F64), rtol=1e-6, atol=0)
+    assert scale == pytest.approx(float(their_scale), rel=1e-12, abs=0)
+
+
+def test_configurations_cover_every_method_several_times():
+    counts = {m: sum(c[1] == m for c in CONFIGS) for m in ("linear", "dynamic", "yarn", "llama3")}
+    assert min(counts.values()) >= 3, counts
+
+
+# -- float64 transcriptions of the papers' formulas ---------------------------------------------
+
+
+def theta(dim, base):
+    return [base ** (-2 * i / dim) for i in range(dim // 2)]
+
+
+@pytest.mark.parametrize(("dim", "factor"), [(8, 2.0), (64, 0.25)])
+def test_linear_divides_every_frequency(dim, factor):
+    inv_freq, scale = scaled_rotary_frequencies(dim, "linear", factor=factor)
+    expected = torch.tensor(theta(dim, 10000.0), dtype=F64) / factor
+    torch.testing.assert_close(inv_freq, expected, rtol=1e-15, atol=0)
+    assert scale == 1.0
+
+
+def test_dynamic_keeps_the_base_up_to_the_trained_length_and_grows_it_beyond():
+    plain = sinusoidal_frequencies(32)
+    for seq_len in (None, 10, 64):
+        got, _ = scaled_rotary_frequencies(
+            32, "dynamic", factor=4.0, original_max_positions=64, seq_len=seq_len
+        )
+        torch.testing.assert_close(got, plain, rtol=0, atol=0)
+    got, scale = scaled_rotary_frequencies(
+        32, "dynamic", factor=4.0, original_max_positions=64, seq_len=256
+    )
+    new_base = 10000.0 * (4.0 * 256 / 64 - 3.0) ** (32 / 30)
+    torch.testing.assert_close(
+        got, torch.tensor(theta(32, new_base), dtype=F64), rtol=1e-14, atol=0
+    )
+    assert got[0] == 1.0 and scale == 1.0  # pair 0 never changes
+
+
+def test_dynamic_with_one_pair_keeps_its_frequency():
+    # d = 2: the exponent d/(d-2) is undefined (transformers divides by zero), but the one
+    # frequency is base^0 = 1 for any base
+    got, _ = scaled_rotary_frequencies(
+        2, "dynamic", factor=3.0, original_max_positions=8, seq_len=100
+    )
+    assert got.tolist() == [1.0]
+
+
+def yarn_reference(dim, base, factor, original, beta_fast, beta_slow):
+    """Peng et al. (2023) §3 / Eq. 17-20 with the reference code's floor/ceil of the bounds."""
+
+    def pair(rotations):
+        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(pair(beta_fast)), 0)
+    high = min(math.ceil(pair(beta_slow)), dim - 1)
+    out = []
+    for i, t in enumerate(theta(dim, base)):
+        ramp = min(max((i - low) / ((high - low) or 0.001), 0.0), 1.0)
+        out.append((1 - ramp) * t + ramp * t / factor)
+    return out, (0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0)
+
+
+@pytest.mark.parametrize(
+    ("dim", "base", "factor", "original", "beta_fast", "beta_slow"),
+    [(64, 10000.0, 4.0, 2048, 32.0, 1.0), (128, 500000.0, 8.0, 4096, 32.0, 1.0)],
+)
+def test_yarn_matches_the_papers_ramp_and_scale(dim, base, factor, original, beta_fast, beta_slow):
+    got, scale = scaled_rotary_frequencies(
+        dim,
+        "yarn",
+        base=base,
+        factor=factor,
+        original_max_positions=original,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+    )
+    expected, expected_scale = yarn_reference(dim, base, factor, original, beta_fast, beta_slow)
+    torch.testing.assert_close(got, torch.tensor(expected, dtype=F64), rtol=1e-14, atol=0)
+    assert scale == pytest.approx(expected_scale, rel=1e-15)
+    # fast pairs (many turns over the trained length) are kept, slow ones interpolated
+    plain = sinusoidal_frequencies(dim, base=base)
+    assert got[0] == plain[0] and got[-1] == pytest.approx(float(plain[-1]) / factor, rel=1e-14)
+
+
+def test_yarn_with_factor_one_is_plain_rope():
+    got, scale = scaled_rotary_frequencies(16, "yarn", factor=1.0, original_max_positions=64)
+    torch.testing.assert_close(got, sinusoidal_frequencies(16), rtol=1e-15, atol=0)
+    assert scale == 1.0
+
+
+def test_llama3_band_keeps_fast_pairs_divides_slow_ones_and_blends_between():
+    dim, factor, original = 128, 8.0, 8192
+    got, scale = scaled_rotary_frequencies(
+        dim, "llama3", base=500000.0, factor=factor, original_max_positions=original
+    )
+    plain = sinusoidal_frequencies(dim, base=500000.0)
+    wavelength = 2 * math.pi / plain
+    fast = wavelength < original / 4.0
+    slow = wavelength > original / 1.0
+    middle = ~fast & ~slow
+    assert fast.any() and slow.any() and middle.any()
+    torch.testing.assert_close(got[fast], plain[fast], rtol=0, atol=0)
+    torch.testing.assert_close(got[slow], plain[slow] / factor, rtol=0, atol=0)
+    smooth = (original / wavelength[middle] - 1.0) / (4.0 - 1.0)
+    blended = (1 - smooth) * plain[middle] / factor + smooth * plain[middle]
+    torch.testing.assert_close(got[middle], blended, rtol=1e-15, atol=0)
+    assert scale == 1.0
+
+
+# -- refusals -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "words"),
+    [
+        ((16, "ntk"), {}, ValueError, "method must be one of"),
+        ((16, "longrope"), {}, ValueError, "method must be one of"),
+        ((16, 3), {}, ValueError, "method must be one of"),
+        ((15, "linear"), {}, ValueError, "dim must be even"),
+        ((True, "linear"), {}, TypeError, "dim must be an integer"),
+        ((16.0, "linear"), {}, TypeError, "dim must be an integer"),
+        ((0, "linear"), {}, ValueError, "dim must be >= 2"),
+        ((16, "linear"), {"factor": 0.0}, ValueError, "factor must be a finite number > 0"),
+        ((16, "linear"), {"factor": -2.0}, ValueError, "factor must be a finite number > 0"),
+        ((16, "linear"), {"factor": math.inf}, ValueError, "factor must be a finite number > 0"),
+        ((16, "linear"), {"factor": math.nan}, ValueError, "factor must be a finite number > 0"),
+        ((16, "linear"), {"factor": True}, TypeError, "factor must be a real number"),
+        ((16, "linear"), {"base": 1.0}, ValueError, "base must be a finite number > 1"),
+        ((16, "linear"), {"base": 0.5}, ValueError, "base must be a finite number > 1"),
+        (
+            (16, "dynamic"),
+            {"factor": 2.0},
+            ValueError,
+            "original_max_positions .*required for method='dynamic'",
+        ),
+        (
+            (16, "yarn"),
+            {"factor": 2.0},
+            ValueError,
+            "original_max_positions .*required for method='yarn'",
+        ),
+        (
+            (16, "llama3"),
+            {"factor": 2.0},
+            ValueError,
+            "original_max_positions .*required for method='llama3'",
+        ),
+        ((16, "linear"), {"original_max_positions": 64}, ValueError, "not used by method='linear'"),
+        ((16, "yarn"), {"original_max_positions": 0}, ValueError, "original_max_positions must"),
+        ((16, "yarn"), {"original_max_positions": 64.0}, TypeError, "original_max_positions must"),
+        (
+            (16, "yarn"),
+            {"original_max_positions": 64, "seq_len": 100},
+            ValueError,
+            "seq_len is used by method='dynamic' only",
+        ),
+        (
+            (16, "dynamic"),
+            {"original_max_positions": 64, "seq_len": 0},
+            ValueError,
+            "seq_len must be positive",
+        ),
+        (
+            (16, "yarn"),
+            {"original_max_positions": 64, "beta_fast": 1.0, "beta_slow": 2.0},
+            ValueError,
+            "beta_fast must be > beta_slow",
+        ),
+        (
+            (16, "yarn"),
+            {"original_max_positions": 64, "beta_slow": 0.0},
+            ValueError,
+            "beta_slow must be a finite number > 0",
+        ),
+        (
+            (16, "llama3"),
+            {"original_max_positions": 64, "low_freq_factor": 4.0, "high_freq_factor": 4.0},
+            ValueError,
+            "high_freq_factor must be > low_freq_factor",
+        ),
+        (
+            (16, "llama3"),
+            {"original_max_positions": 64, "low_freq_factor": -1.0},
+            ValueError,
+            "low_freq_factor must be a finite number > 0",
+        ),
+    ],
+)
+def test_scaled_frequencies_refuse(args, kwargs, error, words):
+    with pytest.raises(error, match=words):
+        scaled_rotary_frequencies(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("inv_freq", "error", "words"),
+    [
+        (torch.ones(3, dtype=F64), ValueError, r"dim // 2 = 4 frequencies"),
+        (torch.ones(2, 4, dtype=F64), ValueError, "inv_freq must have 1 dimension"),
+        (torch.ones(4, dtype=torch.long), TypeError, "inv_freq"),
+        ([1.0, 0.5, 0.25, 0.125], TypeError, "inv_freq must be a torch.Tensor"),
+        (torch.tensor([1.0, math.nan, 0.1, 0.01]), ValueError, "inv_freq must be finite"),
+    ],
+)
+def test_inv_freq_refusals(inv_freq, error, words):
+    x = randn(5, 8)
+    for call in (
+        lambda: rotary_angles(5, 8, inv_freq=inv_freq),
+        lambda: rotary_cos_sin(5, 8, inv_freq=inv_freq),
+        lambda: apply_rotary(x, inv_freq=inv_freq),
+        lambda: RotaryEmbedding(8, inv_freq=inv_freq),
+    ):
+        with pytest.raises(error, match=words):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("scale", "error"),
+    [(0.0, ValueError), (-1.0, ValueError), (math.inf, ValueError), (True, TypeError)],
+)
+def test_attention_scale_refusals(scale, error):
+    x = randn(5, 8)
+    for call in (
+        lambda: rotary_cos_sin(5, 8, attention_scale=scale),
+        lambda: apply_rotary(x, attention_scale=scale),
+        lambda: RotaryEmbedding(8, attention_scale=scale),
+    ):
+        with pytest.raises(error, match="attention_scale"):
+            call()
+
+
+# -- running a model scaled ---------------------------------------------------------------------
+
+# (dim, method, base, keyword arguments): trained on a short length, run well beyond it
+RUNS = [
+    (16, "linear", 10000.0, {"factor": 4.0}),
+    (16, "dynamic", 10000.0, {"factor": 2.0, "original_max_positions": 32}),
+    (32, "yarn", 10000.0, {"factor": 4.0, "original_max_positions": 32}),
+    (64, "yarn", 500000.0, {"factor": 8.0, "original_max_positions": 64, "beta_fast": 16.0}),
+    (32, "llama3", 10000.0, {"factor": 8.0, "original_max_positions": 32}),
+]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=config_id)
+def test_apply_rotary_with_scaled_frequencies_matches_transformers_llama(run):
+    dim, method, base, kwargs = run
+    n = 96
+    q, k = randn(2, 3, n, dim, seed=1), randn(2, 3, n, dim, seed=2)  # [b, h, n, d]
+    position_ids = torch.stack((torch.arange(n), torch.arange(20, 20 + n)))  # [b, n]
+    config = llama_config(dim, method, base=base, max_positions=256, **kwargs)
+    cos, sin = LlamaRotaryEmbedding(config)(q, position_ids)  # [b, n, d]
+    hf_q, hf_k = apply_rotary_pos_emb(q, k, cos, sin)
+    if method == "dynamic":  # transformers grows the base for the longest position in the batch
+        kwargs = {**kwargs, "seq_len": int(position_ids.max()) + 1}
+    inv_freq, scale = scaled_rotary_frequencies(dim, method, base=base, **kwargs)
+    pos = position_ids[:, None, :]  # [b, 1, n]
+    # transformers' angles are float32: agreement to its rounding at positions up to ~120
+    for ours, theirs in ((q, hf_q), (k, hf_k)):
+        got = apply_rotary(ours, pos, interleaved=False, inv_freq=inv_freq, attention_scale=scale)
+        torch.testing.assert_close(got, theirs, rtol=0, atol=1e-4)
+    module = RotaryEmbedding(dim, interleaved=False, inv_freq=inv_freq, attention_scale=scale)
+    mod_q, mod_k = module(q[:1], k[:1])
+    torch.testing.assert_close(mod_q, hf_q[:1], rtol=0, atol=1e-4)
+    torch.testing.assert_close(mod_k, hf_k[:1], rtol=0, atol=1e-4)
+
+
+def test_scaled_tables_are_the_plain_ones_times_the_scale():
+    inv_freq, scale = scaled_rotary_frequencies(16, "yarn", factor=4.0, original_max_positions=32)
+    assert scale > 1
+    cos, sin = rotary_cos_sin(50, 16, inv_freq=inv_freq, attention_scale=scale, dtype=F64)
+    angles = rotary_angles(50, 16, inv_freq=inv_freq)  # [50, 8]
+    torch.testing.assert_close(
+        cos, scale * torch.cos(angles).repeat_interleave(2, -1), rtol=0, atol=0
+    )
+    torch.testing.assert_close(
+        sin, scale * torch.sin(angles).repeat_interleave(2, -1), rtol=0, atol=0
+    )
+    # a rotation scaled by a: every pair's norm grows by a
+    x = randn(50, 16, seed=3)
+    y = apply_rotary(x, inv_freq=inv_freq, attention_scale=scale)
+    torch.testing.assert_close(y.norm(dim=-1), scale * x.norm(dim=-1), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("interleaved", [True, False])
+def test_default_frequencies_given_explicitly_are_bit_identical(interleaved):
+    x = randn(2, 3, 40, 16, seed=4, dtype=torch.float32)
+    plain = sinusoidal_frequencies(16, base=500.0)
+    got = apply_rotary(x, interleaved=interleaved, inv_freq=plain, attention_scale=1.0)
+    torch.testing.assert_close(
+        got, apply_rotary(x, base=500.0, interleaved=interleaved), rtol=0, atol=0
+    )
+    a, b = (
+        RotaryEmbedding(16, base=500.0, interleaved=interleaved),
+        RotaryEmbedding(16, interleaved=interleaved, inv_freq=plain),
+    )
+    for ours, theirs in zip(a(x, x), b(x, x)):
+        torch.testing.assert_close(ours, theirs, rtol=0, atol=0)
+
+
+def test_module_with_scaled_frequencies_is_the_function_and_rebuilds_them():
+    inv_freq, _ = scaled_rotary_frequencies(8, "llama3", factor=8.0, original_max_positions=16)
+    module = RotaryEmbedding(8, inv_freq=inv_freq, attention_scale=1.5, max_positions=4)
+    assert "inv_freq=given" in repr(module) and "attention_scale=1.5" in repr(module)
+    assert "inv_freq=given" not in repr(RotaryEmbedding(8))
+    assert list(module.state_dict()) == []  # tables and frequencies stay out of the state dict
+    q, k = randn(2, 6, 8, seed=5), randn(2, 9, 8, seed=6)
+    q_rot, k_rot = module(q, k)  # grows the cache past 4
+    expected_q = apply_rotary(q, torch.arange(3, 9), inv_freq=inv_freq, attention_scale=1.5)
+    torch.testing.assert_close(q_rot, expected_q, rtol=0, atol=0)
+    torch.testing.assert_close(
+        k_rot, apply_rotary(k, inv_freq=inv_freq, attention_scale=1.5), rtol=0, atol=0
+    )
+    inv_freq.mul_(2)  # the module keeps its own copy
+    with torch.device("meta"):
+        meta = RotaryEmbedding(8, inv_freq=inv_freq / 2, attention_scale=1.5, max_positions=4)
+    meta.to_empty(device="cpu")
+    meta.load_state_dict({})  # rebuilds the tables
+    torch.testing.assert_close(meta(q, k)[0], q_rot, rtol=0, atol=0)
+
+
+def test_scaled_frequencies_on_the_meta_device():
+    meta = torch.device("meta")
+    for method, kwargs in (
+        ("linear", {}),
+        ("dynamic", {"original_max_positions": 8, "seq_len": 32}),
+        ("yarn", {"original_max_positions": 8}),
+        ("llama3", {"original_max_positions": 8}),
+    ):
+        inv_freq, scale = scaled_rotary_frequencies(16, method, factor=2.0, device=meta, **kwargs)
+        assert inv_freq.device == meta and inv_freq.shape == (8,) and isinstance(scale, float)
+    x = torch.empty(2, 5, 16, device=meta)
+    assert apply_rotary(x, inv_freq=inv_freq, attention_scale=1.1).device == meta
