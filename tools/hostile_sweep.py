@@ -824,6 +824,54 @@ def core_specs(sweep: Sweep) -> None:
             {"q": "float_own_batch", "k": "float_own_batch", "query_offset": "offset"},
         )
     )
+    # -- stretched and multi-axis RoPE (issue 14)
+    spec("scaled_rotary_frequencies")(
+        lambda: (
+            P.scaled_rotary_frequencies,
+            {
+                "dim": 8,
+                "method": "yarn",
+                "base": 10000.0,
+                "factor": 4.0,
+                "original_max_positions": 64,
+            },
+            {
+                "dim": "size",
+                "method": "choice",
+                "base": "base",
+                "factor": "pos_real",
+                "original_max_positions": "size",
+            },
+        )
+    )
+    spec("rotary_angles_2d")(
+        lambda: (
+            P.rotary_angles_2d,
+            {"height": 3, "width": 4, "dim": 16, "base": 100.0},
+            {"height": "size", "width": "size", "dim": "size", "base": "base"},
+        )
+    )
+    spec("rotary_pair_axes")(
+        lambda: (
+            P.rotary_pair_axes,
+            {"dim": 12, "num_axes": 3},
+            {"dim": "size", "num_axes": "size"},
+        )
+    )
+    spec("log_spaced_relative_coords")(
+        lambda: (
+            P.log_spaced_relative_coords,
+            {"window_size": (3, 4), "pretrained_window_size": (2, 2)},
+            {"window_size": ("shape", 2), "pretrained_window_size": ("shape", 2)},
+        )
+    )
+    spec("ContinuousPositionBias()")(
+        lambda: (
+            P.ContinuousPositionBias,
+            {"window_size": (3, 4), "num_heads": 2, "hidden_dim": 8},
+            {"window_size": ("shape", 2), "num_heads": "size", "hidden_dim": "size"},
+        )
+    )
     # -- ALiBi and T5
     spec("alibi_slopes")(lambda: (P.alibi_slopes, {"num_heads": 4}, {"num_heads": "size"}))
     spec("alibi_span")(
