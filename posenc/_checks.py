@@ -36,6 +36,7 @@ __all__ = [
     "check_permutation",
     "check_positive_float",
     "check_real",
+    "check_rotated",
     "check_same_device",
     "check_same_dtype",
     "check_state_dict_tables",
@@ -478,3 +479,19 @@ def check_defaults(defaults: object) -> dict[str, object]:
             f"defaults must be a mapping control name -> value, got {type(defaults).__name__}"
         )
     return dict(defaults)
+
+
+def check_rotated(name: str, x: object) -> tuple[int, int]:
+    """Return ``(n, d)`` of a float tensor to rotate in channel pairs: ``[..., n, d]``, ``d`` even."""
+    check_float_tensor(name, x)
+    if x.ndim < 2:
+        raise ValueError(
+            f"{name} must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}"
+        )
+    n, d = x.shape[-2:]
+    if d % 2 or d == 0:
+        raise ValueError(
+            f"{name}'s last dimension d must be even and >= 2 (channels are rotated in pairs), "
+            f"got {d}"
+        )
+    return n, d

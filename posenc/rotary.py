@@ -50,6 +50,7 @@ from ._checks import (
     check_int,
     check_positive_float,
     check_real,
+    check_rotated,
     check_same_dtype,
     check_tensor,
 )
@@ -449,16 +450,7 @@ def apply_rotary(
     rotary-embedding-torch 0.9.1 ``apply_rotary_emb`` (interleaved); transformers 5.23.0 Llama
     ``apply_rotary_pos_emb`` (``interleaved=False``).
     """
-    check_float_tensor("x", x)
-    if x.ndim < 2:
-        raise ValueError(
-            f"x must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}"
-        )
-    n, d = x.shape[-2:]
-    if d % 2 or d == 0:
-        raise ValueError(
-            f"x's last dimension d must be even and >= 2 (channels are rotated in pairs), got {d}"
-        )
+    n, d = check_rotated("x", x)
     if positions is None:
         positions = torch.arange(n, device=x.device)  # [n]
     else:

@@ -40,6 +40,7 @@ from ._checks import (
     check_floating_dtype,
     check_int,
     check_multiple,
+    check_rotated,
     check_tensor,
 )
 from .rotary import rotary_quarter_turn
@@ -323,16 +324,7 @@ def apply_rotary_nd(
     Matches: transformers 5.23.0 `models/qwen2_vl/modeling_qwen2_vl.py`
     ``Qwen2VLRotaryEmbedding`` + ``apply_rotary_pos_emb`` (``interleaved=False``).
     """
-    check_float_tensor("x", x)
-    if x.ndim < 2:
-        raise ValueError(
-            f"x must have at least 2 dimensions [..., n, d], got shape {tuple(x.shape)}"
-        )
-    n, d = x.shape[-2:]
-    if d % 2 or d == 0:
-        raise ValueError(
-            f"x's last dimension d must be even and >= 2 (channels are rotated in pairs), got {d}"
-        )
+    n, d = check_rotated("x", x)
     pos = _grid_positions("positions", positions)  # [..., n, a]
     if pos.shape[-2] != n:
         raise ValueError(

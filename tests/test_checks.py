@@ -512,3 +512,15 @@ def test_meta_scalars_are_refused_by_name():
         check_int("n", torch.tensor(4, device="meta"))
     with pytest.raises(TypeError, match="base must be a number or a tensor with a value"):
         check_real("base", torch.tensor(100.0, device="meta"))
+
+
+def test_check_rotated_wants_pairs_of_channels_in_a_float_tensor():
+    from posenc._checks import check_rotated
+
+    assert check_rotated("x", torch.zeros(2, 5, 4)) == (5, 4)
+    with pytest.raises(TypeError, match="x must be a floating-point tensor"):
+        check_rotated("x", torch.zeros(5, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"x must have at least 2 dimensions"):
+        check_rotated("x", torch.zeros(4))
+    with pytest.raises(ValueError, match=r"x's last dimension d must be even and >= 2"):
+        check_rotated("x", torch.zeros(5, 3))

@@ -512,8 +512,9 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     """Which cell each coordinate column describes: ``meshgrid`` with ``"ij"`` and with ``"xy"``.
 
     Both panels show the ``Wh × Ww`` window. Each cell is labelled, in bold, with the number
-    ``n`` of the column ``coords[:, n]`` of ``coords = stack(meshgrid(arange(Wh), arange(Ww),
-    indexing=…)).flatten(1)`` that holds this cell's ``(r, c)``, and, small, with the token that
+    ``n`` of the column ``coords[:, n]`` of
+    ``coords = stack(meshgrid(arange(Wh), arange(Ww), indexing=…)).flatten(1)`` that holds this
+    cell's ``(r, c)``, and, small, with the token that
     really sits there, ``r·Ww + c`` (the order in which
     :func:`posenc.window.window_partition` delivers the tokens). A red line follows ``n = 0, 1,
     2, …``. With ``"ij"`` the two numbers agree; with ``"xy"`` the coordinates come column by
