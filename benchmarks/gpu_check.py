@@ -65,36 +65,6 @@ def load_device_cases() -> object:
     return module
 
 
-def compare(cpu_out: object, dev_out: object, device: torch.device) -> str | None:
-    """``None`` when the device's output matches the CPU's, else what differs."""
-    leaves = load_device_cases().leaves
-    expected, got = leaves(cpu_out), leaves(dev_out)
-    if len(expected) != len(got):
-        return f"{len(got)} outputs on the device, {len(expected)} on the CPU"
-    for i, (e, g) in enumerate(zip(expected, got)):
-        if isinstance(e, Tensor):
-            if not isinstance(g, Tensor):
-                return f"output {i}: a tensor on the CPU, a {type(g).__name__} on the device"
-            if g.device.type != device.type:
-                return f"output {i} is on {g.device}, not {device}"
-            if g.shape != e.shape or g.dtype != e.dtype:
-                return f"output {i}: {tuple(g.shape)} {g.dtype} vs {tuple(e.shape)} {e.dtype}"
-            g = g.detach().cpu()
-            e = e.detach()
-            if e.is_floating_point() or e.is_complex():
-                if not torch.allclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True):
-                    diff = (g.double() - e.double()).abs().nan_to_num(0).max().item()
-                    return f"output {i}: max |device − cpu| = {diff:.2e}"
-            elif not torch.equal(g, e):
-                return f"output {i}: integer/bool values differ"
-        elif isinstance(e, float) and isinstance(g, float):
-            if not math.isclose(g, e, rel_tol=RTOL, abs_tol=ATOL):
-                return f"output {i}: {g!r} vs {e!r}"
-        elif g != e:
-            return f"output {i}: {g!r} vs {e!r}"
-    return None
-
-
 def check_functions(device: torch.device) -> tuple[str, int]:
     """Markdown report of part 1 and the number of mismatches and failures."""
     cases_module = load_device_cases()
@@ -125,7 +95,9 @@ def check_functions(device: torch.device) -> tuple[str, int]:
                     rows.append((f"{group}.{name}[{i}]", f"fails on {device}: {last}"))
                     problems += 1
                     continue
-                why = compare(expected, got, device)
+                why = cases_module.difference(
+                    expected, got, device, equal_nan=True, close_floats=True
+                )
                 if why is not None:
                     rows.append((f"{group}.{name}[{i}]", why))
                     problems += 1

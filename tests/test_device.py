@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import pkgutil
 from collections.abc import Callable
 
@@ -456,13 +457,10 @@ def params(cases: dict[str, list[Case]], prefix: str = "") -> list:
     ]
 
 
-@pytest.mark.parametrize("case", params(CASES))
+@pytest.mark.parametrize(
+    "case", params(CASES) + params(TOY_CASES, "toy.") + params(DEMOS_CASES, "demos.")
+)
 def test_public_name_keeps_meta(case: Case) -> None:
-    check_on_meta(case)
-
-
-@pytest.mark.parametrize("case", params(TOY_CASES, "toy.") + params(DEMOS_CASES, "demos."))
-def test_toy_and_demos_keep_meta(case: Case) -> None:
     check_on_meta(case)
 
 
@@ -508,18 +506,50 @@ def test_exemptions_take_no_tensor_or_return_python_values() -> None:
         assert not tensors, f"{name} is exempt as taking no tensor but has {tensors}"
 
 
+def difference(
+    cpu_out: object,
+    dev_out: object,
+    device: torch.device,
+    *,
+    equal_nan: bool = False,
+    close_floats: bool = False,
+) -> str | None:
+    """``None`` when the device's output matches the CPU's (same structure, device, shape,
+    dtype and tensor values within rtol 1e-4, atol 1e-5; Python values equal, or close with
+    ``close_floats``), else what differs. ``benchmarks/gpu_check.py`` uses it too, with
+    ``equal_nan=True, close_floats=True``."""
+    expected, got = leaves(cpu_out), leaves(dev_out)
+    if len(expected) != len(got):
+        return f"{len(got)} outputs on the device, {len(expected)} on the CPU"
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if isinstance(e, Tensor):
+            if not isinstance(g, Tensor):
+                return f"output {i}: a tensor on the CPU, a {type(g).__name__} on the device"
+            if g.device.type != device.type:
+                return f"output {i} is on {g.device}, not {device}"
+            if g.shape != e.shape or g.dtype != e.dtype:
+                return f"output {i}: {tuple(g.shape)} {g.dtype} vs {tuple(e.shape)} {e.dtype}"
+            g = g.detach().cpu()
+            e = e.detach()
+            if e.is_floating_point() or e.is_complex():
+                if not torch.allclose(g, e, rtol=1e-4, atol=1e-5, equal_nan=equal_nan):
+                    diff = (g.double() - e.double()).abs().nan_to_num(0).max().item()
+                    return f"output {i}: max |device − cpu| = {diff:.2e}"
+            elif not torch.equal(g, e):
+                return f"output {i}: integer/bool values differ"
+        elif close_floats and isinstance(e, float) and isinstance(g, float):
+            if not math.isclose(g, e, rel_tol=1e-4, abs_tol=1e-5):
+                return f"output {i}: {g!r} vs {e!r}"
+        elif g != e:
+            return f"output {i}: {g!r} vs {e!r}"
+    return None
+
+
 def check_on_cuda(case: Case) -> None:
     """On a GPU the output stays on it and matches the CPU's numbers."""
-    expected = leaves(case(CPU))
-    got = leaves(case(torch.device("cuda")))
-    assert len(got) == len(expected), "the CUDA call returned a different structure"
-    for i, (g, e) in enumerate(zip(got, expected)):
-        if isinstance(e, Tensor):
-            assert g.device.type == "cuda", f"output {i} is on {g.device}, not cuda"
-            assert g.shape == e.shape and g.dtype == e.dtype, f"output {i}: shape or dtype"
-            torch.testing.assert_close(g.cpu(), e, rtol=1e-4, atol=1e-5)
-        else:
-            assert g == e, f"output {i}: {g!r} on CUDA, {e!r} on the CPU"
+    cuda = torch.device("cuda")
+    why = difference(case(CPU), case(cuda), cuda)
+    assert why is None, why
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from figure_helpers import label_collections
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
 from posenc.plotting._grid import (
@@ -20,10 +20,6 @@ from posenc.plotting._grid import (
     inch_canvas,
     outline_cells,
 )
-
-
-def label_collections(fig: Figure) -> list[PathCollection]:
-    return [c for ax in fig.axes for c in ax.collections if hasattr(c, "labels")]
 
 
 def test_number_grid_draws_values_and_readable_labels():

@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from figure_helpers import label_collections
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
@@ -43,10 +43,6 @@ def loop_index(wh: int, ww: int, radix: int | None = None) -> np.ndarray:
 
 def images(fig: Figure) -> list[np.ndarray]:
     return [np.asarray(im.get_array()) for ax in fig.axes for im in ax.images]
-
-
-def label_collections(fig: Figure) -> list[PathCollection]:
-    return [c for ax in fig.axes for c in ax.collections if hasattr(c, "labels")]
 
 
 def all_labels(fig: Figure) -> list[str]:

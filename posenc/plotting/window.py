@@ -58,14 +58,6 @@ _LIGHT_INDEX = ListedColormap(colormaps["Greys"](np.linspace(0.02, 0.36, 256))) 
 _READS = "#00a03c"  # green: the block of the table a query reads
 
 
-def _window(name: str, window_size: object) -> tuple[int, int]:
-    if isinstance(window_size, (str, bytes)) or not isinstance(window_size, Sequence):
-        raise TypeError(f"{name} must be a pair of ints (Wh, Ww), got {window_size!r}")
-    if len(window_size) != 2:
-        raise ValueError(f"{name} must have two entries (Wh, Ww), got {tuple(window_size)}")
-    return check_int(f"{name}[0]", window_size[0]), check_int(f"{name}[1]", window_size[1])
-
-
 # ---------------------------------------------------------------------------------------------
 # Swin-specific drawing helpers
 
@@ -96,7 +88,7 @@ def draw_window_borders(
         origin, cell: where the grid sits, as in :func:`~posenc.plotting._grid.draw_number_grid` (default: a plain
             ``imshow``, cell ``(r, c)`` centred on ``(c, r)``).
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     height, width = check_int("height", height), check_int("width", width)
     offset = check_pair("offset", offset, minimum=None)
     ox, oy = (-0.5, -0.5) if origin is None else origin
@@ -132,7 +124,7 @@ def window_query_token(query: str | int | Sequence[int], window_size: Sequence[i
     Returns:
         the token number in ``0 … Wh·Ww − 1``.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     if isinstance(query, str):
         places = {
             "top-left": (0, 0),
@@ -190,7 +182,7 @@ def example_bias_table(window_size: Sequence[int], num_heads: int) -> Tensor:
     Shapes:
         ``[(2Wh − 1)(2Ww − 1), h]``.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     h = check_int("num_heads", num_heads)
     if h > len(_HEAD_NAMES):
         raise ValueError(f"num_heads must be <= {len(_HEAD_NAMES)} for the example table, got {h}")
@@ -227,7 +219,7 @@ def window_coordinates_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     Returns:
         a Figure with one axes (a canvas in inches).
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     n = wh * ww
     fig_w = 6.8
     fig, ax = inch_canvas(fig_w, 2.3)
@@ -325,7 +317,7 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     Returns:
         a Figure with one axes (a canvas in inches); its three images are ``Δr``, ``Δc``, ``I``.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     n = wh * ww
     dr, dc = _offsets(wh, ww)
     index = relative_position_index((wh, ww))  # [N, N]
@@ -408,7 +400,7 @@ def index_radix_figure(
         a Figure with one axes (a canvas in inches); one image per radix, whose data is 1 for
         a cell whose index is shared and 0 otherwise.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     rows, cols = 2 * wh - 1, 2 * ww - 1
     if radices is None:
         radices = (cols, cols - 1)
@@ -528,7 +520,7 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
         a Figure with one axes (a canvas in inches); its two images are 1 where the column
         number differs from the token (``"ij"``, then ``"xy"``); the bold labels hold ``n``.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     cell = min(0.7, 2.9 / ww, 2.0 / wh)
     panel_w = 3.4
     fig, ax = inch_canvas(2 * panel_w, wh * cell + 1.25)
@@ -656,7 +648,7 @@ def window_bias_figure(
         a Figure with one axes; its images are, in order, the index row, the table's row
         numbers, then for every head its bias map and its table.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     if wh > 7 or ww > 7:
         raise ValueError(
             f"window_size must be at most (7, 7) to keep every cell legible, got ({wh}, {ww})"
@@ -826,7 +818,7 @@ def shifted_window_figure(
         a Figure with one axes (a canvas in inches); its images are the partition, the rolled
         map (both: window label per token) and the mask.
     """
-    wh, ww = _window("window_size", window_size)
+    wh, ww = check_pair("window_size", window_size)
     height, width = check_int("height", height), check_int("width", width)
     sh, sw = check_pair("shift", shift, minimum=0)
     mask = shifted_window_mask(height, width, (wh, ww), (sh, sw))  # [n_w, N, N]

@@ -261,6 +261,7 @@ def length_generalisation(
     Returns:
         a :class:`LengthResults`.
     """
+    lo, hi = _length_range(train_lengths)
     if isinstance(encodings, Mapping):
         if model_options:
             raise ValueError(
@@ -282,11 +283,10 @@ def length_generalisation(
             raise ValueError(f"encodings must be names from {known}, got {unknown}")
         if len(set(names)) != len(names):
             raise ValueError(f"encodings must name each encoding once, got {names}")
-        options = {"max_positions": _length_range(train_lengths)[1], "seed": seed, **model_options}
+        options = {"max_positions": hi, "seed": seed, **model_options}
         factories = {e: (lambda e=e: toy_model(e, **options)) for e in names}  # type: ignore[misc]
     if not factories:
         raise ValueError("encodings must name at least one encoding")
-    lo, hi = _length_range(train_lengths)
     if isinstance(eval_lengths, (str, int)) or not isinstance(eval_lengths, Sequence):
         raise TypeError(f"eval_lengths must be a sequence of ints, got {eval_lengths!r}")
     lengths = tuple(check_int("eval_lengths", n) for n in eval_lengths)

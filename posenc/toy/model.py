@@ -122,8 +122,8 @@ class ToyShawAttention(ShawRelativeMultiheadAttention):
         check_tensor("x", x, ndim=3)
         b, n, d = x.shape
         heads = self.num_heads
-        q = self.q_proj(x).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
-        k = self.k_proj(x).reshape(b, n, heads, d // heads).transpose(1, 2)  # [b, h, n, d/h]
+        q = self._heads(self.q_proj(x))  # [b, h, n, d/h]
+        k = self._heads(self.k_proj(x))  # [b, h, n, d/h]
         index = shaw_relative_index(n, n, self.max_relative_position, device=x.device)  # [n, n]
         position = (q @ self.rel_k.T).gather(-1, index.expand(b, heads, n, n))  # [b, h, n, n]
         logits = (q @ k.transpose(-1, -2) + position) / math.sqrt(d // heads)  # [b, h, n, n]

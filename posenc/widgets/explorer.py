@@ -29,7 +29,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from .._checks import check_int
+from .._checks import check_defaults, check_int
 
 __all__ = ["Control", "Explorer", "explorer", "palette_png"]
 
@@ -392,13 +392,9 @@ def explorer(
         raise TypeError(f"title must be a string, got {type(title).__name__}")
     dpi = check_int("dpi", dpi)
     max_combinations = check_int("max_combinations", max_combinations)
-    if defaults is not None and not isinstance(defaults, Mapping):
-        raise TypeError(
-            f"defaults must be a mapping control name -> value, got {type(defaults).__name__}"
-        )
+    defaults = check_defaults(defaults)
     if not isinstance(controls, Mapping) or not controls:
         raise ValueError("controls must be a non-empty mapping name -> values")
-    defaults = dict(defaults or {})
     unknown = set(defaults) - set(controls)
     if unknown:
         raise ValueError(f"defaults name unknown control(s) {sorted(unknown)}")
