@@ -13,7 +13,7 @@ export OMP_NUM_THREADS := 1
 # Test processes run side by side (pytest-xdist); one per core of the 2-core machine.
 JOBS ?= 2
 
-.PHONY: setup chromium book test unit notebooks build-book browser lab strip freeze clean preview
+.PHONY: setup chromium book test unit notebooks build-book browser lab strip freeze clean preview slides handouts
 
 # Create the virtual environment and install the pinned requirements and posenc (idempotent).
 setup: $(STAMP) chromium
@@ -38,7 +38,18 @@ book: setup build-book
 
 build-book:
 	@time $(BIN)/jupyter-book build --all -W -n --keep-going .
+	@# PDF handouts of every page and of the whole book (before check_site: the pages link to them)
+	@time $(PY) tools/build_handouts.py _build/html
 	$(PY) tools/check_site.py _build/html
+
+# Rebuild only the slide decks (_build/html/slides/) from the last build's executed notebooks;
+# `make book` builds them itself (_ext/slides.py).
+slides: setup
+	$(PY) _ext/slides.py _build .
+
+# Reprint only the PDF handouts (_build/html/pdf/) from the last build; `make book` prints them.
+handouts: setup
+	$(PY) tools/build_handouts.py _build/html
 
 # Unit tests, then the notebooks under nbval, then the book build, then the built site in a browser.
 test: setup unit notebooks build-book browser
@@ -77,6 +88,6 @@ clean:
 preview: setup
 	@test -n "$(CH)" || { echo "usage: make preview CH=chapters/NN_name.ipynb"; exit 2; }
 	@name=$$(basename $(CH) .ipynb); dir=_build/preview/$$name; rm -rf $$dir; mkdir -p $$dir/chapters; \
-	cp -r _config.yml references.bib intro.md _ext images $$dir/; cp $(CH) $$dir/chapters/; \
+	cp -r _config.yml references.bib intro.md _ext images quizzes $$dir/; cp $(CH) $$dir/chapters/; \
 	printf 'format: jb-book\nroot: intro\nchapters:\n  - file: chapters/%s\n' $$name > $$dir/_toc.yml; \
 	cd $$dir && $(BIN)/jupyter-book build --all -W -n --keep-going . && echo "preview: $$PWD/_build/html/chapters/$$name.html"

@@ -30,10 +30,12 @@ from .absolute_2d import (
 from .alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes, alibi_span
 from .attention import (
     SelfAttention,
+    absolute_logit_terms,
     attention_weights,
     causal_mask,
     dot_product_attention,
     masked_softmax,
+    offset_variance_share,
     query_key_positions,
 )
 from .catalogue import (
@@ -63,6 +65,7 @@ from .rotary import (
     rotary_permutation,
     rotary_quarter_turn,
     scaled_rotary_frequencies,
+    stretched_rotary_frequencies,
 )
 from .rotary_nd import (
     apply_rotary_nd,
@@ -120,6 +123,7 @@ __all__ = [
     "SwinRelativePositionBias",
     "T5RelativePositionBias",
     "WindowAttention",
+    "absolute_logit_terms",
     "alibi_bias",
     "alibi_distances",
     "alibi_slopes",
@@ -138,6 +142,7 @@ __all__ = [
     "log_spaced_relative_coords",
     "masked_softmax",
     "numeric_encoding",
+    "offset_variance_share",
     "pairwise_distances",
     "periodic_encoding",
     "periodic_shift_matrix",
@@ -177,6 +182,7 @@ __all__ = [
     "sinusoidal_shift_matrix",
     "sinusoidal_wavelengths",
     "spread_key_step",
+    "stretched_rotary_frequencies",
     "t5_bucket_index",
     "t5_bucket_starts",
     "t5_relative_bucket",

@@ -41,11 +41,13 @@ from .alibi import ALiBiBias
 from .attention import SelfAttention, dot_product_attention
 from .learned import LearnedPositionalEmbedding
 from .numeric import numeric_encoding
-from .rotary import RotaryEmbedding
+from .rotary import RotaryEmbedding, stretched_rotary_frequencies
+from .rotary_nd import apply_rotary_nd
 from .shaw import ShawRelativeMultiheadAttention
 from .sinusoidal import SinusoidalPositionalEncoding
 from .t5 import T5RelativePositionBias
 from .window import SwinRelativePositionBias, WindowAttention, window_partition
+from .window_v2 import ContinuousPositionBias
 
 __all__ = [
     "ENCODINGS",
@@ -305,6 +307,32 @@ def _run_window_3d(module: nn.Module, size: CatalogueSize, factor: int) -> Tenso
     return dot_product_attention(q, q, q, bias=module())  # [n_w, h, N, d/h]
 
 
+def _run_rotary_grid(module: nn.Module, size: CatalogueSize, factor: int) -> Tensor:
+    side = size.grid * factor  # an image factor× taller and wider, one frame
+    r, c = torch.meshgrid(torch.arange(side), torch.arange(side), indexing="ij")
+    positions = torch.stack((torch.zeros_like(r), r, c), dim=-1).reshape(-1, 3)  # [side², 3]
+    q = torch.zeros(1, size.h, side * side, size.d // size.h)  # [1, h, side², d/h]
+    return apply_rotary_nd(q, positions, sections=_grid_sections(size.d // size.h))
+
+
+def _grid_sections(head_dim: int) -> tuple[int, int, int]:
+    """Qwen2-VL's shares of the pairs (16/24/24 of 64), rounded down."""
+    pairs = head_dim // 2
+    t = pairs // 4
+    h = (pairs - t) // 2
+    return (t, h, pairs - t - h)
+
+
+def _run_continuous_bias(module: nn.Module, size: CatalogueSize, factor: int) -> Tensor:
+    # a window factor× larger on each side, offsets normalised by the built one (Swin V2)
+    wh, ww = size.window
+    larger = ContinuousPositionBias(
+        (wh * factor, ww * factor), size.h, pretrained_window_size=size.window
+    )
+    larger.load_state_dict(module.state_dict())
+    return larger()  # [h, N, N]
+
+
 # -- toy forms: how each family plugs into the tiny Transformer (posenc.toy) -----------------------
 
 
@@ -351,6 +379,35 @@ def _toy_rope(options: ToyOptions) -> ToyPlugIn:
             f"got dim / num_heads = {dim} / {heads} = {dim // heads}"
         )
     return ToyPlugIn(rotary=RotaryEmbedding(dim // heads, base=options.rope_base))
+
+
+def _build_rope_scaled(size: CatalogueSize) -> nn.Module:
+    """RoPE built for ``n`` positions, stretched by YaRN to ``4n`` (chapter 11)."""
+    head_dim = size.d // size.h
+    inv_freq, scale = stretched_rotary_frequencies(
+        head_dim, "yarn", factor=4.0, original_max_positions=size.n
+    )
+    return RotaryEmbedding(head_dim, max_positions=size.n, inv_freq=inv_freq, attention_scale=scale)
+
+
+def _toy_rope_grid(options: ToyOptions) -> ToyPlugIn:
+    from .toy.model import ToyMultimodalRotary  # the toy imports this module: import it late
+
+    dim, heads = options.dim, options.num_heads
+    if (dim // heads) % 2:
+        raise ValueError(
+            f"rope_grid needs an even number of channels per head (they are rotated in pairs), "
+            f"got dim / num_heads = {dim} / {heads} = {dim // heads}"
+        )
+    return ToyPlugIn(rotary=ToyMultimodalRotary(dim // heads, base=options.rope_base))
+
+
+def _toy_swin_v2(options: ToyOptions) -> ToyPlugIn:
+    from .toy.model import ToyContinuousBias
+
+    # the toy trains at up to max_positions tokens: that length sets the scale of the offsets
+    length = max(options.max_positions, 2)
+    return ToyPlugIn(attention_bias=ToyContinuousBias(options.num_heads, length))
 
 
 ENCODINGS: tuple[Encoding, ...] = (
@@ -516,6 +573,43 @@ ENCODINGS: tuple[Encoding, ...] = (
         run=_run_window_3d,
     ),
     Encoding(
+        key="swin_v2",
+        name="Swin V2 continuous bias",
+        kind="relative",
+        enters="logits",
+        dims="2-D",
+        models="Swin V2",
+        chapter="12_positions_on_grids",
+        posenc=(
+            "posenc.window_v2.ContinuousPositionBias",
+            "posenc.window_v2.log_spaced_relative_coords",
+        ),
+        parameter_formula="3·512 + 512·h",
+        beyond="a larger window: the MLP meets log-spaced offsets a little past its training",
+        build=lambda s: ContinuousPositionBias(s.window, s.h),
+        run=_run_continuous_bias,
+        toy=_toy_swin_v2,
+    ),
+    Encoding(
+        key="rope_grid",
+        name="RoPE on grids (M-RoPE, axial 2-D)",
+        kind="relative (by rotation, per axis)",
+        enters="queries, keys (rotated)",
+        dims="3-D",
+        models="Qwen2-VL (M-RoPE; axial 2-D in its vision encoder)",
+        chapter="12_positions_on_grids",
+        posenc=(
+            "posenc.rotary_nd.rotary_angles_nd",
+            "posenc.rotary_nd.rotary_angles_2d",
+            "posenc.rotary_nd.apply_rotary_nd",
+        ),
+        parameter_formula="0",
+        beyond="angles never seen in training, per axis",
+        build=_nothing,
+        run=_run_rotary_grid,
+        toy=_toy_rope_grid,
+    ),
+    Encoding(
         key="rope",
         name="RoPE",
         kind="relative (by rotation)",
@@ -529,6 +623,26 @@ ENCODINGS: tuple[Encoding, ...] = (
         build=lambda s: RotaryEmbedding(s.d // s.h, max_positions=s.n),
         run=_run_rotary,
         toy=_toy_rope,
+    ),
+    Encoding(
+        key="rope_scaled",
+        name="Stretched RoPE (PI, NTK, YaRN, Llama 3.1)",
+        kind="relative (by rotation, frequencies stretched)",
+        enters="queries, keys (rotated)",
+        dims="1-D",
+        models="Llama 3.1 (its band); Qwen2.5, DeepSeek-V3 (YaRN)",
+        chapter="11_stretching_rope",
+        posenc=(
+            "posenc.rotary.scaled_rotary_frequencies",
+            "posenc.rotary.stretched_rotary_frequencies",
+            "posenc.rotary.RotaryEmbedding",
+        ),
+        parameter_formula="0",
+        beyond="s times the trained length; further on, unseen angles again",
+        build=_build_rope_scaled,
+        run=_run_rotary,
+        # no toy form of its own: stretching is applied to a model trained with plain RoPE,
+        # which posenc.toy.scaling does (chapter 11); a plug-in would train with it from scratch
     ),
     Encoding(
         key="alibi",
@@ -636,7 +750,9 @@ def position_parameter_count(module: nn.Module) -> int:
             \\theta \\notin \\text{nn.Linear}} \\operatorname{numel}(\\theta)
 
     The parameters of ``nn.Linear`` submodules (the query, key, value and output projections,
-    which every attention layer has, with or without positions) are left out; so are
+    which every attention layer has, with or without positions) are left out, except those of
+    a continuous position bias's MLP (a submodule named ``cpb_mlp``, Swin V2's), which
+    computes position information and nothing else; left out too are
     parameters with ``requires_grad=False`` (a fixed table stored as a frozen parameter, as
     MAE stores its sin/cos table) and buffers.
 
@@ -652,6 +768,10 @@ def position_parameter_count(module: nn.Module) -> int:
         raise TypeError(f"module must be an nn.Module, got {type(module).__name__}")
     linears = (m for m in module.modules() if isinstance(m, nn.Linear))
     in_linear = {id(p) for m in linears for p in m.parameters()}
+    mlps = (
+        m.cpb_mlp for m in module.modules() if isinstance(getattr(m, "cpb_mlp", None), nn.Module)
+    )
+    in_linear -= {id(p) for mlp in mlps for p in mlp.parameters()}  # position MLPs count
     return sum(p.numel() for p in module.parameters() if p.requires_grad and id(p) not in in_linear)
 
 

@@ -67,6 +67,7 @@ __all__ = [
     "rotary_permutation",
     "rotary_quarter_turn",
     "scaled_rotary_frequencies",
+    "stretched_rotary_frequencies",
 ]
 
 Device = torch.device | str | None
@@ -801,3 +802,116 @@ class RotaryEmbedding(FixedTables):
         if self.attention_scale != 1.0:
             text += f", attention_scale={self.attention_scale}"
         return text
+
+
+# -- Chapter 11: every way of stretching RoPE's frequencies, under one name ---------------------
+
+_STRETCHES = ("plain", "linear", "ntk", "dynamic", "yarn", "llama3", "partial")
+
+
+def stretched_rotary_frequencies(
+    dim: int,
+    method: str,
+    *,
+    base: float = 10000.0,
+    factor: float = 1.0,
+    original_max_positions: int | None = None,
+    seq_len: int | None = None,
+    rotary_dim: int | None = None,
+    device: Device = None,
+) -> tuple[Tensor, float]:
+    """Return the frequencies and logit scale of RoPE, plain or stretched by one of seven methods.
+
+    .. math::
+
+        \\theta'_i = \\begin{cases}
+          \\text{base}^{-2i/d} & \\text{plain} \\\\
+          (\\text{base}\\, s^{d/(d-2)})^{-2i/d} & \\text{ntk} \\\\
+          \\text{base}^{-2i/r}\\ (i < r/2), \\quad 0\\ (i \\ge r/2) & \\text{partial}
+        \\end{cases}
+
+    and ``"linear"``, ``"dynamic"``, ``"yarn"``, ``"llama3"`` as
+    :func:`scaled_rotary_frequencies`. The three methods of its own:
+
+    * ``"plain"``: RoPE as trained, ``θ_i = base^{-2i/d}``; reads nothing else.
+    * ``"ntk"``: NTK-aware scaling (/u/bloc97, 2023): a larger base,
+      ``base · s^{d/(d−2)}``, chosen so that the slowest pair is divided by exactly ``s``
+      while the fastest keeps its frequency; reads ``factor``. It is ``"dynamic"`` frozen
+      at one length: ``"dynamic"`` with ``factor = 1`` and ``seq_len = s·L_0`` gives the same
+      base.
+    * ``"partial"``: partial RoPE (GPT-NeoX's ``rotary_pct``, transformers'
+      ``partial_rotary_factor``): only the first ``r = rotary_dim`` channels rotate, with the
+      frequencies of a ``r``-channel RoPE; the remaining ``(d − r)/2`` pairs get frequency 0,
+      i.e. they are not rotated at all and carry no position. Reads ``rotary_dim``. GPT-NeoX
+      rotates the first ``r`` channels in its own layout; frequency 0 on the last pairs of a
+      ``d``-channel RoPE is the same up to a fixed permutation of channels, which a model's
+      learned ``W_q`` and ``W_k`` absorb.
+
+    Partial RoPE is a choice made before training; the other methods are applied to a model
+    trained with ``"plain"`` frequencies, to run it on inputs up to ``s`` times longer.
+
+    Args:
+        dim: ``d``, channels per head (even).
+        method: one of ``"plain"``, ``"linear"``, ``"ntk"``, ``"dynamic"``, ``"yarn"``,
+            ``"llama3"``, ``"partial"``.
+        base: as in :func:`rotary_angles`.
+        factor: ``s`` (finite, ``> 0``); read by every method but ``"plain"`` and
+            ``"partial"``.
+        original_max_positions: ``L_0``, as in :func:`scaled_rotary_frequencies` (required
+            by ``"dynamic"``, ``"yarn"``, ``"llama3"``; refused by the others).
+        seq_len: ``"dynamic"`` only, as in :func:`scaled_rotary_frequencies`.
+        rotary_dim: ``"partial"`` only: ``r``, the channels that rotate (even, ``2 <= r <= d``).
+        device: where to build the frequencies.
+
+    Returns:
+        ``(inv_freq, attention_scale)``: float64 tensor ``[d/2]`` and a Python float (not 1
+        only for ``"yarn"``).
+
+    Shapes:
+        ``d``: channels per head.
+
+    Matches: bloc97, "NTK-Aware Scaled RoPE" (r/LocalLLaMA, June 2023), ``base = base *
+    alpha ** (dim / (dim - 2))``; transformers 5.23.0 ``_compute_default_rope_parameters``
+    with ``partial_rotary_factor = r/d`` (the ``r/2`` frequencies) and ``GPTNeoXAttention``'s
+    ``rotary_ndims`` (the unrotated channels).
+    """
+    method = check_choice("method", method, _STRETCHES)
+    own = {"plain": set(), "ntk": {"factor"}, "partial": {"rotary_dim"}}
+    if method not in own:
+        if rotary_dim is not None:
+            raise ValueError(f"rotary_dim is used by method='partial' only, got method={method!r}")
+        return scaled_rotary_frequencies(
+            dim,
+            method,
+            base=base,
+            factor=factor,
+            original_max_positions=original_max_positions,
+            seq_len=seq_len,
+            device=device,
+        )
+    dim = check_even("dim", dim)
+    base = check_base("base", base)
+    factor = check_positive_float("factor", factor)
+    given = {
+        "original_max_positions": original_max_positions,
+        "seq_len": seq_len,
+        "rotary_dim": rotary_dim,
+    }
+    for name, value in given.items():
+        if value is not None and name not in own[method]:
+            raise ValueError(f"{name} is not used by method={method!r}; leave it None")
+    if method != "ntk" and factor != 1.0:
+        raise ValueError(f"factor is not used by method={method!r}; leave it 1.0")
+    if method == "plain":
+        return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
+    if method == "ntk":
+        stretched = base * factor ** (dim / (dim - 2)) if dim > 2 else base
+        return sinusoidal_frequencies(dim, base=stretched, device=device), 1.0  # [d/2]
+    if rotary_dim is None:
+        raise ValueError("rotary_dim (the channels that rotate) is required for method='partial'")
+    rotary_dim = check_even("rotary_dim", rotary_dim)
+    if rotary_dim > dim:
+        raise ValueError(f"rotary_dim must be <= dim={dim}, got {rotary_dim}")
+    rotated = sinusoidal_frequencies(rotary_dim, base=base, device=device)  # [r/2]
+    still = torch.zeros((dim - rotary_dim) // 2, dtype=torch.float64, device=rotated.device)
+    return torch.cat((rotated, still)), 1.0  # [d/2]

@@ -53,6 +53,7 @@ def hand_count(key: str, s: CatalogueSize) -> int:
         * (s.d // s.h),  # w^K and w^V: 2k+1 vectors of d/h, shared by heads
         "swin": (2 * wh - 1) * (2 * ww - 1) * s.h,  # one number per offset and head
         "window_3d": (2 * s.frames - 1) * (2 * wh - 1) * (2 * ww - 1) * s.h,
+        "swin_v2": 3 * 512 + 512 * s.h,  # cpb_mlp: Linear(2, 512), Linear(512, h, no bias)
         "t5": s.num_buckets * s.h,  # one number per bucket and head
     }.get(key, 0)  # everything else is a formula: nothing to learn
 
@@ -73,7 +74,10 @@ def test_every_encoding_of_the_book_is_a_row():
         "shaw",
         "swin",
         "window_3d",
+        "swin_v2",
+        "rope_grid",
         "rope",
+        "rope_scaled",
         "alibi",
         "t5",
     ]
@@ -117,6 +121,7 @@ def test_default_counts_golden():
         "shaw": 528,
         "swin": 1352,
         "window_3d": 4056,
+        "swin_v2": 5632,
         "t5": 256,
     }
 
@@ -357,10 +362,12 @@ def test_family_modules_are_the_books():
         "learned",
         "numeric",
         "rotary",
+        "rotary_nd",
         "shaw",
         "sinusoidal",
         "t5",
         "window",
+        "window_v2",
     ]
 
 
@@ -411,7 +418,17 @@ def test_the_appendix_builds_its_tables_from_the_whole_catalogue():
 
 def test_toy_encodings_are_the_entries_with_a_toy_form():
     assert toy_encodings() == tuple(e.key for e in ENCODINGS if e.toy is not None)
-    assert set(toy_encodings()) == {"none", "sinusoidal", "learned", "shaw", "t5", "alibi", "rope"}
+    assert set(toy_encodings()) == {
+        "none",
+        "sinusoidal",
+        "learned",
+        "shaw",
+        "t5",
+        "alibi",
+        "rope",
+        "swin_v2",
+        "rope_grid",
+    }
     assert get_encoding("swin").toy is None  # needs an image: no toy form
 
 
@@ -432,12 +449,16 @@ def test_every_toy_form_builds_a_toy_model_that_runs(key, causal):
 
 
 @pytest.mark.parametrize("key", toy_encodings())
-def test_every_toy_form_is_drawn_and_run_in_chapter_10(key):
+def test_every_toy_form_is_drawn_and_run_in_a_chapter(key):
     from posenc.plotting.experiment import encoding_style
 
     assert encoding_style(key, 0) != encoding_style("not an encoding", 0), f"{key} has no style"
-    source = (ROOT / "chapters" / "10_length_experiment.ipynb").read_text()
-    assert f'\\"{key}\\"' in source, f"chapter 10 does not compare {key!r}"
+    # chapter 10 compares the families taught before it; a later family's toy form is run
+    # in its own chapter
+    chapter = get_encoding(key).chapter
+    stem = "10_length_experiment" if int(chapter[:2]) <= 10 else chapter
+    source = (ROOT / "chapters" / f"{stem}.ipynb").read_text()
+    assert f'\\"{key}\\"' in source, f"{stem} does not run the toy form of {key!r}"
 
 
 def test_the_toy_keeps_no_registry_of_its_own():

@@ -42,6 +42,25 @@ def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
         assert any((ROOT / f"{entry}{ext}").exists() for ext in (".md", ".ipynb")), entry
 
 
+CODE_COLUMNS = 77
+"""Characters of code a cell shows without a horizontal scrollbar: the code block is 684 CSS px
+wide with 32 px of padding at a 1280 px window, and the theme's 14 px monospace is 8.43 px per
+character (measured in chromium on the built page, issue 13)."""
+
+
+@pytest.mark.parametrize("path", CHAPTERS + APPENDIX, ids=lambda p: p.stem)
+def test_code_lines_fit_the_column(path):
+    nb = nbformat.read(path, as_version=4)
+    long = [
+        line
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for line in cell.source.splitlines()
+        if len(line) > CODE_COLUMNS
+    ]
+    assert long == [], f"{len(long)} code lines longer than {CODE_COLUMNS} characters"
+
+
 @pytest.mark.parametrize("path", CHAPTERS + APPENDIX, ids=lambda p: p.stem)
 def test_chapter_is_committed_stripped(path):
     assert nbtool.problems(nbformat.read(path, as_version=4)) == []

@@ -77,6 +77,17 @@ CASES: dict[str, list[Case]] = {
             mask=on(dev, causal(5, 6)),
         ),
     ],
+    "absolute_logit_terms": [
+        lambda dev: P.absolute_logit_terms(
+            *on(dev, randn(5, 6), randn(5, 6), randn(4, 6), randn(4, 6))
+        ),
+        lambda dev: P.absolute_logit_terms(
+            *on(dev, randn(2, 5, 6), randn(5, 6), randn(4, 6), randn(4, 6))
+        ),
+    ],
+    "offset_variance_share": [
+        lambda dev: P.offset_variance_share(on(dev, randn(3, 5, 6))),
+    ],
     "masked_softmax": [
         lambda dev: P.masked_softmax(on(dev, randn(3, 5, 6))),
         lambda dev: P.masked_softmax(*on(dev, randn(3, 5, 6), causal(5, 6))),
@@ -247,6 +258,14 @@ CASES: dict[str, list[Case]] = {
             8, "llama3", factor=8.0, original_max_positions=64, device=dev
         ),
     ],
+    "stretched_rotary_frequencies": [
+        lambda dev: P.stretched_rotary_frequencies(8, "plain", device=dev),
+        lambda dev: P.stretched_rotary_frequencies(8, "ntk", factor=4.0, device=dev),
+        lambda dev: P.stretched_rotary_frequencies(8, "partial", rotary_dim=4, device=dev),
+        lambda dev: P.stretched_rotary_frequencies(
+            8, "yarn", factor=4.0, original_max_positions=16, device=dev
+        ),
+    ],
     "RotaryEmbedding": [
         lambda dev: on(dev, P.RotaryEmbedding(8))(*on(dev, randn(2, 2, 5, 8), randn(2, 2, 6, 8))),
         lambda dev: on(dev, P.RotaryEmbedding(8, interleaved=False))(
@@ -365,13 +384,36 @@ def toy_weights_case(encoding: str, function: str) -> Case:
     return case
 
 
-TOY_ENCODINGS = ("none", "sinusoidal", "learned", "shaw", "t5", "alibi", "rope")
+def stretched_toy_case(dev: torch.device) -> Tensor:
+    """A toy RoPE model given YaRN's frequencies and scale, then run (chapter 11)."""
+    model = on(dev, posenc.toy.toy_model("rope", num_layers=1, seed=0))
+    # CPU frequencies, as RotaryEmbedding(inv_freq=...) takes them: it moves them when it rebuilds
+    inv_freq, scale = P.stretched_rotary_frequencies(
+        8, "yarn", factor=4.0, original_max_positions=4
+    )
+    posenc.toy.stretch_toy_rotary(model, inv_freq, scale)
+    tokens = on(dev, torch.randint(0, 16, (2, 7), generator=torch.Generator().manual_seed(0)))
+    return model(tokens)  # [b, n, vocab]
+
+
+TOY_ENCODINGS = (
+    "none",
+    "sinusoidal",
+    "learned",
+    "shaw",
+    "t5",
+    "alibi",
+    "rope",
+    "rope_grid",
+    "swin_v2",
+)
 TOY_CASES: dict[str, list[Case]] = {
     "TinyTransformer": [toy_case(encoding) for encoding in TOY_ENCODINGS],
     "toy_attention_weights": [
         toy_weights_case(encoding, "toy_attention_weights") for encoding in TOY_ENCODINGS
     ],
     "toy_rotary_pair_logits": [toy_weights_case("rope", "toy_rotary_pair_logits")],
+    "stretch_toy_rotary": [lambda dev: stretched_toy_case(dev)],
     "ToySelfAttention": [
         lambda dev: on(dev, seeded(lambda: posenc.toy.ToySelfAttention(8, 2)))(
             on(dev, randn(2, 5, 8)), mask=on(dev, causal(5, 5))
@@ -399,6 +441,9 @@ TOY_EXEMPT: dict[str, str] = {
     "frequency_guess_accuracy": "takes sizes only; returns a float",
     "frequency_guess_position_accuracy": NO_TENSOR,
     "length_generalisation": "trains and evaluates models end to end; returns LengthResults",
+    "STRETCH_METHODS": "a tuple of method names",
+    "StretchResults": "a dataclass of experiment results",
+    "rope_stretching": "trains and evaluates a model end to end; returns StretchResults",
 }
 
 
@@ -419,6 +464,10 @@ DEMOS_EXEMPT: dict[str, str] = {
     "attention.word_vectors": "takes words and sizes: builds its own vectors",
     "shaw.shaw_attention_timings": "times CPU runs on inputs it builds; returns Python floats",
     "shaw.shaw_intermediate_bytes": "returns byte counts (Python ints) from sizes",
+    "grids.BiasTransfer": "a dataclass of experiment results",
+    "grids.locality_bias_target": "takes a window size: builds its own table (CPU, float64)",
+    "grids.multimodal_positions": "takes segment sizes: builds its own positions",
+    "grids.window_bias_transfer": "fits and evaluates CPU models it builds from sizes",
 }
 
 

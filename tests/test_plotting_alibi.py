@@ -62,7 +62,7 @@ def test_explorer_figure_bias_and_attention(causal):
             assert np.all(w[offsets > 0] == 0.0)
         else:
             np.testing.assert_allclose(w, w[::-1], atol=1e-12)  # cannot tell left from right
-    text = " ".join(t.get_text() for t in fig.texts)
+    text = " ".join(" ".join(t.get_text().split()) for t in fig.texts)  # lines joined
     assert "2^-2, 2^-4, 2^-6, 2^-8" in text and ("causal" if causal else "symmetric") in text
 
 

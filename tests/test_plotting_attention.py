@@ -134,3 +134,51 @@ def test_shuffle_data_is_cached_but_a_caller_cannot_change_the_next_result():
 def test_figures_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_logit_terms_figure_draws_the_four_terms_of_its_recipe():
+    import math
+
+    from posenc.attention import LOGIT_TERMS, absolute_logit_terms
+    from posenc.plotting.attention import logit_terms_figure
+    from posenc.sinusoidal import sinusoidal_encoding
+
+    torch.manual_seed(7)
+    before = torch.get_rng_state()
+    fig = logit_terms_figure(10, 8, seed=3)
+    assert torch.equal(torch.get_rng_state(), before)
+    assert fig.get_size_inches()[0] <= 6.8
+    heat = [ax for ax in fig.axes if ax.get_images()]
+    assert len(heat) == 8
+    # the documented recipe, rebuilt here: contents, then projections, from one generator
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(10, 8, generator=g, dtype=torch.float64)
+    w_q, w_k = torch.randn(2, 8, 8, generator=g, dtype=torch.float64) / math.sqrt(8)
+    p = sinusoidal_encoding(10, 8, dtype=torch.float64)
+    eye = torch.eye(8, dtype=torch.float64)
+    expected = torch.cat(
+        [absolute_logit_terms(x, p, w_q, w_k), absolute_logit_terms(x, p, eye, eye)]
+    )
+    for ax, term, name in zip(heat, expected, LOGIT_TERMS * 2, strict=True):
+        np.testing.assert_allclose(image_data(ax), term.numpy(), atol=1e-12)
+        assert ax.get_title().startswith(name + "\n")
+        low, high = ax.get_images()[0].get_clim()
+        assert high == pytest.approx(term.abs().max().item()) and low == -high
+    assert heat[7].get_title().endswith("share 1.00")  # identity: position–position is relative
+    assert not heat[3].get_title().endswith("share 1.00")  # random projections: it is not
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"n_positions": 1}, ValueError, r"^n_positions must be"),
+        ({"n_positions": True}, TypeError, r"^n_positions"),
+        ({"dim": 7}, ValueError, r"^dim must be even"),
+        ({"seed": -1}, ValueError, r"^seed must be"),
+    ],
+)
+def test_logit_terms_figure_refuses_bad_arguments_by_name(kwargs, error, message):
+    from posenc.plotting.attention import logit_terms_figure
+
+    with pytest.raises(error, match=message):
+        logit_terms_figure(**kwargs)

@@ -245,3 +245,38 @@ def _ax():
 def _image():
     ax = _ax()
     return ax, heatmap(ax, np.eye(2), colorbar=False)
+
+
+def test_fit_column_scales_a_wide_figure_and_raises_small_text():
+    from figure_helpers import smallest_text
+
+    from posenc.plotting._base import MIN_FONT_SIZE, fit_column
+
+    fig = new_figure(10.0, 4.0)
+    ax = fig.add_subplot()
+    ax.set_title("title", fontsize=6)
+    ax.tick_params(labelsize=5)
+    ax.legend(handles=ax.plot([0, 1], label="line"), fontsize=4)
+    assert fit_column(fig, max_width=6.8) is fig
+    assert tuple(fig.get_size_inches()) == pytest.approx((6.8, 4.0 * 0.68))
+    px, _, points, _ = smallest_text(fig, css_dpi=100, tight=False)
+    assert points == MIN_FONT_SIZE and px == pytest.approx(8 * 100 / 72)
+    narrow = new_figure(3.0, 2.0)
+    fit_column(narrow)
+    assert tuple(narrow.get_size_inches()) == (3.0, 2.0)  # a narrow figure keeps its size
+    with pytest.raises(ValueError, match="max_width"):
+        fit_column(narrow, max_width=0.0)
+
+
+def test_retina_palette_png_is_twice_the_pixels_with_the_1x_size():
+    import base64
+
+    from posenc.plotting._base import PAD_INCHES, retina_palette_png
+    from posenc.widgets.explorer import png_size
+
+    fig = new_figure(3.0, 2.0, layout=None)
+    fig.patch.set_facecolor("0.5")  # the tight box is then the whole figure
+    encoded, shown = retina_palette_png(fig)
+    width, height = png_size(base64.b64decode(encoded))
+    assert (width, height) == (2 * shown["width"], 2 * shown["height"])
+    assert shown["width"] == round((3.0 + 2 * PAD_INCHES) * 100)

@@ -10,7 +10,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
-from posenc.catalogue import toy_encodings
+from posenc.catalogue import get_encoding, toy_encodings
 from posenc.plotting.experiment import (
     encoding_detail_figure,
     encoding_style,
@@ -26,7 +26,8 @@ from posenc.toy import (
     toy_rotary_pair_logits,
 )
 
-ENCODINGS = toy_encodings()
+# the toy forms that chapter 10 compares (later chapters' toy forms are not in its figures)
+ENCODINGS = tuple(e for e in toy_encodings() if int(get_encoding(e).chapter[:2]) <= 10)
 LENGTHS = (16, 32, 64)
 
 
@@ -128,13 +129,17 @@ def test_position_figure_draws_each_encoding_at_the_chosen_length() -> None:
     fig = position_accuracy_figure(results, 32)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == len(ENCODINGS)
+
+    def title(ax):  # the title's lines joined
+        return " ".join(ax.get_title().split())
+
     for ax, name in zip(axes, ENCODINGS):
-        assert ax.get_title().startswith(f"{name}: ")
+        assert title(ax).startswith(f"{name}: ")
         drawn = ax.lines[-1].get_ydata()
         np.testing.assert_allclose(drawn, results.position_accuracy[name][32].numpy())
-    assert axes[2].get_title() == "learned: cannot run"
-    assert any("cannot run at n = 32" in t.get_text() for t in axes[2].texts)
-    assert f"accuracy {np.linspace(1, 0, 32)[2:].mean():.2f}" in axes[0].get_title()
+    assert title(axes[2]) == "learned: cannot run"
+    assert any("cannot run at n = 32" in " ".join(t.get_text().split()) for t in axes[2].texts)
+    assert f"accuracy {np.linspace(1, 0, 32)[2:].mean():.2f}" in title(axes[0])
     # default: the longest length; a selection of encodings in its own order
     fig = position_accuracy_figure(results, encodings=["rope", "none"], columns=2)
     axes = [ax for ax in fig.axes if ax.get_visible()]

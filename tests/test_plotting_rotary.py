@@ -257,3 +257,129 @@ _Q = torch.randn(6, 8, generator=torch.Generator().manual_seed(0))
 def test_figures_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# -- Chapter 11: stretching RoPE (the "ch11" section) -------------------------------------------
+
+
+def _lines_by_label(ax):
+    return {line.get_label(): line for line in ax.get_lines()}
+
+
+def test_stretch_figure_draws_each_methods_wavelengths_and_squeeze():
+    from posenc.plotting.rotary import rotary_stretch_figure
+    from posenc.rotary import scaled_rotary_frequencies
+
+    fig = rotary_stretch_figure(
+        ("linear", "ntk", "dynamic", "yarn", "llama3"),
+        dim=64,
+        base=500000.0,
+        original_max_positions=4096,
+        factor=8.0,
+    )
+    left, right = fig.axes
+    plain = 500000.0 ** (-np.arange(0, 64, 2) / 64)  # written out: θ_i = base^(−2i/d)
+    lines = _lines_by_label(left)
+    np.testing.assert_allclose(lines["plain RoPE"].get_ydata(), 2 * np.pi / plain, rtol=1e-12)
+    yarn, _ = scaled_rotary_frequencies(
+        64, "yarn", base=500000.0, factor=8.0, original_max_positions=4096
+    )
+    np.testing.assert_allclose(lines["YaRN"].get_ydata(), 2 * np.pi / yarn.numpy(), rtol=1e-12)
+    squeeze = _lines_by_label(right)
+    np.testing.assert_allclose(squeeze["linear (PI)"].get_ydata(), 8.0, rtol=1e-12)  # all ÷ s
+    ntk = squeeze["NTK-aware"].get_ydata()
+    assert ntk[0] == 1.0 and math.isclose(ntk[-1], 8.0, rel_tol=1e-12)  # fastest kept, slowest ÷ s
+    dynamic = squeeze["dynamic NTK"].get_ydata()  # at s·L0 the base grows more than NTK-aware's
+    assert dynamic[-1] > ntk[-1]
+    llama = squeeze["Llama 3.1"].get_ydata()
+    wave = 2 * np.pi / plain
+    assert (llama[wave < 4096 / 4] == 1.0).all()  # short wavelengths kept
+    np.testing.assert_allclose(llama[wave > 4096], 8.0, rtol=1e-12)  # long ones interpolated
+    # the trained length and the target are drawn as horizontal lines
+    levels = {
+        tuple(line.get_ydata()) for line in left.get_lines() if line.get_label().startswith("_")
+    }
+    assert (4096.0, 4096.0) in levels and (32768.0, 32768.0) in levels
+
+
+def test_stretch_figure_draws_partial_ropes_unrotated_pairs_at_the_top():
+    from posenc.plotting.rotary import rotary_stretch_figure
+
+    fig = rotary_stretch_figure(("partial",), dim=32, rotary_dim=8, factor=4.0)
+    left, right = fig.axes
+    rotated = _lines_by_label(left)["partial, r = 8"]
+    np.testing.assert_allclose(
+        rotated.get_ydata(), 2 * np.pi / 500000.0 ** (-np.arange(0, 8, 2) / 8), rtol=1e-12
+    )
+    top = [
+        line
+        for line in left.get_lines()
+        if line.get_marker() == "x" and line.get_linestyle() == "None"
+    ]
+    assert len(top) == 1 and len(top[0].get_xdata()) == 12  # (32 − 8)/2 pairs with θ = 0
+    assert "partial" not in "".join(line.get_label() for line in right.get_lines())
+    assert any("not rotated" in t.get_text() for t in left.texts)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"methods": ("plain",)}, ValueError, r"methods\[0\] must be one of"),
+        ({"methods": ("yarn", "yarn")}, ValueError, "must not repeat"),
+        ({"methods": ()}, ValueError, "methods must hold at least one"),
+        ({"factor": 1.0}, ValueError, "factor must be"),
+        ({"dim": 2}, ValueError, "dim must be >= 4"),
+        ({"rotary_dim": 256}, ValueError, "rotary_dim must be <= dim"),
+        ({"original_max_positions": 0}, ValueError, "original_max_positions"),
+    ],
+)
+def test_stretch_figure_refuses_bad_input(kwargs, error, match):
+    from posenc.plotting.rotary import rotary_stretch_figure
+
+    with pytest.raises(error, match=match):
+        rotary_stretch_figure(**kwargs)
+
+
+def test_stretch_explorer_figure_is_one_method():
+    from posenc.plotting.rotary import rotary_stretch_explorer_figure
+
+    fig = rotary_stretch_explorer_figure("llama3", 4.0)
+    assert set(_lines_by_label(fig.axes[0])) >= {"plain RoPE", "Llama 3.1"}
+    assert "YaRN" not in _lines_by_label(fig.axes[0])
+    with pytest.raises(ValueError, match="method must be one of"):
+        rotary_stretch_explorer_figure("partial")
+
+
+def test_stretch_results_figure_draws_the_results():
+    from posenc.plotting.rotary import rotary_stretch_results_figure
+    from posenc.toy.scaling import StretchResults
+
+    acc = {
+        "plain": torch.linspace(1, 0, 16, dtype=F64),
+        "yarn": torch.full((16,), 0.9, dtype=F64),
+    }
+    results = StretchResults(
+        task="shift",
+        k=2,
+        train_lengths=(4, 8),
+        factor=2.0,
+        eval_lengths=(8, 16),
+        methods=("plain", "yarn"),
+        finetune_steps=5,
+        stop_loss=0.01,
+        stop_window=2,
+        chance=1 / 16,
+        seed=0,
+        position_accuracy={m: {"as trained": {16: a}} for m, a in acc.items()},
+        finetune_losses={"plain": [1.0, 0.5, 0.1], "yarn": [0.2, 0.005, 0.004]},
+    )
+    fig = rotary_stretch_results_figure(results)
+    left, right = fig.axes
+    np.testing.assert_allclose(_lines_by_label(left)["YaRN"].get_ydata(), 0.9)
+    np.testing.assert_allclose(
+        _lines_by_label(left)["plain RoPE"].get_ydata(), acc["plain"].numpy()
+    )
+    np.testing.assert_allclose(_lines_by_label(right)["plain RoPE"].get_ydata(), [1.0, 0.5, 0.1])
+    assert right.get_yscale() == "log"
+    with pytest.raises(TypeError, match="results must be a StretchResults"):
+        rotary_stretch_results_figure({"plain": 1})

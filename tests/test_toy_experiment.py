@@ -35,6 +35,8 @@ PLUG_INS = {
     "t5": ("attention_bias",),
     "alibi": ("attention_bias",),
     "rope": ("rotary",),
+    "swin_v2": ("attention_bias",),
+    "rope_grid": ("rotary",),
 }
 
 
@@ -94,6 +96,8 @@ def test_position_parameter_counts_follow_the_formulas() -> None:
         "learned": n_max * d,  # one row per position
         "shaw": layers * 2 * (2 * k_shaw + 1) * (d // h),  # a^K and a^V in every layer
         "t5": buckets * h,  # one table for the whole model
+        "rope_grid": 0,
+        "swin_v2": 3 * 512 + 512 * h,  # one cpb_mlp for the whole model
     }
 
 

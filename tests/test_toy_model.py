@@ -274,3 +274,57 @@ def test_the_default_layer_is_a_toy_self_attention_and_plug_ins_name_the_replace
 def test_strict_model_inputs(kwargs: dict, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         TinyTransformer(10, **{"dim": 16, "num_heads": 2, **kwargs})
+
+
+# -- chapter 12's toy forms: M-RoPE on text and Swin V2's bias on a 1-D window ------------------
+
+
+def test_multimodal_rotary_on_text_is_rope() -> None:
+    from posenc.rotary_nd import apply_rotary_nd
+    from posenc.toy.model import ToyMultimodalRotary
+
+    torch.manual_seed(0)
+    q, k = torch.randn(2, 3, 5, 16), torch.randn(2, 3, 9, 16)
+    mrope = ToyMultimodalRotary(16, base=500.0)
+    assert mrope.sections == (2, 3, 3)  # Qwen2-VL's shares of 8 pairs
+    got = mrope(q, k)
+    want = RotaryEmbedding(16, base=500.0)(q, k)
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-5)
+    # (p, p, p) through M-RoPE itself, the queries at the last 5 of the 9 positions
+    p = torch.arange(4, 9)[:, None].expand(-1, 3)
+    torch.testing.assert_close(got[0], apply_rotary_nd(q, p, base=500.0, sections=(2, 3, 3)))
+    shifted = mrope(q, k, query_offset=0)[0]
+    torch.testing.assert_close(shifted, apply_rotary(q, base=500.0), atol=1e-6, rtol=1e-5)
+    with pytest.raises(ValueError, match="dim must be even"):
+        ToyMultimodalRotary(7)
+
+
+def test_continuous_bias_on_a_row_is_swin_v2_on_a_one_row_window() -> None:
+    from posenc.toy.model import ToyContinuousBias
+    from posenc.window_v2 import ContinuousPositionBias
+
+    torch.manual_seed(0)
+    toy = ToyContinuousBias(3, 8, hidden_dim=32)
+    for n in (1, 5, 8, 20):
+        swin = ContinuousPositionBias((1, n), 3, pretrained_window_size=(2, 8), hidden_dim=32)
+        swin.load_state_dict(toy.state_dict())
+        torch.testing.assert_close(toy(n), swin())
+    with pytest.raises(ValueError, match="trained_length"):
+        ToyContinuousBias(3, 1)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        toy(4.0)
+
+
+@pytest.mark.parametrize("key", ["rope_grid", "swin_v2"])
+def test_chapter_12_toy_forms_build_train_and_stay_causal(key: str) -> None:
+    torch.manual_seed(0)
+    model = toy_model(key, dim=16, num_heads=2, num_layers=1, seed=0)
+    tokens = torch.randint(0, 16, (2, 10))
+    changed = tokens.clone()
+    changed[:, 6] = (changed[:, 6] + 1) % 16
+    with torch.no_grad():
+        a, b = model(tokens), model(changed)
+    assert a.shape == (2, 10, 16)
+    torch.testing.assert_close(a[:, :6], b[:, :6])  # a decoder: nothing before 6 sees it
+    assert not torch.allclose(a[:, 6:], b[:, 6:])

@@ -9,7 +9,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from posenc.widgets import explorer
-from posenc.widgets.explorer import WIDGET_VIEW_MIME, palette_png
+from posenc.widgets.explorer import COLUMN_PX, WIDGET_VIEW_MIME, palette_png, png_size
 
 CALLS = []
 
@@ -173,6 +173,9 @@ def test_palette_png_keeps_the_picture_in_fewer_bytes():
     [
         ({"dpi": 0}, ValueError, "dpi must be positive"),
         ({"dpi": 72.5}, TypeError, "dpi must be an integer"),
+        ({"pixel_ratio": 0}, ValueError, "pixel_ratio must be positive"),
+        ({"colors": 1}, ValueError, "colors must be >= 2"),
+        ({"colors": 300}, ValueError, "colors must be <= 256"),
         ({"max_combinations": True}, TypeError, "max_combinations must be an integer"),
         ({"title": 3}, TypeError, "title must be a string"),
         ({"defaults": [("n", 1)]}, TypeError, "defaults must be a mapping"),
@@ -196,3 +199,30 @@ def test_palette_png_refuses_bad_settings(kwargs, error, match):
         palette_png(b"", **kwargs)
     with pytest.raises(TypeError, match="data must be the bytes of a PNG file"):
         palette_png("not bytes")
+
+
+def test_frames_are_2x_pngs_shown_at_1x_size():
+    """A 2 x 1.5 inch figure: 400 x 300 PNG pixels, shown 200 x 150 CSS px (100 per inch)."""
+    ex = make()
+    data = ex.png()
+    assert png_size(data) == (400, 300) and ex.shown_size(data) == (200, 150)
+    html = ex.static_html()
+    assert 'width="200" height="150"' in html and "height:auto" in html
+    assert decoded_payload(html)["sizes"] == [[200, 150]] * len(decoded_payload(html)["images"])
+    assert ex.widget.image.width == "200"
+    sharp = explorer(render, {"n": [2], "flip": [False], "colour": ["r"]}, pixel_ratio=3)
+    assert png_size(sharp.png()) == (600, 450) and sharp.shown_size(sharp.png()) == (200, 150)
+
+
+def test_a_frame_wider_than_the_column_is_rendered_no_wider_than_twice_it():
+    ex = explorer(lambda k: Figure(figsize=(13.6, 2.0)), {"k": [1]})
+    width, height = png_size(ex.png())
+    assert width == 2 * COLUMN_PX and height == 200  # shown 680 x 100 CSS px
+    assert ex.shown_size(ex.png()) == (COLUMN_PX, 100)
+
+
+def test_png_size_refuses_other_data():
+    with pytest.raises(ValueError, match="no PNG header"):
+        png_size(b"GIF89a" + bytes(30))
+    with pytest.raises(TypeError, match="bytes of a PNG file"):
+        png_size("x")

@@ -65,3 +65,36 @@ def test_live_widget_redraws_and_bad_defaults():
 def test_explorer_refuses_bad_control_values(kwargs, error, match):
     with pytest.raises(error, match=match):
         rotary_explorer(**kwargs)
+
+
+# -- Chapter 11: the stretching explorer (the "ch11" section) ------------------------------------
+
+
+def test_stretch_explorer_controls_and_frames():
+    from posenc.widgets.rotary import rotary_stretch_explorer
+
+    ex = rotary_stretch_explorer()
+    assert [c.name for c in ex.controls] == ["method", "factor"]
+    assert ex.controls[1].labels == ("2", "4", "8", "16")
+    assert ex.n_combinations == 20  # under ~60
+    start = ex.png()
+    assert ex.png(method="linear") != start
+    assert ex.png(factor=2.0) != start
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"methods": ("partial",)}, ValueError, r"methods\[0\] must be one of"),
+        ({"methods": ()}, ValueError, "methods must hold at least one"),
+        ({"factors": (1.0,)}, ValueError, r"factors\[0\] must be"),
+        ({"factors": (True,)}, TypeError, r"factors\[0\]"),
+        ({"dim": 3}, ValueError, "dim must be"),
+        ({"defaults": {"method": "plain"}}, ValueError, "method"),
+    ],
+)
+def test_stretch_explorer_refuses_bad_values(kwargs, error, match):
+    from posenc.widgets.rotary import rotary_stretch_explorer
+
+    with pytest.raises(error, match=match):
+        rotary_stretch_explorer(**kwargs)

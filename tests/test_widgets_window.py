@@ -65,11 +65,13 @@ def test_static_html_holds_every_distinct_image_and_stays_small():
     distinct = {ex.png(**ex._values(key)) for key in ex.all_indices()}
     assert len(distinct) == ex.n_combinations == 8 == len(data["images"])
     for png in distinct:
-        assert base64.b64encode(palette_png(png)).decode("ascii") in html
+        assert base64.b64encode(palette_png(png, ex.colors)).decode("ascii") in html
     assert html.count("<select") == 3 and "query − key (Swin)" in html
     # the book's page must stay under 3 MB: 24 images, none of the small windows over 75 kB
-    assert all(len(png) < 75_000 for png in distinct)
-    assert len(ex.png(window=(3, 4), query="centre")) < 75_000
+    # in the page (the palette PNG it stores; the live widget shows the full 2x PNG)
+    assert ex.colors == 32  # the page's palette for this explorer's many tall frames
+    assert all(len(palette_png(png, ex.colors)) < 75_000 for png in distinct)
+    assert len(palette_png(ex.png(window=(3, 4), query="centre"), ex.colors)) < 75_000
 
 
 def test_live_widget_redraws_and_bad_arguments():

@@ -3,10 +3,14 @@
 Runs each chapter (as the book build does) with a hook that measures every figure the page
 displays (matplotlib's inline PNGs) and every frame an explorer renders (``Figure.savefig``),
 then prints one row per figure: the smallest text in CSS pixels once the PNG is fitted into the
-book's column (about 680 CSS px wide in a 1280 px window; a narrower PNG is shown at its own
+book's column (680 CSS px by issue 13's rule; measured, a cell's output is 672 wide; a narrower PNG is shown at its own
 size), the text itself, and its size in points.
 
-    px = points · dpi / 72 · min(1, column / png_width_px)
+    px = points · css_dpi / 72 · min(1, column / width_css)
+
+``css_dpi`` is the CSS pixels per inch the figure is shown at (an inline figure's ``dpi``; an
+explorer's ``dpi``), whatever the PNG's own resolution (twice that: 2× PNGs shown at 1×).
+The measurement is :func:`tests.figure_helpers.smallest_text`, which the tests use too.
 
 Issue 13 asks for at least 11 px. This script only measures; it fails nothing.
 
@@ -26,59 +30,72 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 
 HOOK = r"""
-import io as _io, json as _json
-import matplotlib.figure as _mfig, matplotlib.text as _mtext
+import io as _io, json as _json, sys as _sys
+_sys.path.insert(0, {tests!r})
+import matplotlib.figure as _mfig
+from figure_helpers import smallest_text as _smallest_text
 _SIZES = []
 _COLUMN = {column}
 _RUNNING = [""]  # the source of the cell being run
+_FRAME_DPI = [None]  # CSS px per inch of the explorer frame being rendered
 
 def _note_cell(info):
     _RUNNING[0] = info.raw_cell
 get_ipython().events.register("pre_run_cell", _note_cell)
 
-def _smallest(fig, dpi, tight):
-    renderer = fig._get_renderer()  # works for figures made without pyplot too
-    fig.draw(renderer)
-    width_in = fig.get_tightbbox(renderer).width if tight else fig.get_figwidth()
-    png_px = width_in * dpi
-    scale = min(1.0, _COLUMN / png_px) if png_px else 1.0
-    best = None
-    for t in fig.findobj(_mtext.Text):
-        if not t.get_visible() or not t.get_text().strip():
-            continue
-        px = t.get_fontsize() * dpi / 72 * scale
-        if best is None or px < best[0]:
-            best = (px, t.get_text().strip()[:40], t.get_fontsize())
-    return best, png_px
+def _record(fig, kind, css_dpi, png_dpi, tight, pad=0.0):
+    px, text, points, width_css = _smallest_text(
+        fig, css_dpi=css_dpi, tight=tight, column=_COLUMN, pad_inches=pad
+    )
+    if text:
+        _SIZES.append(dict(cell=_RUNNING[0], kind=kind, px=round(px, 1), text=text,
+                           points=points, css_px=round(width_css), dpi=png_dpi))
 
-def _record(fig, kind, dpi, tight):
-    best, png_px = _smallest(fig, dpi, tight)
-    if best is not None:
-        _SIZES.append(dict(cell=_RUNNING[0], kind=kind, px=round(best[0], 1),
-                           text=best[1], points=best[2], png_px=round(png_px), dpi=dpi))
+def _measuring(printer):
+    # printer (the PNG printer of a Figure), first recording the figure's text sizes
+    if getattr(printer, "_measures", False):
+        return printer
+    name = getattr(getattr(printer, "func", printer), "__name__", "")
+    ratio = 2 if "retina" in name else 1  # 2x PNGs, shown at fig.dpi CSS px per inch
+    pad = 0.02 if name == "retina_palette_png" else 0.1  # posenc's margin, else Jupyter's
 
-def _wrap_png(*_):
-    # %matplotlib inline (re)registers the PNG printer: wrap whatever is registered now
-    fmt = get_ipython().display_formatter.formatters["image/png"]
-    try:
-        old = fmt.lookup_by_type(_mfig.Figure)
-    except KeyError:
-        return
-    if getattr(old, "_measures", False):
-        return
-    def png(fig, _old=old):
-        _record(fig, "figure", fig.dpi, True)
-        return _old(fig)
+    def png(fig):
+        # an inline figure is shown at fig.dpi CSS px per inch, cropped to its tight box
+        _record(fig, "figure", fig.dpi, fig.dpi * ratio, True, pad)
+        return printer(fig)
+
     png._measures = True
-    fmt.for_type(_mfig.Figure, png)
+    return png
 
-get_ipython().events.register("pre_run_cell", _wrap_png)
-get_ipython().events.register("post_run_cell", _wrap_png)
+# every printer registered for Figure from now on (%matplotlib inline, posenc.plotting's import)
+# is wrapped as it is registered, and so is the one registered now
+_fmt = get_ipython().display_formatter.formatters["image/png"]
+_for_type = _fmt.for_type
+def _wrapping_for_type(typ, func=None):
+    if func is not None and typ is _mfig.Figure:
+        func = _measuring(func)
+    return _for_type(typ, func)
+_fmt.for_type = _wrapping_for_type
+try:
+    _fmt.for_type(_mfig.Figure, _fmt.lookup_by_type(_mfig.Figure))
+except KeyError:
+    pass
+
+from posenc.widgets.explorer import Explorer as _Explorer
+_old_png = _Explorer.png
+def _png(self, **values):
+    _FRAME_DPI[0] = self.dpi
+    try:
+        return _old_png(self, **values)
+    finally:
+        _FRAME_DPI[0] = None
+_Explorer.png = _png
 
 _old_savefig = _mfig.Figure.savefig
 def _savefig(self, fname, *args, **kwargs):
     dpi = kwargs.get("dpi") or self.dpi
-    _record(self, "explorer frame", dpi, kwargs.get("bbox_inches") == "tight")
+    if _FRAME_DPI[0] is not None:  # an explorer frame: shown at the explorer's dpi
+        _record(self, "explorer frame", _FRAME_DPI[0], dpi, kwargs.get("bbox_inches") == "tight")
     return _old_savefig(self, fname, *args, **kwargs)
 _mfig.Figure.savefig = _savefig
 """
@@ -96,7 +113,9 @@ def measure(path: Path, column: int) -> list[dict]:
         calls = [ln for ln in lines if "_figure(" in ln or "_explorer(" in ln]
         last = (calls or lines)[-1].strip()[:50]
         names[id(cell)] = fig.get("name") or f"`{last}`"
-    nb.cells.insert(0, nbformat.v4.new_code_cell(HOOK.format(column=column)))
+    nb.cells.insert(
+        0, nbformat.v4.new_code_cell(HOOK.format(column=column, tests=str(ROOT / "tests")))
+    )
     nb.cells.append(nbformat.v4.new_code_cell(DUMP))
     NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(path.parent)}}).execute()
     out = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("name") == "stdout")
@@ -112,10 +131,12 @@ def measure(path: Path, column: int) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
-    parser.add_argument("--column", type=int, default=680, help="CSS px of the book's column")
+    parser.add_argument(
+        "--column", type=int, default=680, help="CSS px of the book's column for figures"
+    )
     args = parser.parse_args()
     paths = args.notebooks or sorted((ROOT / "chapters").glob("*.ipynb"))
-    print("| chapter | figure | kind | smallest text px | text | pt | dpi | PNG px wide |")
+    print("| chapter | figure | kind | smallest text px | text | pt | PNG dpi | CSS px wide |")
     print("|---|---|---|---:|---|---:|---:|---:|")
     worst = []
     for path in paths:
@@ -133,7 +154,7 @@ def main() -> None:
             text = r["text"].replace("|", "/").replace("\n", " ")
             print(
                 f"| {path.stem} | {r['name']} | {r['kind']} | {r['px']} | {text} | "
-                f"{r['points']:g} | {r['dpi']:g} | {r['png_px']} |"
+                f"{r['points']:g} | {r['dpi']:g} | {r['css_px']} |"
             )
         sys.stdout.flush()
     if worst:

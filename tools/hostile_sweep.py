@@ -351,6 +351,16 @@ def core_specs(sweep: Sweep) -> None:
             {"n_q": "size", "n_k": "size", "query_offset": "offset"},
         )
     )
+    spec("absolute_logit_terms")(
+        lambda: (
+            P.absolute_logit_terms,
+            {"x": randn(5, 6), "p": randn(5, 6), "w_q": randn(4, 6), "w_k": randn(4, 6)},
+            {"x": "float_mix", "p": "float_mix", "w_q": "float_mix", "w_k": "float_mix"},
+        )
+    )
+    spec("offset_variance_share")(
+        lambda: (P.offset_variance_share, {"logits": randn(2, 5, 6)}, {"logits": "float"})
+    )
     spec("SelfAttention()")(
         lambda: (P.SelfAttention, {"dim": 8, "num_heads": 2}, {"dim": "size", "num_heads": "size"})
     )
@@ -844,6 +854,21 @@ def core_specs(sweep: Sweep) -> None:
             },
         )
     )
+    # -- chapter 11: every stretching method, NTK-aware and partial RoPE under one name
+    spec("stretched_rotary_frequencies")(
+        lambda: (
+            P.stretched_rotary_frequencies,
+            {"method": "ntk", "dim": 8, "base": 10000.0, "factor": 4.0},
+            {"method": "choice", "dim": "size", "base": "base", "factor": "pos_real"},
+        )
+    )
+    spec("stretched_rotary_frequencies")(
+        lambda: (
+            P.stretched_rotary_frequencies,
+            {"method": "partial", "dim": 8, "rotary_dim": 4},
+            {"dim": "size", "rotary_dim": "size"},
+        )
+    )
     spec("rotary_angles_2d")(
         lambda: (
             P.rotary_angles_2d,
@@ -870,6 +895,55 @@ def core_specs(sweep: Sweep) -> None:
             P.ContinuousPositionBias,
             {"window_size": (3, 4), "num_heads": 2, "hidden_dim": 8},
             {"window_size": ("shape", 2), "num_heads": "size", "hidden_dim": "size"},
+        )
+    )
+    # -- chapter 12: worked examples and the figures that take required arguments
+    from posenc.demos import grids as G
+    from posenc.plotting import rotary_nd as RP
+    from posenc.plotting import window_v2 as WP
+
+    spec("demos.grids.multimodal_positions")(
+        lambda: (
+            G.multimodal_positions,
+            {"segments": [2, (1, 2, 2)]},
+            {"segments": ("shape", None)},
+        )
+    )
+    spec("demos.grids.locality_bias_target")(
+        lambda: (G.locality_bias_target, {"window_size": (3, 4)}, {"window_size": ("shape", 2)})
+    )
+    spec("demos.grids.window_bias_transfer")(
+        lambda: (
+            G.window_bias_transfer,
+            {"small": (2, 2), "large": (3, 3), "steps": 1, "seed": 0, "hidden_dim": 4},
+            {
+                "small": ("shape", 2),
+                "large": ("shape", 2),
+                "steps": "size0",
+                "seed": "size0",
+                "hidden_dim": "size",
+            },
+        )
+    )
+    spec("plotting.rotary_nd.rotary_grid_scores")(
+        lambda: (
+            RP.rotary_grid_scores,
+            {"layout": "mrope", "query": (1, 2), "side": 4, "dim": 12, "base": 100.0},
+            {
+                "layout": "choice",
+                "query": "key",  # a (row, column) place: 0 is allowed
+                "side": "size",
+                "dim": "size",
+                "base": "base",
+            },
+        )
+    )
+    small_mlp = G.window_bias_transfer((2, 2), (2, 2), steps=0, hidden_dim=4).mlp
+    spec("plotting.window_v2.continuous_bias_figure")(
+        lambda: (
+            WP.continuous_bias_figure,
+            {"window": 4, "pretrained": 2, "mlp": small_mlp, "head": 0},
+            {"window": "size", "pretrained": "size", "mlp": "key", "head": "offset"},
         )
     )
     # -- ALiBi and T5

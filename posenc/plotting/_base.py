@@ -1,4 +1,12 @@
-"""Small drawing helpers shared by the plotting modules (no pyplot, no global state)."""
+"""Small drawing helpers shared by the plotting modules (no pyplot, no global state).
+
+Figure rules of the book (``tests/test_figure_text.py`` checks every figure a chapter shows):
+a figure is at most :data:`MAX_WIDTH` inches wide and every text is at least
+:data:`MIN_FONT_SIZE` points, so that at :data:`CSS_DPI` CSS pixels per inch, the scale the
+book shows figures at, the smallest text is 11 CSS px high in the 670 px column. Importing
+this module in a Jupyter kernel asks the inline backend for 2× PNGs shown at 1×
+(:func:`use_sharp_inline_figures`), so chapters need no set-up cell.
+"""
 
 from __future__ import annotations
 
@@ -20,22 +28,39 @@ from torch import Tensor
 from .._checks import check_bool, check_int, check_positive_float, check_real
 
 __all__ = [
+    "CSS_DPI",
     "DIVERGING",
+    "MAX_WIDTH",
+    "MIN_FONT_SIZE",
     "NAMED_POSITIONS",
+    "PAD_INCHES",
     "SEQUENTIAL",
     "UNDEFINED",
     "as_colormap",
+    "fit_column",
     "grey_undefined",
     "heatmap",
     "index_ticks",
     "inset_colorbar",
     "new_figure",
     "panel_grid",
+    "retina_palette_png",
     "sequence_position",
     "signed_label",
     "table_image",
     "to_numpy",
+    "use_sharp_inline_figures",
 ]
+
+CSS_DPI = 100
+"""CSS pixels per inch of a figure as the book shows it (inline PNGs and explorer frames)."""
+MAX_WIDTH = 6.7
+"""The widest figure, in inches, that the book's column shows at full size: 670 CSS px, the
+width of a cell's output (and of an explorer's frame) in a 1280 px window, measured."""
+PAD_INCHES = 0.02
+"""The margin around an inline figure's tight box, in inches (Jupyter's default is 0.1)."""
+MIN_FONT_SIZE = 8.0
+"""The smallest font size, in points, of any text of a figure: 11 CSS px at :data:`CSS_DPI`."""
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "viridis"
@@ -378,3 +403,125 @@ def signed_label(v: float) -> str:
     """
     v = check_real("v", v)
     return f"+{v:.0f}" if v > 0 else f"−{-v:.0f}" if v < 0 else "0"
+
+
+def _all_axes(fig: Figure) -> list[Axes]:
+    """Every axes of ``fig``, with the insets (colour bars) of each."""
+    out: list[Axes] = []
+    todo = list(fig.axes)
+    while todo:
+        ax = todo.pop()
+        if ax not in out:
+            out.append(ax)
+            todo.extend(ax.child_axes)
+    return out
+
+
+def fit_column(
+    fig: Figure,
+    *,
+    max_width: float = MAX_WIDTH - 2 * PAD_INCHES,
+    min_size: float = MIN_FONT_SIZE,
+) -> Figure:
+    """Make ``fig`` legible in the book's column: at most ``max_width`` inches, no tiny text.
+
+    A wider figure is scaled down whole (width and height, so its shape stays), and every
+    text smaller than ``min_size`` points (titles, labels, legends, annotations, tick labels,
+    colour-bar ticks, grid labels drawn by :func:`posenc.plotting._grid.draw_labels`) is
+    raised to it. At :data:`CSS_DPI` that makes the smallest text 11 CSS px in a 670 px column.
+    Figure functions call it last; it draws nothing, so an explorer's redraw stays fast.
+    The default width leaves room for the :data:`PAD_INCHES` margin of an inline figure.
+
+    Args:
+        fig: the figure, modified in place.
+        max_width: the widest figure in inches (finite, ``> 0``).
+        min_size: the smallest font size in points (finite, ``> 0``).
+
+    Returns:
+        ``fig``.
+    """
+    from matplotlib.text import Text
+
+    max_width = check_positive_float("max_width", max_width)
+    min_size = check_positive_float("min_size", min_size)
+    width, height = fig.get_size_inches()
+    if width > max_width:
+        scale = max_width / width
+        fig.set_size_inches(max_width, height * scale)
+    for ax in _all_axes(fig):
+        for axis in (ax.xaxis, ax.yaxis):
+            for which, ticks in (("major", axis.get_major_ticks), ("minor", axis.get_minor_ticks)):
+                shown = ticks()
+                if shown and shown[0].label1.get_fontsize() < min_size:
+                    axis.set_tick_params(which=which, labelsize=min_size)
+        for c in ax.collections:  # glyph-outline labels (_grid.draw_labels)
+            if hasattr(c, "labels") and getattr(c, "fontsize", min_size) < min_size:
+                from ._grid import relabel
+
+                relabel(c, min_size)
+    for t in fig.findobj(Text):
+        if t.get_fontsize() < min_size:
+            t.set_fontsize(min_size)
+    return fig
+
+
+def retina_palette_png(fig: Figure) -> tuple[str, dict[str, int]]:
+    """``fig`` as a 2× PNG (cropped to its tight box) with a 256-colour palette, and its 1× size.
+
+    What Jupyter's "retina" format does (twice ``fig.dpi``, the metadata giving the width and
+    height to show it at), plus the explorers' palette (:func:`posenc.widgets.palette_png`),
+    which keeps about a third of the bytes: the book's pages stay small.
+
+    Args:
+        fig: the figure.
+
+    Returns:
+        the PNG in base64 (as Jupyter's PNG formatters give it) and ``{"width": …,
+        "height": …}`` in CSS px.
+    """
+    import base64
+    import io
+
+    from ..widgets.explorer import palette_png, png_size
+
+    buffer = io.BytesIO()
+    fig.savefig(
+        buffer,
+        format="png",
+        dpi=2 * fig.dpi,
+        bbox_inches="tight",
+        pad_inches=PAD_INCHES,
+        pil_kwargs={"compress_level": 1},  # fast: palette_png compresses it again
+    )
+    data = palette_png(buffer.getvalue())
+    width, height = png_size(data)
+    return base64.b64encode(data).decode("ascii"), {"width": width // 2, "height": height // 2}
+
+
+def use_sharp_inline_figures() -> bool:
+    """In a Jupyter kernel, show inline figures as 2× PNGs at their 1× size.
+
+    Sets ``InlineBackend.figure_formats = {"retina"}`` (what ``%config`` would set, so the
+    setting survives a later ``%matplotlib inline``) and shows figures through
+    :func:`retina_palette_png`: rendered at twice their ``dpi`` with the output's metadata
+    giving the 1× width and height, which the book's HTML keeps: sharp on 2× screens and
+    projectors, the same size on the page. Outside a kernel (scripts, tests) it does nothing.
+
+    Returns:
+        whether a kernel was found and the setting made.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with Jupyter
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    from matplotlib_inline.config import InlineBackend
+
+    InlineBackend.instance().figure_formats = {"retina"}
+    shell.display_formatter.formatters["image/png"].for_type(Figure, retina_palette_png)
+    return True
+
+
+use_sharp_inline_figures()

@@ -46,6 +46,7 @@ __all__ = [
     "draw_number_grid",
     "inch_canvas",
     "outline_cells",
+    "relabel",
 ]
 
 _LABEL_FONT = FontProperties(family="DejaVu Sans")
@@ -143,7 +144,8 @@ def draw_labels(
     One ``ax.text`` per cell costs about a millisecond to draw; this draws every label as one
     collection of glyph outlines (cached per label), so that a grid of numbers redraws fast.
     The labels keep their size in points whatever the axes' scale. The collection carries
-    the labels and their centres as ``.labels`` and ``.centres`` (for tests and readers).
+    the labels, their size and their centres as ``.labels``, ``.fontsize`` and ``.centres``
+    (for tests and readers).
 
     Args:
         ax: the axes.
@@ -179,8 +181,27 @@ def draw_labels(
         zorder=3,
     )
     collection.labels = labels
+    collection.fontsize = fontsize
     collection.centres = [tuple(map(float, c)) for c in centres]
     ax.add_collection(collection, autolim=False)
+    return collection
+
+
+def relabel(collection: PathCollection, fontsize: float) -> PathCollection:
+    """Redraw the labels of a :func:`draw_labels` collection at another size, in place.
+
+    Args:
+        collection: a collection made by :func:`draw_labels`.
+        fontsize: the new size in points.
+
+    Returns:
+        the collection.
+    """
+    if not hasattr(collection, "labels"):
+        raise TypeError("collection must be made by draw_labels (it has no .labels)")
+    fontsize = check_positive_float("fontsize", fontsize)
+    collection.set_paths([_label_path(t, fontsize) for t in collection.labels])
+    collection.fontsize = fontsize
     return collection
 
 

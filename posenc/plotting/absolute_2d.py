@@ -27,7 +27,15 @@ from ..absolute_2d import (
     stretched_sincos_encoding_2d,
 )
 from ..sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
-from ._base import DIVERGING, SEQUENTIAL, grey_undefined, new_figure, table_image, to_numpy
+from ._base import (
+    DIVERGING,
+    SEQUENTIAL,
+    fit_column,
+    grey_undefined,
+    new_figure,
+    table_image,
+    to_numpy,
+)
 
 __all__ = [
     "absolute_2d_explorer_figure",
@@ -170,7 +178,7 @@ def sincos_2d_channels_figure(
     fig.suptitle(
         f"2-D sin/cos, {height}×{width} grid, d = {dim}: each channel sees one axis", fontsize=10
     )
-    return fig
+    return fit_column(fig)
 
 
 def layout_comparison_figure(
@@ -206,8 +214,8 @@ def layout_comparison_figure(
     seed = sinusoidal_encoding_2d(height, width, dim)  # [n, d]
     mae = sinusoidal_encoding_2d(height, width, dim, interleaved=False, row_first=False)  # [n, d]
     perm = sinusoidal_2d_channel_permutation(dim)  # [d]
-    fig = new_figure(7.4, 6.4)
-    top, wires, bottom = fig.subplots(3, 1, height_ratios=[1, 0.4, 1])
+    fig = new_figure(6.8, 6.6)
+    top, wires, bottom = fig.subplots(3, 1, height_ratios=[1, 0.55, 1])
     image = _table_panel(
         top,
         seed,
@@ -226,17 +234,19 @@ def layout_comparison_figure(
         row_first=False,
         title="MAE: [emb_h | emb_w] = [PE(c) | PE(r)], sines then cosines",
     )
-    for j in wired:
+    for k, j in enumerate(wired):
         src = int(perm[j])
         colour = _ROW_COLOUR if src < dim // 2 else _COL_COLOUR
         wires.plot([src, j], [1, 0], color=colour, lw=2)
+        # each label sits on its own wire, at its own height, so that labels never collide
+        y = 0.8 - 0.6 * k / max(1, len(wired) - 1)
         wires.text(
-            j + 0.1 * (src - j),
-            0.12,
+            j + y * (src - j),
+            y,
             f"MAE {j} ← seed {src}",
             color=colour,
             fontsize=8,
-            ha="left",
+            ha="center",
             va="center",
             bbox={"fc": "w", "ec": "none", "pad": 1},
         )
@@ -244,7 +254,7 @@ def layout_comparison_figure(
     wires.set_ylim(-0.05, 1.05)
     wires.axis("off")
     fig.colorbar(image, ax=[top, wires, bottom], shrink=0.5, label="value")
-    return fig
+    return fit_column(fig)
 
 
 def detr_sine_heatmap_figure(
@@ -316,7 +326,7 @@ def detr_sine_heatmap_figure(
         f"DETR sine encoding, F = {num_pos_feats}, T = {base:g}: {2 * num_pos_feats} channels",
         fontsize=10,
     )
-    return fig
+    return fit_column(fig)
 
 
 def detr_normalize_figure(
@@ -366,7 +376,7 @@ def detr_normalize_figure(
             which = "full image" if b == 0 else f"{vh}×{vw} image padded to {size}×{size}"
             ax.set_title(f"{which}\nnormalize={normalize}", fontsize=9)
     fig.colorbar(image, ax=axes, shrink=0.8, label="(sin y + sin x) / 2, fastest pair")
-    return fig
+    return fit_column(fig)
 
 
 def similarity_maps_figure(
@@ -418,7 +428,7 @@ def similarity_maps_figure(
             ax.set_title(f"{names[k]}\nfrom ({r}, {c})", fontsize=8)
     fig.colorbar(image, ax=axes, shrink=0.8, label="cosine similarity")
     fig.suptitle(f"Which positions look alike? {height}×{width} grid, d = {dim}", fontsize=10)
-    return fig
+    return fit_column(fig)
 
 
 def resampling_figure(
@@ -495,13 +505,17 @@ def resampling_figure(
     top.suptitle(f"channel {k} (row half, ω = {omega[k // 2]:.3g})", fontsize=10)
 
     line_ax, map_a, map_b = bottom.subplots(1, 3, width_ratios=[1.6, 1, 1])
-    for name, e in errors.items():
+    for (name, e), marker, ls in zip(errors.items(), "os^D", ("-", "--", ":", "-.")):
         per_pair = resampling_error_per_pair(e)  # [d/4]
-        line_ax.loglog(omega.numpy(), per_pair.numpy(), marker="o", ms=3, lw=1, label=name)
+        line_ax.loglog(
+            omega.numpy(), per_pair.numpy(), marker=marker, ms=3, lw=1, ls=ls, label=name
+        )
     line_ax.set_xlabel("frequency ω of the pair")
     line_ax.set_ylabel("RMS error over the grid")
     line_ax.set_title("error against frequency", fontsize=9)
-    line_ax.legend(fontsize=7, loc="lower right", frameon=False)
+    handles, names = line_ax.get_legend_handles_labels()
+    shown = [n.replace(" (", "\n(") for n in names]  # two lines each: the legend fits the axes
+    line_ax.legend(handles, shown, fontsize=8, loc="upper left", frameon=False)
     maps = [
         resampling_error_map(e, base=base, max_frequency=0.1) for e in errors.values()
     ]  # each [h', h']
@@ -509,9 +523,9 @@ def resampling_figure(
     panels = ((map_a, maps[0], "a=−0.75 (MAE)"), (map_b, maps[1], "a=−0.5 (timm)"))
     for ax, m, title in panels:
         im = _image(ax, m, vmin=0.0, vmax=top_value, cmap=SEQUENTIAL)
-        ax.set_title(f"slow channels (ω < 0.1)\n{title}", fontsize=9)
+        ax.set_title(f"slow channels\n(ω < 0.1)\n{title}", fontsize=9)
     bottom.colorbar(im, ax=[map_a, map_b], shrink=0.7, format="%.0e", label="RMS error")
-    return fig
+    return fit_column(fig)
 
 
 def _rgba(m: np.ndarray, cmap: str, vmin: float, vmax: float) -> np.ndarray:
@@ -619,4 +633,4 @@ def absolute_2d_explorer_figure(
         fontsize=10,
         y=0.98,
     )
-    return fig
+    return fit_column(fig)

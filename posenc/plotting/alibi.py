@@ -23,7 +23,7 @@ from matplotlib.ticker import NullLocator
 from .._checks import check_bool, check_int
 from ..alibi import alibi_bias, alibi_slopes, alibi_span
 from ..attention import attention_weights, causal_mask
-from ._base import new_figure, to_numpy
+from ._base import fit_column, new_figure, to_numpy
 
 __all__ = ["alibi_explorer_figure", "alibi_span_figure"]
 
@@ -89,7 +89,7 @@ def alibi_span_figure(num_heads: int = 8, n: int = 1024, *, mass: float = 0.9) -
     left.set_xlim(0, near[-1])
     left.set_xlabel("distance back from the query, i − j")
     left.set_ylabel("bias added to the logit")
-    left.set_title("ALiBi bias: one straight line per head", fontsize=10)
+    left.set_title("ALiBi bias:\none straight line per head", fontsize=10)
     left.legend(fontsize=7, loc="lower left", ncol=1 if h <= 8 else 2)
     right.set_xscale("log")
     right.set_yscale("log")
@@ -100,8 +100,8 @@ def alibi_span_figure(num_heads: int = 8, n: int = 1024, *, mass: float = 0.9) -
     right.set_ylim(max(1e-6, float(last[:, 1:].min())), 1.0)
     right.set_xlabel("distance back from the query (log scale)")
     right.set_ylabel("attention weight")
-    right.set_title(f"bias alone, last of {n} tokens: dots = {mass:.0%} span", fontsize=10)
-    return fig
+    right.set_title(f"bias alone, last of {n} tokens:\ndots = {mass:.0%} span", fontsize=10)
+    return fit_column(fig, max_width=6.5)  # labels reach past the axes
 
 
 @functools.lru_cache(maxsize=8)
@@ -113,9 +113,9 @@ def _explorer_frame(n: int, causal: bool) -> bytes:
     causal)``, and :func:`alibi_explorer_figure` unpickles a fresh copy for each render.
     """
     i = n // 2
-    fig = new_figure(9.6, 3.0, layout=None)
-    left = fig.add_axes((0.07, 0.16, 0.4, 0.64))
-    right = fig.add_axes((0.57, 0.16, 0.4, 0.64))
+    fig = new_figure(6.8, 3.4, layout=None)
+    left = fig.add_axes((0.1, 0.16, 0.38, 0.56))
+    right = fig.add_axes((0.6, 0.16, 0.38, 0.56))
     for ax in (left, right):
         if causal:
             ax.axvspan(0.5, i + 0.5, color="0.9", zorder=0)
@@ -136,7 +136,7 @@ def _explorer_frame(n: int, causal: bool) -> bytes:
     left.set_yticks([-1, 0])  # two ticks, moved to their places for each number of heads
     right.set_ylim(0.0, 1.0)
     right.set_yticks([0.0, 1.0])
-    fig.text(0.77, 0.84, "its attention when only the bias speaks", ha="center", fontsize=9.5)
+    fig.text(0.79, 0.76, "its attention when\nonly the bias speaks", ha="center", fontsize=9)
     return pickle.dumps(fig)
 
 
@@ -189,18 +189,21 @@ def alibi_explorer_figure(num_heads: int = 8, causal: bool = True, *, n: int = 4
     left.set_yticks(sorted({round(floor), 0}))
     kind = "causal" if causal else "symmetric"
     fig.text(
-        0.27,
-        0.84,
-        f"bias of the middle query, {h} head{'s' * (h > 1)} ({kind})",
+        0.29,
+        0.76,
+        f"bias of the middle query,\n{h} head{'s' * (h > 1)} ({kind})",
         ha="center",
-        fontsize=9.5,
+        fontsize=9,
     )
-    labels = ", ".join(_slope_label(float(m)) for m in slopes)
+    labels = [_slope_label(float(m)) for m in slopes]
+    half = (len(labels) + 1) // 2  # two lines of slopes
     fig.text(
         0.5,
-        0.93,
-        f"slopes m, head 1 (dark) to head {h} (light): {labels}",
+        0.865,
+        f"slopes m, head 1 (dark) to head {h} (light):\n{', '.join(labels[:half])},\n"
+        f"{', '.join(labels[half:])}",
         ha="center",
-        fontsize=8.5 if h <= 8 else 7.5,
+        va="bottom",
+        fontsize=8,
     )
-    return fig
+    return fit_column(fig)

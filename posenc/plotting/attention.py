@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Sequence
 
+import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
-from .._checks import check_bool, check_int, check_permutation, check_values
+from .._checks import check_bool, check_even, check_int, check_permutation, check_values
 from .._threads import torch_threads
+from ..attention import LOGIT_TERMS, absolute_logit_terms, offset_variance_share
 from ..demos.attention import (
     permutation_matrix,
     sentence_attention,
@@ -25,10 +28,12 @@ from ..demos.attention import (
     shuffled_attention,
     toy_attention_layer,
 )
-from ._base import heatmap, inset_colorbar, new_figure, to_numpy
+from ..sinusoidal import sinusoidal_encoding
+from ._base import fit_column, heatmap, inset_colorbar, new_figure, to_numpy
 
 __all__ = [
     "attention_pipeline_figure",
+    "logit_terms_figure",
     "permutation_attention_figure",
     "shuffle_attention_figure",
 ]
@@ -109,7 +114,7 @@ def permutation_attention_figure(
         _label_axes(axes[row, 0], words, words)
         _label_axes(axes[row, 1], shuffled, shuffled)
         _label_axes(axes[row, 2], words, words)
-    return fig
+    return fit_column(fig)
 
 
 def shuffle_attention_figure(
@@ -148,8 +153,8 @@ def shuffle_attention_figure(
     top = _shuffle_data(tuple(words), tuple(order), True, dim, seed)[2].max()
     top = max(float(top), 1e-3) * 1.15 if order != sorted(order) else 1.0
     # a fixed layout: constrained layout would triple the time of a live redraw
-    fig = new_figure(8.6, 3.0, layout=None)
-    fig.subplots_adjust(left=0.075, right=0.985, bottom=0.25, top=0.84, wspace=0.75)
+    fig = new_figure(6.8, 3.1, layout=None)
+    fig.subplots_adjust(left=0.105, right=0.95, bottom=0.25, top=0.8, wspace=1.05)
     axes = fig.subplots(1, 3, width_ratios=[1, 1, 1.15])
     heatmap(axes[0], a, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
     image = heatmap(axes[1], a_perm, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
@@ -197,7 +202,7 @@ def shuffle_attention_figure(
     bars.tick_params(axis="y", labelsize=7)
     bars.set_ylabel("‖output change‖", fontsize=8)
     bars.set_title(f"per-word output change\nmax = {values.max():.1e}", fontsize=9, y=1.02)
-    return fig
+    return fit_column(fig)
 
 
 def _shuffle_data(
@@ -291,7 +296,7 @@ def attention_pipeline_figure() -> Figure:
     ax.axis("off")
     y = 27.0
     boxes = [  # (centre, width, text)
-        (7.0, 10.0, "token\nembedding $x_i$"),
+        (7.0, 10.0, "token\nembedding\n$x_i$"),
         (35.0, 13.0, "$q_i = x_i W_Q$\n$k_j = x_j W_K$\n$v_j = x_j W_V$"),
         (63.0, 13.0, "logits\n$q_i \\cdot k_j / \\sqrt{d}$"),
         (86.0, 9.0, "softmax\n$a_{ij}$"),
@@ -363,4 +368,61 @@ def attention_pipeline_figure() -> Figure:
             color=_ENTRY[kind],
             fontweight="bold",
         )
-    return fig
+    return fit_column(fig)
+
+
+def logit_terms_figure(n_positions: int = 24, dim: int = 16, *, seed: int = 0) -> Figure:
+    """The four terms of an absolute logit as maps, with random and with identity projections.
+
+    Chapter 9's bridge from absolute to relative positions. ``n_positions`` tokens with random
+    contents ``x_i ~ N(0, I)`` carry the sinusoidal codes ``p_i`` of their positions; each map
+    is one term of :func:`posenc.attention.absolute_logit_terms`:
+
+    .. math::
+
+        x_i^\\top A x_j, \\quad x_i^\\top A p_j, \\quad p_i^\\top A x_j, \\quad p_i^\\top A p_j,
+        \\qquad A = W_Q^\\top W_K
+
+    Top row: random projections, ``W_Q, W_K ~ N(0, 1/d)`` (drawn after ``x`` from the same
+    seeded generator). Bottom row: ``W_Q = W_K = I``, where the position–position term is
+    ``Σ_i cos((j − i) ω_i)``, a function of the offset. Each title gives the term's
+    :func:`posenc.attention.offset_variance_share` (1 for a map that depends on ``j − i``
+    alone) and the largest ``|value|`` of the map, ``±m``: each map has its own symmetric colour
+    scale ``[−m, m]``, so that the small terms show their pattern too.
+
+    Args:
+        n_positions: ``n``, tokens (``>= 2``).
+        dim: ``d``, channels of tokens, codes and queries (even).
+        seed: seed of the contents and of the random projections (``>= 0``).
+
+    Returns:
+        a new ``Figure`` with 8 heat maps (query ``i`` down, key ``j`` across), terms in the
+        order of :data:`posenc.attention.LOGIT_TERMS`.
+    """
+    n = check_int("n_positions", n_positions, minimum=2)
+    dim = check_even("dim", dim)
+    seed = check_int("seed", seed, minimum=0)
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, dim, generator=g, dtype=torch.float64)  # [n, d]: contents
+    w_q, w_k = torch.randn(2, dim, dim, generator=g, dtype=torch.float64) / math.sqrt(dim)
+    p = sinusoidal_encoding(n, dim, dtype=torch.float64)  # [n, d]: positions
+    eye = torch.eye(dim, dtype=torch.float64)  # [d, d]
+    rows = (
+        ("random $W_Q, W_K$", absolute_logit_terms(x, p, w_q, w_k)),  # [4, n, n]
+        ("$W_Q = W_K = I$", absolute_logit_terms(x, p, eye, eye)),  # [4, n, n]
+    )
+    fig = new_figure(6.8, 4.2)
+    grid = fig.subplots(2, 4, sharex=True, sharey=True)
+    ticks = [0, n // 2, n - 1]
+    for r, (row_name, terms) in enumerate(rows):
+        shares = offset_variance_share(terms)  # [4]
+        for t, ax in enumerate(grid[r]):
+            limit = float(terms[t].abs().max()) or 1.0
+            heatmap(ax, to_numpy(terms[t]), colorbar=False, vmax=limit)
+            ax.set_title(f"{LOGIT_TERMS[t]}\n±{limit:.1f}, share {shares[t]:.2f}", fontsize=8)
+            ax.set_xticks(ticks, [str(v) for v in ticks], fontsize=8)
+            ax.set_yticks(ticks, [str(v) for v in ticks], fontsize=8)
+            if r == 1:
+                ax.set_xlabel("key $j$", fontsize=8)
+        grid[r, 0].set_ylabel(f"{row_name}\nquery $i$", fontsize=8)
+    return fit_column(fig)

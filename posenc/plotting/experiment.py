@@ -23,7 +23,7 @@ from .._checks import check_int
 from ..toy.model import TinyTransformer
 from ..toy.probes import toy_rotary_pair_logits
 from ..toy.results import LengthResults
-from ._base import new_figure, panel_grid, to_numpy
+from ._base import fit_column, new_figure, panel_grid, to_numpy
 
 __all__ = [
     "encoding_detail_figure",
@@ -42,6 +42,8 @@ _STYLES: dict[str, dict[str, Any]] = {
     "t5": {"color": "tab:olive", "ls": "-", "marker": "v"},
     "alibi": {"color": "tab:orange", "ls": "-", "marker": "P"},
     "rope": {"color": "tab:red", "ls": "-", "marker": "o"},
+    "swin_v2": {"color": "tab:cyan", "ls": "-", "marker": "*"},
+    "rope_grid": {"color": "tab:brown", "ls": "-", "marker": "X"},
 }
 _OTHER_COLOURS = ("tab:brown", "tab:pink", "tab:cyan", "tab:gray", "k")
 _SEEN = "#e8f1e4"  # background of the positions / lengths seen in training
@@ -193,7 +195,7 @@ def length_accuracy_figure(results: LengthResults, *, title: str | None = None) 
         title="encoding",
         title_fontsize=9,
     )
-    return fig
+    return fit_column(fig)
 
 
 def _multiples(ax: Axes, top: int, length: int) -> None:
@@ -251,7 +253,7 @@ def _position_axes(
         ax.text(
             0.5,
             0.5,
-            f"cannot run at n = {length}\n(no table row beyond {results.train_lengths[1]})",
+            f"cannot run\nat n = {length}\n(no table row\nbeyond {results.train_lengths[1]})",
             transform=ax.transAxes,
             ha="center",
             va="center",
@@ -301,12 +303,12 @@ def position_accuracy_figure(
         )
     columns = min(check_int("columns", columns), len(names))
     rows = math.ceil(len(names) / columns)
-    fig, axes = panel_grid(len(names), columns, (1.9, 1.55))
+    fig, axes = panel_grid(len(names), columns, (1.9, 1.7))
     for i, (name, ax) in enumerate(zip(names, axes)):
         _position_axes(ax, results, name, length, others=False, index=results.encodings.index(name))
         acc = results.accuracy[name][length]
         shown = "cannot run" if math.isnan(acc) else f"accuracy {acc:.2f}"
-        ax.set_title(f"{name}: {shown}", fontsize=9)
+        ax.set_title(f"{name}:\n{shown}", fontsize=9)
         if name == "none" and length in results.guess:
             ax.text(
                 0.97,
@@ -329,7 +331,7 @@ def position_accuracy_figure(
         f"(shaded: positions 0 to L − 1 = {top - 1}, seen in training)",
         fontsize=10,
     )
-    return fig
+    return fit_column(fig, max_width=6.6)  # labels reach past the axes
 
 
 def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -> Figure:
@@ -360,13 +362,13 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
             f"length must be one of the eval_lengths {results.eval_lengths}, got {length}"
         )
     index = results.encodings.index(encoding)
-    fig = new_figure(8.6, 3.0, layout=None)
-    left = fig.add_axes((0.065, 0.16, 0.52, 0.72))
-    right = fig.add_axes((0.655, 0.16, 0.2, 0.72))
+    fig = new_figure(6.8, 3.2, layout=None)
+    left = fig.add_axes((0.1, 0.16, 0.46, 0.66))
+    right = fig.add_axes((0.65, 0.16, 0.16, 0.66))
     _position_axes(left, results, encoding, length, others=True, index=index)
     acc = results.accuracy[encoding][length]
     shown = "cannot run" if math.isnan(acc) else f"accuracy {acc:.2f}"
-    left.set_title(f"{encoding} at n = {length}: {shown}  (faint: the others)", fontsize=10, y=1.0)
+    left.set_title(f"{encoding} at n = {length}: {shown}\n(faint: the others)", fontsize=9, y=1.0)
     left.set_xlabel(f"position p (L = {results.train_lengths[1]})")
     left.set_ylabel("accuracy at position p")
     handles = []
@@ -386,7 +388,7 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
     fig.legend(
         handles=handles,
         loc="center left",
-        bbox_to_anchor=(0.865, 0.52),
+        bbox_to_anchor=(0.82, 0.5),
         fontsize=8,
         frameon=False,
         handlelength=1.5,
@@ -403,9 +405,9 @@ def encoding_detail_figure(results: LengthResults, encoding: str, length: int) -
     if length < 2 * results.train_lengths[1]:
         left.set_xticks(range(0, length + 1, max(1, length // 4)))
     left.set_yticks([0.0, 0.5, 1.0])
-    right.set_title("training loss", fontsize=10, y=1.0)
+    right.set_title("training\nloss", fontsize=9, y=1.0)
     right.set_xlabel("step")
-    return fig
+    return fit_column(fig)
 
 
 def rotary_pair_figure(
@@ -475,7 +477,8 @@ def rotary_pair_figure(
             curves[0],
             color="tab:blue",
             lw=0.9,
-            alpha=0.5,
+            ls=":",
+            alpha=0.7,
             zorder=2,
             label=f"pair 0 ({thetas[0]:.3g} rad per position)",
         )
@@ -486,6 +489,7 @@ def rotary_pair_figure(
                 curves[2:].sum(0),
                 color="0.6",
                 lw=0.9,
+                ls="-.",
                 zorder=2,
                 label=f"pairs 2+ ({slower} rad per position)",
             )
@@ -518,13 +522,13 @@ def rotary_pair_figure(
             ax.xaxis.set_tick_params(labelbottom=True)
         ax.set_xlim(-0.5, query + 0.5)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=7.5, frameon=False)
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     shaded = "" if train_length is None else "; shaded: offsets seen in training"
     fig.suptitle(
         title
         if title is not None
-        else f"layer {layer}, query {query}: each pair's part of the logit, by offset "
+        else f"layer {layer}, query {query}: each pair's part of the logit, by offset\n"
         f"(RoPE base {rotary.base:g}{shaded})",
         fontsize=10,
     )
-    return fig
+    return fit_column(fig)

@@ -25,7 +25,7 @@ from .._checks import (
     check_real,
 )
 from ..learned import cosine_similarity_matrix
-from ._base import DIVERGING, grey_undefined, heatmap, index_ticks, new_figure, to_numpy
+from ._base import DIVERGING, fit_column, grey_undefined, heatmap, index_ticks, new_figure, to_numpy
 
 __all__ = ["similarity_heatmap", "snapshot_figure", "trained_table_figure"]
 
@@ -112,7 +112,7 @@ def similarity_heatmap(
     ax.set_xlabel("position q")
     ax.set_ylabel("position p")
     # an explicit y fixes the title's position, which spares a layout pass at every draw
-    ax.set_title(title or "cosine similarity $S_{pq}$", fontsize=10, y=1.0)
+    ax.set_title(title or "cosine similarity $S_{pq}$", fontsize=9, y=1.0)
     return image
 
 
@@ -198,17 +198,20 @@ def snapshot_figure(
     if reference_loss is not None:
         reference_loss = check_real("reference_loss", reference_loss)
     with_loss = losses is not None
-    width = 10.2 if with_loss else 6.8
+    # the places below are laid out for 10.2 inches with the loss panel; squeezed by ``k`` into
+    # the column's 6.8 inches (the height stays, so the labels keep their room)
+    width = 6.8
+    k = 6.8 / 10.2 if with_loss else 1.0
     fig = Figure(figsize=(width, 3.2))
     bottom, height = 0.15, 0.82 - 0.15 if title else 0.9 - 0.15
 
     def axes(left_inch: float, width_inch: float) -> Axes:
-        return fig.add_axes((left_inch / width, bottom, width_inch / width, height))
+        return fig.add_axes((k * left_inch / width, bottom, k * width_inch / width, height))
 
-    ax_table, ax_sim = axes(0.6, 2.0), axes(3.55, 2.6)
+    ax_table, ax_sim = axes(0.85 if with_loss else 0.6, 1.8 if with_loss else 2.0), axes(3.55, 2.6)
 
     def bar_rect(left_inch: float) -> tuple[float, float, float, float]:
-        return (left_inch / width, bottom, 0.12 / width, height)
+        return (k * left_inch / width, bottom, 0.1 / width, height)
 
     table_np = to_numpy(table)  # [n, d]
     n, d = table_np.shape
@@ -221,7 +224,7 @@ def snapshot_figure(
     ax_table.set_xlabel("channel", labelpad=1)
     ax_table.set_ylabel("position p", labelpad=1)
     # plain-text titles: mathtext would cost several ms per render
-    ax_table.set_title("table P (rows = positions)", fontsize=10, y=1.0)
+    ax_table.set_title("table P (rows = positions)", fontsize=9, y=1.0)
     image = similarity_heatmap(
         ax_sim,
         table,
@@ -260,10 +263,10 @@ def snapshot_figure(
         ax.set_xticks(sorted({0, len(values) // 2, len(values)}))
         ax.set_yticks(np.arange(0, int(1.08 * top) + 1))
         ax.set_xlabel("training step", labelpad=1)
-        ax.set_title("training loss (cross-entropy)", fontsize=10, y=1.0)
+        ax.set_title("training loss (cross-entropy)", fontsize=9, y=1.0)
     if title:
         fig.suptitle(title, fontsize=11)
-    return fig
+    return fit_column(fig)
 
 
 def trained_table_figure(
@@ -303,7 +306,8 @@ def trained_table_figure(
     n = trained.shape[0]
     train_length = check_int("train_length", train_length)
     panels = 3 if reference is not None else 2
-    fig = new_figure(3.6 * panels, 3.4)
+    fig = new_figure(6.8, 3.4 if panels == 3 else 3.0)
+    fig.get_layout_engine().set(wspace=0.12)
     axes = fig.subplots(1, panels)
     similarity_heatmap(
         axes[0],
@@ -326,10 +330,10 @@ def trained_table_figure(
         ax.plot(positions[~used], moved[~used], "o", color="C3", ms=3)
         ax.annotate(
             "exactly 0" if moved[~used].max() == 0 else f"max {moved[~used].max():.1g}",
-            xy=(0.5 * (train_length + n) - 0.5, 0.0),
-            xytext=(0, 14),
+            xy=(n - 0.5, 0.0),
+            xytext=(-2, 14),
             textcoords="offset points",
-            ha="center",
+            ha="right",
             fontsize=8,
             color="C3",
         )
@@ -339,4 +343,4 @@ def trained_table_figure(
     ax.set_title("how far each row moved", fontsize=10)
     ax.legend(fontsize=8, loc="upper right")
     ax.set_xlim(-0.5, n - 0.5)
-    return fig
+    return fit_column(fig, max_width=6.45)  # the colour bar's label reaches past the axes

@@ -16,7 +16,7 @@ from ..numeric import (
     pairwise_distances,
     periodic_encoding,
 )
-from ._base import heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
+from ._base import fit_column, heatmap, index_ticks, inset_colorbar, new_figure, to_numpy
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
 
@@ -76,7 +76,7 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
         raise ValueError(f"lengths must hold two sequence lengths, got {lengths!r}")
     short, long = lengths
     alpha = check_positive_float("alpha", alpha)
-    fig = new_figure(11.0, 3.4)
+    fig = new_figure(6.8, 3.6)
     axes = fig.subplots(1, 3)
     styles = {
         short: {"color": "tab:blue", "marker": "o", "ms": 4, "lw": 1.5},
@@ -106,23 +106,23 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
         label=f"T = {short}",
     )
     axes[0].axhspan(-3, 3, color="0.8", label="word-embedding entries\n(±3; standard-normal)")
-    axes[0].set_title("PE(p) = p: unbounded", fontsize=10)
+    axes[0].set_title("PE(p) = p:\nunbounded", fontsize=9)
     axes[1].axhline(0.2, color="0.3", ls=":", lw=1)
     for t in (short, long):
         axes[1].axvline(0.2 * (t - 1), color=styles[t]["color"], ls=":", lw=1)
     axes[1].set_title(
-        f"PE(p) = p/(T−1): 0.2 is p = {0.2 * (short - 1):g} or p = {0.2 * (long - 1):g}",
-        fontsize=10,
+        f"PE(p) = p/(T−1): 0.2 is\np = {0.2 * (short - 1):g} or p = {0.2 * (long - 1):g}",
+        fontsize=9,
     )
     period = 2 * np.pi * alpha
     for k in range(1, int((long - 1) // period) + 1):
         axes[2].axvline(k * period, color="0.6", ls="--", lw=0.8)
-    axes[2].set_title(f"PE(p) = sin(p/{alpha:g}): repeats every {period:.1f}", fontsize=10)
+    axes[2].set_title(f"PE(p) = sin(p/{alpha:g}):\nrepeats every {period:.1f}", fontsize=9)
     for ax in axes:
         ax.set_xlabel("position p")
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=8, loc="best")
     axes[0].set_ylabel("code value")
-    return fig
+    return fit_column(fig)
 
 
 def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
@@ -159,8 +159,8 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     ties = int(tied.sum())
     offsets = set((cols - rows)[tied].tolist())  # how far apart the tied pairs are
     mark = ties == 1 or (len(offsets) == 1 and offsets != {1})  # one pair, or one offset k > 1
-    fig = new_figure(8.0, 3.0, layout=None)
-    fig.subplots_adjust(left=0.08, right=0.92, bottom=0.16, top=0.8, wspace=0.22)
+    fig = new_figure(6.8, 3.1, layout=None)
+    fig.subplots_adjust(left=0.11, right=0.9, bottom=0.16, top=0.8, wspace=0.3)
     axes = fig.subplots(1, 2, width_ratios=[1.6, 1])
     names = ["sin(p/α)", "cos(p/α)"] if kind == "circle" else ["PE(p)"]
     for c, name in enumerate(names):
@@ -195,7 +195,7 @@ def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:
     axes[1].set_xticks(index_ticks(n, round_steps=True))
     axes[1].set_yticks(index_ticks(n, round_steps=True))
     axes[1].tick_params(labelsize=8)
-    return fig
+    return fit_column(fig)
 
 
 def _few_ticks_between(low: float, high: float) -> list[float]:

@@ -28,11 +28,13 @@ from torch import Tensor
 from .._checks import (
     check_base,
     check_bool,
+    check_choice,
     check_even,
     check_finite,
     check_float_tensor,
     check_int,
     check_pair,
+    check_real,
     check_tensor,
     check_values,
 )
@@ -43,9 +45,10 @@ from ..rotary import (
     rotary_decay_bound,
     rotary_offset_logits,
     rotary_permutation,
+    stretched_rotary_frequencies,
 )
 from ..sinusoidal import sinusoidal_frequencies
-from ._base import heatmap, new_figure, to_numpy
+from ._base import fit_column, heatmap, new_figure, to_numpy
 
 __all__ = [
     "rotary_convention_figure",
@@ -53,6 +56,9 @@ __all__ = [
     "rotary_decay_figure",
     "rotary_explorer_figure",
     "rotary_rotation_figure",
+    "rotary_stretch_explorer_figure",
+    "rotary_stretch_figure",
+    "rotary_stretch_results_figure",
 ]
 
 
@@ -89,11 +95,17 @@ def _draw_swept(
     lw: float = 1.2,
     label: str | None = None,
     bins: int = 150,
+    ls: str = "-",
+    marker: str | None = None,
 ) -> None:
-    """Draw ``y(x)`` on a log-x axis as its per-bin mean (line) and swept range (shaded)."""
+    """Draw ``y(x)`` on a log-x axis as its per-bin mean (line) and swept range (shaded).
+
+    ``ls`` and ``marker`` (every 15th bin) tell curves apart without their colour."""
     centre, lo, mean, hi = _log_bins(x, y, bins)
     ax.fill_between(centre, lo, hi, color=colour, alpha=0.3, lw=0)
-    ax.plot(centre, mean, color=colour, lw=lw, label=label)
+    ax.plot(
+        centre, mean, color=colour, lw=lw, label=label, ls=ls, marker=marker, markevery=15, ms=4
+    )
 
 
 def rotary_decay_curves(
@@ -220,7 +232,7 @@ def _pair_panel(ax: Axes, q2: np.ndarray, k2: np.ndarray, m: int, n: int, theta:
     start, stop = (a_q, a_q + gap) if gap >= 0 else (a_q + gap, a_q)
     ax.add_patch(Arc((0, 0), 0.6, 0.6, theta1=start, theta2=stop, color="0.2", lw=1.4))
     ax.set_title(
-        f"query at m = {m}, key at n = {n}\nangle from query to key: {gap:.0f}°", fontsize=10
+        f"query at m = {m},\nkey at n = {n}\nangle from query\nto key: {gap:.0f}°", fontsize=9
     )
     ax.set_xlim(-1.35, 1.35)
     ax.set_ylim(-1.35, 1.35)
@@ -276,18 +288,18 @@ def rotary_rotation_figure(
         _turn(np.array([1.0, 0.0]), math.radians(60)),
     )
 
-    fig = new_figure(3.0 * len(positions) + 3.6, 3.3)
-    axes = fig.subplots(1, len(positions) + 1, width_ratios=[1.0] * len(positions) + [1.35])
+    fig = new_figure(6.8, 3.3)
+    axes = fig.subplots(1, len(positions) + 1, width_ratios=[1.0] * len(positions) + [1.6])
     for ax, (m, nn) in zip(axes[:-1], positions):
         _pair_panel(ax, q2, k2, m, nn, theta)
     qs = apply_rotary(q.expand(n, dim))  # [n, d]: R_m q at every m
     ks = apply_rotary(k.expand(n, dim))  # [n, d]: R_n k at every n
     heatmap(axes[-1], qs @ ks.T)
-    axes[-1].set_title(f"⟨R_m q, R_n k⟩, d = {dim}:\nconstant along each diagonal", fontsize=10)
+    axes[-1].set_title(f"⟨R_m q, R_n k⟩, d = {dim}:\nconstant along\neach diagonal", fontsize=9)
     axes[-1].set_xlabel("key position n")
     axes[-1].set_ylabel("query position m")
     fig.suptitle(f"pair {pair} turns by θ = {theta:.3f} rad per position", fontsize=9, x=0.3)
-    return fig
+    return fit_column(fig)
 
 
 # -- the two pairings ---------------------------------------------------------------------------
@@ -357,7 +369,7 @@ def rotary_convention_figure(
         ax.set_xlabel("key position")
     axes[0].set_ylabel("query position")
     fig.colorbar(image, ax=axes, shrink=0.85, label="attention weight")
-    return fig
+    return fit_column(fig)
 
 
 # -- long-term decay ----------------------------------------------------------------------------
@@ -427,10 +439,8 @@ def rotary_decay_figure(
     dims = check_values("dims", dims, check_even)
     r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
     x = r.numpy()
-    # a fixed grid rather than a layout engine: it halves the time to draw this figure
-    fig = new_figure(9.6, 6.2, layout=None)
+    fig = new_figure(6.8, 6.4)
     (left, bound_ax), (middle, right) = fig.subplots(2, 2)
-    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.075, top=0.955, wspace=0.2, hspace=0.36)
     middle.sharey(left)
     right.sharey(left)
     curves = rotary_decay_curves(r, dim, base=base)
@@ -448,22 +458,20 @@ def rotary_decay_figure(
         label=f"unrelated q, k: mean ± std ({draws} pairs)",
     )
     _draw_swept(left, x, curves["matched"], "black", label="key = query = (1, …, 1)")
-    left.set_title(
-        f"key = query fades, unrelated keys do not (d = {dim}, base {base:g})", fontsize=10
-    )
-    left.legend(fontsize=7.5, loc="lower left")
+    left.set_title(f"key = query fades, unrelated\nkeys do not (d = {dim}, base {base:g})")
+    left.legend(fontsize=8, loc="lower left")
     _decay_axes(left, max_offset)
 
     # the bound, in the same units, against the largest |score| over each short stretch
-    _draw_swept(bound_ax, x, curves["bound"], "C1", label="RoFormer's upper bound")
+    _draw_swept(bound_ax, x, curves["bound"], "C1", label="RoFormer's upper bound", ls="--")
     centre, _, _, top = _log_bins(x, np.abs(curves["matched"]))
-    bound_ax.plot(centre, top, color="black", lw=1.2, label="largest |score| (key = query)")
+    bound_ax.plot(centre, top, color="black", lw=1.2, label="largest |score|\n(key = query)")
     bound_ax.set_yscale("log")
     bound_ax.yaxis.set_minor_locator(NullLocator())
     bound_ax.set_yticks([0.1, 1.0, 10.0], ["0.1", "1", "10"])
     bound_ax.set_ylim(0.1, 2 * float(curves["bound"][0]))
-    bound_ax.set_title("RoFormer's bound for this key: falls, but stays far above", fontsize=10)
-    bound_ax.legend(fontsize=7.5, loc="lower left")
+    bound_ax.set_title("RoFormer's bound for this key:\nfalls, but stays far above")
+    bound_ax.legend(fontsize=8, loc="lower left")
     _decay_axes(bound_ax, max_offset)
     bound_ax.set_ylabel("|⟨q, R_r k⟩| / d (log scale)")
 
@@ -474,9 +482,11 @@ def rotary_decay_figure(
             rotary_decay_curves(r, dim, base=b, bound=False)["matched"],
             f"C{j + 2}",
             label=f"base = {b:g}",
+            ls=("-", "--", ":")[j % 3],
+            marker=("o", "s", "^")[j % 3],
         )
-    middle.set_title(f"key = query: base sets the pace (d = {dim})", fontsize=10)
-    middle.legend(fontsize=7.5, loc="lower left")
+    middle.set_title(f"key = query: base sets\nthe pace (d = {dim})")
+    middle.legend(fontsize=8, loc="lower left")
     _decay_axes(middle, max_offset)
     for j, dd in enumerate(sorted(dims)):  # small d (the bumpiest curve) first, underneath
         _draw_swept(
@@ -485,14 +495,16 @@ def rotary_decay_figure(
             rotary_decay_curves(r, dd, base=base, bound=False)["matched"],
             ("0.55", "C9", "C4", "C6", "C8")[j % 5],
             label=f"d = {dd}",
+            ls=("-", "--", ":")[j % 3],
+            marker=("o", "s", "^")[j % 3],
         )
-    right.set_title(f"key = query: d sets the detail (base {base:g})", fontsize=10)
-    right.legend(fontsize=7.5, loc="lower left")
+    right.set_title(f"key = query: d sets\nthe detail (base {base:g})")
+    right.legend(fontsize=8, loc="lower left")
     _decay_axes(right, max_offset)
     for ax in (left, middle):
         ax.set_ylabel("⟨q, R_r k⟩ / d")
     left.set_ylim(-0.45, 1.08)
-    return fig
+    return fit_column(fig)
 
 
 # -- the explorer's figure ----------------------------------------------------------------------
@@ -514,10 +526,10 @@ def _explorer_frame(context: int) -> bytes:
     a ready frame takes a fraction of it. Every combination of the explorer's controls shares
     the frame, and :func:`rotary_explorer_figure` unpickles a fresh copy for each render.
     """
-    fig = new_figure(9.6, 2.9, layout=None)
-    circ = fig.add_axes((0.01, 0.02, 0.2, 0.7))
-    turns_ax = fig.add_axes((0.29, 0.17, 0.28, 0.63))
-    score_ax = fig.add_axes((0.65, 0.17, 0.33, 0.63))
+    fig = new_figure(6.8, 3.2, layout=None)
+    circ = fig.add_axes((0.0, 0.02, 0.26, 0.62))
+    turns_ax = fig.add_axes((0.35, 0.2, 0.27, 0.53))
+    score_ax = fig.add_axes((0.71, 0.2, 0.27, 0.53))
     circ.set_xlim(-1.15, 1.15)
     circ.set_ylim(-1.15, 1.15)
     circ.set_aspect("equal")
@@ -577,26 +589,26 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
     circ, turns_ax, score_ax = fig.axes
     # titles as figure text at fixed places: no title layout pass on every redraw
     fig.text(
-        0.11,
-        0.78,
+        0.13,
+        0.68,
         f"pairs {shown['fastest']}, {shown['middle']}, {shown['slowest']}"
-        f" (out to in)\ndots: m = 0–15; arcs: m < {context}",
+        f" (out to in)\ndots: m = 0–15\narcs: m < {context}",
         ha="center",
         va="bottom",
         fontsize=8,
     )
     fig.text(
-        0.43,
-        0.83,
-        f"turns over {context} positions, d = {dim}, base = {base:g}",
+        0.485,
+        0.77,
+        f"turns over {context} positions,\nd = {dim}, base = {base:g}",
         ha="center",
         va="bottom",
         fontsize=8.5,
     )
     fig.text(
-        0.815,
-        0.83,
-        "normalised score, key = query (black), and 3 pairs",
+        0.845,
+        0.77,
+        "normalised score, key =\nquery (black), and 3 pairs",
         ha="center",
         va="bottom",
         fontsize=8.5,
@@ -643,7 +655,7 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
         np.arange(half), -4, np.log10(turns), colors=bar_colours, lw=max(1.0, 150 / half)
     )
     turns_ax.set_xlim(-1, half)
-    turns_ax.set_xlabel(f"pair i = 0 … {half - 1}, fastest to slowest", labelpad=4)
+    turns_ax.set_xlabel(f"pair i = 0 … {half - 1},\nfastest to slowest", labelpad=4)
 
     # right: the score against the offset, every integer offset, summarised per log bin
     r = torch.arange(1, context, dtype=torch.float64)  # [context - 1]
@@ -664,7 +676,281 @@ def rotary_explorer_figure(dim: int = 64, base: float = 10000.0, *, context: int
             [np.column_stack((np.log10(c), mean)) for c, _, mean, _ in summaries],
             colors=colours + ["black"],
             linewidths=[0.7] * 3 + [1.2],
+            linestyles=["-", "--", ":", "-"],  # fastest, middle, slowest: not by colour alone
         ),
         autolim=False,
     )
-    return fig
+    return fit_column(fig)
+
+
+# -- Chapter 11: stretching RoPE to longer contexts (the "ch11" section) ------------------------
+
+_STRETCH_STYLES: dict[str, tuple[str, str, str, str]] = {
+    # method -> (label, colour, line style, marker)
+    "plain": ("plain RoPE", "black", "-", ""),
+    "linear": ("linear (PI)", "tab:blue", "--", "o"),
+    "ntk": ("NTK-aware", "tab:orange", "-.", "s"),
+    "dynamic": ("dynamic NTK", "tab:green", ":", "^"),
+    "yarn": ("YaRN", "tab:red", "-", "D"),
+    "llama3": ("Llama 3.1", "tab:purple", "--", "v"),
+    "partial": ("partial", "tab:brown", "-", "x"),
+}
+
+
+def _stretch_frequencies(
+    method: str,
+    dim: int,
+    base: float,
+    factor: float,
+    original_max_positions: int,
+    rotary_dim: int,
+) -> np.ndarray:
+    """One method's frequencies for the stretch figures (``"dynamic"`` at ``s·L_0``)."""
+    kwargs: dict[str, object] = {"base": base}
+    if method in ("linear", "ntk", "dynamic", "yarn", "llama3"):
+        kwargs["factor"] = factor
+    if method in ("dynamic", "yarn", "llama3"):
+        kwargs["original_max_positions"] = original_max_positions
+    if method == "dynamic":
+        kwargs["seq_len"] = round(factor * original_max_positions)
+    if method == "partial":
+        kwargs["rotary_dim"] = rotary_dim
+    inv_freq, _ = stretched_rotary_frequencies(dim, method, **kwargs)  # type: ignore[arg-type]
+    return inv_freq.numpy()  # [d/2]
+
+
+def rotary_stretch_figure(
+    methods: Sequence[str] = ("linear", "ntk", "yarn", "llama3", "partial"),
+    *,
+    dim: int = 128,
+    base: float = 500000.0,
+    original_max_positions: int = 8192,
+    factor: float = 8.0,
+    rotary_dim: int | None = None,
+) -> Figure:
+    """Which pairs each method squeezes: wavelengths and per-pair squeeze against the trained length.
+
+    .. math::
+
+        \\lambda_i = \\frac{2\\pi}{\\theta'_i}, \\qquad \\text{squeeze}_i = \\frac{\\theta_i}{\\theta'_i}
+
+    Left: the wavelength of every channel pair ``i`` (log scale) with plain RoPE (black) and
+    with each method, against the trained length ``L_0`` (dashed) and the target ``s·L_0``
+    (dotted). A pair whose plain wavelength is longer than ``L_0`` never made a full turn in
+    training (shaded): at ``s·L_0`` it reaches angles it never saw, unless a method stretches
+    its wavelength by ``s`` too. Right: the squeeze ``θ_i/θ'_i``, from 1 (kept) to ``s``
+    (interpolated like position interpolation). Partial RoPE appears only on the left: its
+    unrotated pairs (frequency 0, no position at all) are drawn at the top edge as ``∞``; its
+    rotated pairs are faster than plain RoPE's, not squeezed. ``"dynamic"`` is drawn at its
+    frequencies for the length ``s·L_0``.
+
+    Args:
+        methods: methods of :func:`posenc.rotary.stretched_rotary_frequencies` other than
+            ``"plain"`` (which is always drawn), each at most once.
+        dim: ``d``, channels per head (even, at least 4).
+        base: the base of the frequencies (Llama 3.1: 500000).
+        original_max_positions: ``L_0`` (Llama 3.1: 8192).
+        factor: ``s`` (finite, ``> 1``; Llama 3.1: 8).
+        rotary_dim: ``"partial"``'s rotated channels; ``None`` for ``d/4`` rounded down to an
+            even number (GPT-NeoX's ``rotary_pct = 0.25``).
+
+    Returns:
+        a Figure with two axes (wavelengths, squeeze); each method's line carries its label.
+    """
+    methods = check_values(
+        "methods",
+        methods,
+        lambda name, m: check_choice(name, m, tuple(k for k in _STRETCH_STYLES if k != "plain")),
+    )
+    if len(set(methods)) != len(methods):
+        raise ValueError(f"methods must not repeat a method, got {methods!r}")
+    dim = check_even("dim", dim, minimum=4)
+    base = check_base("base", base)
+    original_max_positions = check_int("original_max_positions", original_max_positions)
+    factor = check_real("factor", factor, minimum=1, inclusive=False)
+    if rotary_dim is None:
+        rotary_dim = max(2, (dim // 4) // 2 * 2)
+    rotary_dim = check_even("rotary_dim", rotary_dim)
+    if rotary_dim > dim:
+        raise ValueError(f"rotary_dim must be <= dim={dim}, got {rotary_dim}")
+    half = dim // 2
+    pairs = np.arange(half)  # [d/2]
+    plain = sinusoidal_frequencies(dim, base=base).numpy()  # [d/2]
+    wave = 2 * math.pi / plain  # [d/2]
+    thetas = {
+        m: _stretch_frequencies(m, dim, base, factor, original_max_positions, rotary_dim)
+        for m in methods
+    }  # method -> [d/2]
+    longest = max([wave.max()] + [(2 * math.pi / t[t > 0]).max() for t in thetas.values()])
+    top = max(longest * 4, factor * original_max_positions * 10)
+    # fixed axes, no layout engine and plain-text ticks: the explorer redraws it fast
+    fig = new_figure(6.8, 3.1, layout=None)
+    left = fig.add_axes((0.095, 0.3, 0.375, 0.6))
+    right = fig.add_axes((0.6, 0.3, 0.375, 0.6))
+    every = max(1, half // 16)  # markers every few pairs, so the lines stay readable
+    for ax in (left, right):
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel("channel pair i (fast → slow)", fontsize=8.5)
+        ax.set_xlim(-0.5, half - 0.5)
+        ax.tick_params(labelsize=8)
+        unseen = pairs[wave > original_max_positions]  # pairs that never turned once
+        if unseen.size:
+            ax.axvspan(unseen[0] - 0.5, half - 0.5, color="0.92", lw=0, zorder=0)
+    left.plot(pairs, wave, color="black", lw=1.6, label="plain RoPE", zorder=3)
+    for value, style, text in (
+        (original_max_positions, "--", f"L₀ = {original_max_positions:g}"),
+        (factor * original_max_positions, ":", f"sL₀ = {factor * original_max_positions:g}"),
+    ):
+        left.axhline(value, color="0.35", ls=style, lw=1.0)
+        left.text(0.5, value * 1.25, text, fontsize=8, color="0.25", va="bottom")
+    right.axhline(1.0, color="black", lw=1.6)
+    right.axhline(factor, color="0.35", ls=":", lw=1.0)
+    right.text(
+        0.5,
+        factor * 1.12,
+        f"s = {factor:g}",
+        fontsize=8,
+        color="0.25",
+        va="bottom",
+    )
+    highest = factor  # the largest squeeze drawn (dynamic NTK can pass s)
+    for method in methods:
+        label, colour, dash, marker = _STRETCH_STYLES[method]
+        theta = thetas[method]  # [d/2]
+        style = {
+            "color": colour,
+            "ls": dash,
+            "marker": marker,
+            "markevery": every,
+            "ms": 4,
+            "lw": 1.3,
+        }
+        if method == "partial":
+            label = f"partial, r = {rotary_dim}"
+            rotated = theta > 0
+            left.plot(pairs[rotated], 2 * math.pi / theta[rotated], label=label, **style)
+            left.plot(
+                pairs[~rotated],
+                np.full(int((~rotated).sum()), top / 1.6),
+                color=colour,
+                ls="",
+                marker=marker,
+                markevery=every,
+                ms=4,
+                clip_on=False,
+            )
+            left.text(
+                half - 1, top / 3, "∞: not rotated", fontsize=8, color=colour, ha="right", va="top"
+            )
+            continue
+        left.plot(pairs, 2 * math.pi / theta, label=label, **style)
+        right.plot(pairs, plain / theta, label=label, **style)
+        highest = max(highest, float((plain / theta).max()))
+    left.set_ylim(1.0, top)
+    decades = range(0, int(math.log10(top)) + 1, 2)
+    left.set_yticks([10.0**e for e in decades], [_power_of_ten(e) for e in decades])
+    left.set_ylabel("wavelength 2π/θ′ᵢ (positions)", fontsize=8.5)
+    left.set_title(f"d = {dim}, base = {base:g}", fontsize=8.5)
+    right.set_ylim(0.8, highest * 1.8)
+    step = 1 if highest <= 16 else 2
+    ticks = [2.0**e for e in range(0, int(math.log2(highest * 1.8)) + 1, step)]
+    right.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    right.set_ylabel("squeeze θᵢ / θ′ᵢ", fontsize=8.5)
+    right.set_title(f"s = {factor:g}: 1 kept, s interpolated", fontsize=8.5)
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=min(6, len(labels)),
+        fontsize=8,
+        frameon=False,
+    )
+    return fit_column(fig)
+
+
+def rotary_stretch_explorer_figure(
+    method: str = "yarn",
+    factor: float = 8.0,
+    *,
+    dim: int = 128,
+    base: float = 500000.0,
+    original_max_positions: int = 8192,
+) -> Figure:
+    """The explorer's panel: one method against plain RoPE, as :func:`rotary_stretch_figure`.
+
+    Args:
+        method: one of ``"linear"``, ``"ntk"``, ``"dynamic"``, ``"yarn"``, ``"llama3"``.
+        factor: ``s`` (finite, ``> 1``).
+        dim, base, original_max_positions: as in :func:`rotary_stretch_figure`.
+
+    Returns:
+        a Figure with two axes (wavelengths, squeeze).
+    """
+    method = check_choice("method", method, ("linear", "ntk", "dynamic", "yarn", "llama3"))
+    return rotary_stretch_figure(
+        (method,),
+        dim=dim,
+        base=base,
+        original_max_positions=original_max_positions,
+        factor=factor,
+    )
+
+
+def rotary_stretch_results_figure(results: object) -> Figure:
+    """Chapter 11's experiment: accuracy along the long test sequences, and the fine-tunes.
+
+    Left: accuracy at every position of the ``s·L``-long test sequences, for each method
+    applied to the trained model as it is (no fine-tuning); the shaded part holds the
+    positions seen in training (``< L``). Right: each method's fine-tuning loss at length
+    ``s·L`` against the step (log scale), until it met the stopping rule (the dotted line at
+    ``stop_loss``) or the cap.
+
+    Args:
+        results: a :class:`posenc.toy.scaling.StretchResults`.
+
+    Returns:
+        a Figure with two axes (accuracy per position, fine-tuning loss); each method's
+        lines carry its label.
+    """
+    from ..toy.scaling import STAGES, StretchResults  # the toy only when drawing its results
+
+    if not isinstance(results, StretchResults):
+        raise TypeError(f"results must be a StretchResults, got {type(results).__name__}")
+    short, long = results.eval_lengths
+    fig = new_figure(6.8, 3.0)
+    left, right = fig.subplots(1, 2)
+    left.axvspan(-0.5, short - 0.5, color="0.92", lw=0, zorder=0)
+    left.text(short / 2, 0.5, "seen in\ntraining", fontsize=8, ha="center", color="0.3")
+    for method in results.methods:
+        label, colour, dash, marker = _STRETCH_STYLES[method]
+        acc = to_numpy(results.position_accuracy[method][STAGES[0]][long])  # [n]
+        positions = np.arange(acc.size)
+        style = {"color": colour, "ls": dash, "marker": marker, "ms": 3.5, "lw": 1.2}
+        left.plot(positions, acc, markevery=max(1, long // 8), label=label, **style)
+        losses = np.asarray(results.finetune_losses[method])  # [steps]
+        steps = np.arange(1, losses.size + 1)
+        right.plot(steps, losses, markevery=max(1, losses.size // 5), label=label, **style)
+    left.axhline(results.chance, color="0.5", lw=0.8, ls=(0, (1, 2)))
+    left.set_xlim(-0.5, long - 0.5)
+    left.set_ylim(-0.03, 1.05)
+    left.set_xlabel(f"position in a sequence of n = {long}", fontsize=8.5)
+    left.set_ylabel("accuracy, no fine-tuning", fontsize=8.5)
+    right.set_yscale("log")
+    right.axhline(results.stop_loss, color="0.35", ls=":", lw=1.0)
+    right.set_xlabel(f"fine-tuning step at n = {long}", fontsize=8.5)
+    right.set_ylabel("training loss", fontsize=8.5)
+    for ax in (left, right):
+        ax.tick_params(labelsize=8)
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncol=min(6, len(labels)),
+        fontsize=8,
+        frameon=False,
+    )
+    return fit_column(fig)

@@ -23,7 +23,7 @@ from matplotlib.patches import Rectangle
 from .._checks import check_int
 from ..demos.shaw import shaw_intermediate_bytes
 from ..shaw import shaw_relative_index
-from ._base import new_figure, sequence_position
+from ._base import fit_column, new_figure, sequence_position
 
 __all__ = [
     "shaw_cost_figure",
@@ -156,7 +156,7 @@ def shaw_index_figure(
     else:
         note = f"one bias for every key: q·w₀/√d = {bias[0]:.2f}"
     fig.text(0.74, 0.87, note, ha="center", fontsize=8)
-    return fig
+    return fit_column(fig)
 
 
 def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
@@ -185,14 +185,16 @@ def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
     small = np.tile(np.arange(2 * k + 1), (n, 1))  # [n, 2k+1]
     idx = shaw_relative_index(n, n, k).numpy()  # [n, n]
     cmap = _index_colormap(k)
-    fig = new_figure(10.0, 2.9, layout=None)
+    fig = new_figure(6.8, 3.1, layout=None)
     total = (2 * k + 1) + width + n
-    scale = 0.84 / total
-    x0 = 0.04
+    scale = 0.82 / total
+    x0 = 0.06
     axes = []
     for cols in (2 * k + 1, width, n):
-        axes.append(fig.add_axes((x0, 0.16, cols * scale, 0.62)))
-        x0 += cols * scale + 0.035
+        ax = fig.add_axes((x0, 0.2, cols * scale, 0.58))
+        ax.set_anchor("S")  # equal aspect: each grid sits on the same baseline
+        axes.append(ax)
+        x0 += cols * scale + 0.04
     for ax, matrix in zip(axes, (small, padded, idx)):
         ax.imshow(
             matrix, cmap=cmap, vmin=-0.5, vmax=2 * k + 0.5, interpolation="nearest", aspect="equal"
@@ -238,14 +240,18 @@ def shaw_skew_figure(n: int = 6, max_relative_position: int = 2) -> Figure:
     axes[0].set_xlabel("column r", fontsize=8)
     axes[1].set_xlabel(f"column m (offset j − i = m − {n - 1 + k})", fontsize=8)
     axes[2].set_xlabel("key j", fontsize=8)
-    axes[0].set_title(f"R = Q·(w^K)ᵀ: {n} × {2 * k + 1}", fontsize=9)
+    axes[0].set_title(f"R = Q·(w^K)ᵀ:\n{n} × {2 * k + 1}", fontsize=9)
     axes[1].set_title(
-        f"each row padded to every offset −{n - 1 + k} … {n - 1 + k}: {n} × {width}\n"
-        f"red: the view, row stride {width - 1} (one column left per row)",
+        f"each row padded to every offset\n−{n - 1 + k} … {n - 1 + k}: {n} × {width}; "
+        f"red: the view,\nrow stride {width - 1} (one column left per row)",
         fontsize=9,
     )
-    axes[2].set_title(f"the view: R[i, I_ij], {n} × {n}", fontsize=9)
-    return fig
+    axes[2].set_title(f"the view:\nR[i, I_ij], {n} × {n}", fontsize=9)
+    return fit_column(fig)
+
+
+_MARKERS = {"naive": "s", "posenc": "o", "attention": "^", "plain": "^"}
+"""One marker per way of computing, the same in both panels of :func:`shaw_cost_figure`."""
 
 
 def shaw_cost_figure(
@@ -280,11 +286,14 @@ def shaw_cost_figure(
             color=colour,
             label=label,
             ls="--" if key == "attention" else "-",
+            marker=_MARKERS[key],
+            markevery=3,
+            ms=4,
         )
     mem_ax.set_xlabel("sequence length n")
     mem_ax.set_ylabel("MiB (float32, one head)")
     mem_ax.set_title(
-        f"memory of the intermediates (analytic), d = {dim}, k = {max_relative_position}",
+        f"memory of the intermediates (analytic),\nd = {dim}, k = {max_relative_position}",
         fontsize=9,
     )
     mem_ax.legend(fontsize=7, loc="upper left")
@@ -298,14 +307,19 @@ def shaw_cost_figure(
         if pairs:
             xs, ys = zip(*pairs)
             time_ax.loglog(
-                xs, ys, marker="o", color=colour, label=label, ls="--" if key == "plain" else "-"
+                xs,
+                ys,
+                marker=_MARKERS[key],
+                color=colour,
+                label=label,
+                ls="--" if key == "plain" else "-",
             )
     time_ax.set_xlabel("sequence length n")
     time_ax.set_ylabel("ms per call")
-    time_ax.set_title("time per call, measured at build time (1 thread)", fontsize=9)
+    time_ax.set_title("time per call, measured\nat build time (1 thread)", fontsize=9)
     time_ax.legend(fontsize=7, loc="lower right")
     time_ax.set_xticks(sizes, [str(int(n)) for n in sizes])
     time_ax.minorticks_off()
     for ax in (mem_ax, time_ax):
         ax.grid(True, which="major", alpha=0.3)
-    return fig
+    return fit_column(fig, max_width=6.5)  # labels reach past the axes

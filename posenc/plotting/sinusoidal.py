@@ -23,7 +23,7 @@ from ..sinusoidal import (
     sinusoidal_frequencies,
     sinusoidal_wavelengths,
 )
-from ._base import new_figure, table_image
+from ._base import fit_column, new_figure, table_image
 
 __all__ = [
     "binary_vs_sinusoidal_figure",
@@ -91,7 +91,7 @@ def sinusoidal_heatmap_figure(
     ax.set_title(f"Sinusoidal encoding, d = {dim}, base = {base:g} ({layout})")
     ax.set_xlabel("channel")
     ax.set_ylabel("position p")
-    return fig
+    return fit_column(fig)
 
 
 def sinusoidal_wavelengths_figure(dim: int = 64, *, base: float = 10000.0) -> Figure:
@@ -125,7 +125,7 @@ def sinusoidal_wavelengths_figure(dim: int = 64, *, base: float = 10000.0) -> Fi
         fontsize=10,
     )
     ax.legend(loc="upper left", fontsize=8)
-    return fig
+    return fit_column(fig)
 
 
 def binary_vs_sinusoidal_figure(
@@ -164,7 +164,7 @@ def binary_vs_sinusoidal_figure(
     )
     right.set_xlabel("channel")
     right.tick_params(labelleft=False)
-    return fig
+    return fit_column(fig)
 
 
 def sinusoidal_dot_product_figure(
@@ -204,7 +204,7 @@ def sinusoidal_dot_product_figure(
     ax.axhline(n_slow, color="C2", ls="--", lw=1, label=slow_label)
     ax.set_title(f"Similarity depends only on the offset, and not on its sign (d = {dim})")
     ax.legend(fontsize=8, loc="lower center", ncol=2)
-    return fig
+    return fit_column(fig)
 
 
 def sinusoidal_precision_figure(
@@ -242,7 +242,7 @@ def sinusoidal_precision_figure(
     p = pos.numpy()
     fig = new_figure(6.4, 3.6)
     ax = fig.add_subplot()
-    ax.plot(p, np.maximum(err_fast, 1e-10), ".", ms=3, color="C3", label="angles in float32")
+    ax.plot(p, np.maximum(err_fast, 1e-10), "x", ms=3, color="C3", label="angles in float32")
     ax.plot(
         p,
         np.maximum(err_good, 1e-10),
@@ -263,7 +263,7 @@ def sinusoidal_precision_figure(
     ax.set_ylabel("max |error| over channels")
     ax.set_title(f"float32 table vs float64 formula (d = {dim})")
     ax.legend(fontsize=8, loc="upper left")
-    return fig
+    return fit_column(fig)
 
 
 def sinusoidal_explorer_figure(
@@ -285,20 +285,20 @@ def sinusoidal_explorer_figure(
     """
     n = check_int("n_positions", n_positions)
     table = sinusoidal_encoding(n, dim, base=base)  # [n, d]
-    fig = new_figure(8.0, 3.0, layout=None)  # no layout engine: one draw per savefig
-    left = fig.add_axes((0.08, 0.15, 0.38, 0.73))
-    right = fig.add_axes((0.57, 0.15, 0.41, 0.73))
+    fig = new_figure(6.8, 3.0, layout=None)  # no layout engine: one draw per savefig
+    left = fig.add_axes((0.1, 0.17, 0.37, 0.71))
+    right = fig.add_axes((0.6, 0.17, 0.38, 0.71))
     table_image(left, table, max_rows=160)
     # fixed ticks and title positions: tick locators and automatic title placement are most
     # of the drawing time of a small figure
     left.set_xticks(np.linspace(0, dim, 5).round().astype(int)[:-1].tolist() + [dim - 1])
     left.set_yticks(np.linspace(0, n, 5).round().astype(int)[:-1].tolist() + [n - 1])
-    left.set_title(f"PE table: {n} positions × {dim} channels", fontsize=10, y=1.01)
+    left.set_title(f"PE table: {n} positions × {dim} channels", fontsize=9, y=1.01)
     left.set_xlabel("channel")
     left.set_ylabel("position p")
     _draw_dot_product(right, dim, base, n)
     right.set_ylim(-0.7 * dim / 2, 1.05 * dim / 2)
     right.set_xticks(np.linspace(-n, n, 5).round().astype(int).tolist())
     right.set_yticks([-dim // 4, 0, dim // 4, dim // 2])
-    right.set_title(f"PE(p)·PE(p+k), d = {dim}, base = {base:g}", fontsize=10, y=1.01)
-    return fig
+    right.set_title(f"PE(p)·PE(p+k), d = {dim}, base = {base:g}", fontsize=9, y=1.01)
+    return fit_column(fig)

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from .._checks import check_bool, check_int
 from ..shaw import shaw_relative_index
 from ..t5 import t5_bucket_index, t5_bucket_starts, t5_relative_bucket
-from ._base import new_figure
+from ._base import fit_column, new_figure
 
 __all__ = ["t5_buckets_figure", "t5_explorer_figure"]
 
@@ -113,7 +113,7 @@ def t5_buckets_figure(
         "logarithmic far (grey: bucket edges)",
         fontsize=10,
     )
-    return fig
+    return fit_column(fig)
 
 
 @functools.lru_cache(maxsize=1)
@@ -124,9 +124,9 @@ def _explorer_frame() -> bytes:
     a ready frame is much faster. Every combination of the controls shares the frame, and
     :func:`t5_explorer_figure` unpickles a fresh copy for each render.
     """
-    fig = new_figure(9.6, 3.2, layout=None)
-    left = fig.add_axes((0.07, 0.15, 0.55, 0.68))
-    right = fig.add_axes((0.71, 0.06, 0.26, 0.78))
+    fig = new_figure(6.8, 3.2, layout=None)
+    left = fig.add_axes((0.1, 0.16, 0.5, 0.6))
+    right = fig.add_axes((0.68, 0.06, 0.3, 0.7))
     left.set_yticks([0, 1])  # tick artists made once, moved to their places on each render
     left.set_xticks([-2, -1, 0, 1, 2])
     left.set_xlabel("offset j − i")
@@ -187,9 +187,9 @@ def t5_explorer_figure(
     kind = "bidirectional (encoder)" if bidirectional else "unidirectional (decoder)"
     # each panel says which offsets its count of buckets covers: the two counts differ
     fig.text(
-        0.345,
-        0.86,
-        f"{num_buckets} buckets, max_distance {max_distance}, {kind}\n"
+        0.35,
+        0.79,
+        f"{num_buckets} buckets, max_distance {max_distance},\n{kind}\n"
         f"offsets −{max_offset} … {max_offset} use {len(np.unique(buckets))} buckets",
         ha="center",
         fontsize=9.5,
@@ -202,10 +202,10 @@ def t5_explorer_figure(
         index, cmap=colormaps["turbo"], vmin=0, vmax=num_buckets - 1, interpolation="nearest"
     )
     fig.text(
-        0.84,
-        0.86,
+        0.83,
+        0.79,
         f"bucket of each pair, {n} tokens\noffsets −{n - 1} … {n - 1} use {len(np.unique(index))}",
         ha="center",
         fontsize=9,
     )
-    return fig
+    return fit_column(fig)

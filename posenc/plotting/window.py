@@ -30,7 +30,7 @@ from torch import Tensor
 
 from .._checks import check_int, check_pair, check_values
 from ..window import SwinRelativePositionBias, relative_position_index, shifted_window_mask
-from ._base import DIVERGING, signed_label
+from ._base import DIVERGING, MAX_WIDTH, MIN_FONT_SIZE, fit_column, signed_label
 from ._grid import Highlights, draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [
@@ -293,7 +293,7 @@ def window_coordinates_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
         fontsize=8,
         color="0.35",
     )
-    return fig
+    return fit_column(fig)
 
 
 def _offsets(wh: int, ww: int) -> tuple[np.ndarray, np.ndarray]:
@@ -323,7 +323,10 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     index = relative_position_index((wh, ww))  # [N, N]
     cell = min(0.3, 2.4 / n)
     panel, gap = n * cell, 0.45
-    fig, ax = inch_canvas(3 * (panel + gap) + 0.1, panel + 1.0)
+    # three panels in a row when they fit the column, else Δr and Δc above and I below
+    columns = 3 if 3 * (panel + gap) + 0.1 <= MAX_WIDTH else 2
+    rows = -(-3 // columns)
+    fig, ax = inch_canvas(columns * (panel + gap) + 0.1, rows * (panel + 1.0))
     limit = max(wh, ww) - 1 or 1
     panels = (
         (dr, DIVERGING, -limit, limit, f"Δr = r_i − r_j  (−{wh - 1} … +{wh - 1})"),
@@ -336,10 +339,13 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})",
         ),
     )
-    font = min(9.0, 0.5 * cell * 72)
-    tick = min(8.0, 0.5 * cell * 72)
+    font = max(MIN_FONT_SIZE, min(9.0, 0.5 * cell * 72))
+    tick = MIN_FONT_SIZE
     for k, (m, cmap, lo, hi, title) in enumerate(panels):
-        at = (gap + k * (panel + gap), 0.85)
+        row, col = divmod(k, columns)
+        if row == rows - 1 and 3 % columns:  # centre the last, shorter row
+            col += (columns - 3 % columns) / 2
+        at = (gap + col * (panel + gap), 0.85 + row * (panel + 1.0))
         draw_number_grid(
             ax,
             m,
@@ -373,7 +379,7 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             rotation=90,
         )
         ax.text(at[0] + panel / 2, at[1] - 0.42, title, ha="center", va="bottom", fontsize=9.5)
-    return fig
+    return fit_column(fig)
 
 
 _DIGIT_COLOUR = "#1f5fa8"
@@ -497,7 +503,7 @@ def index_radix_figure(
                 fontsize=8.5,
                 color="#a00000",
             )
-    return fig
+    return fit_column(fig)
 
 
 def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
@@ -596,7 +602,7 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             va="bottom",
             fontsize=9,
         )
-    return fig
+    return fit_column(fig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -676,17 +682,21 @@ def window_bias_figure(
     size = rows * cols
     digits = len(str(size - 1))
 
-    fig_w, left_w = 12.4, 4.0
-    head_x0 = left_w + 0.2
-    head_w = (fig_w - head_x0 - 0.1) / max(h, 1)
-    cell_i = min(0.42, (left_w - 0.3) / ww, 2.0 / wh)  # index row
-    cell_t = min(0.42, (left_w - 0.3) / cols)  # index table
+    # the column's width: the index row (left) beside the index table (right), then the heads
+    # in a row below, each a bias map above its table; every number at least MIN_FONT_SIZE
+    fig_w = MAX_WIDTH
+    smallest = MIN_FONT_SIZE * 0.64 * max(digits, 1) / (0.8 * 72)  # cell of an 8 pt number
+    cell_t = min(0.42, max(smallest, 3.3 / cols))  # index table
+    left_w = fig_w - cols * cell_t - 0.55
+    cell_i = max(smallest, min(0.42, (left_w - 0.2) / ww, 2.0 / wh))  # index row
+    head_w = (fig_w - 0.2) / max(h, 1)
     cell_b = min(cell_i, (head_w - 0.25) / ww)  # bias maps
     cell_h = min(cell_t, (head_w - 0.25) / cols)  # head tables
     top_y = 0.55
-    bottom_y = top_y + wh * cell_i + 0.75
-    legend_y = bottom_y + rows * cell_t + 0.2
-    fig, ax = inch_canvas(fig_w, legend_y + 0.42)
+    heads_y = top_y + max(wh * cell_i, rows * cell_t) + 0.7
+    tables_y = heads_y + wh * cell_b + 0.5
+    legend_y = tables_y + rows * cell_h + 0.2
+    fig, ax = inch_canvas(fig_w, legend_y + 0.85)
 
     marks = Highlights()
     titles: list[str] = []
@@ -697,7 +707,7 @@ def window_bias_figure(
         titles.append(text)  # drawn at the end, all in one collection
         title_centres.append((x_mid, y_top - lift - lines * 1.25 * 9 / 72 / 2))
 
-    # the index: the query's row (top) and the table's row numbers by offset (bottom)
+    # the index: the query's row (left) and the table's row numbers by offset (right)
     x_mid = 0.1 + left_w / 2
     at = (x_mid - ww * cell_i / 2, top_y)
     draw_number_grid(
@@ -711,9 +721,9 @@ def window_bias_figure(
         cell=cell_i,
     )
     marks.add(r, c, origin=at, cell=cell_i)
-    title(x_mid, at[1], f"query ({r}, {c}) = token {i}: table row\nof each key, {row_name}")
-    x_mid = 0.25 + left_w / 2
-    at = (x_mid - cols * cell_t / 2, bottom_y)
+    title(x_mid, at[1], f"query ({r}, {c}) = token {i}:\ntable row of each key,\n{row_name}")
+    at = (fig_w - 0.1 - cols * cell_t, top_y)
+    x_mid = at[0] + cols * cell_t / 2
     draw_number_grid(
         ax,
         torch.arange(size).reshape(rows, cols),
@@ -724,13 +734,13 @@ def window_bias_figure(
         origin=at,
         cell=cell_t,
     )
-    tick = min(8.0, 0.6 * cell_t * 72)
+    tick = MIN_FONT_SIZE
     draw_labels(
         ax,
         [signed_label(v - ww + 1) for v in range(cols)]
         + [signed_label(v - wh + 1) for v in range(rows)],
         [(at[0] + (v + 0.5) * cell_t, at[1] - 0.09) for v in range(cols)]
-        + [(at[0] - 0.14, at[1] + (v + 0.5) * cell_t) for v in range(rows)],
+        + [(at[0] - 0.16, at[1] + (v + 0.5) * cell_t) for v in range(rows)],
         fontsize=tick,
         colors="0.4",
     )
@@ -739,8 +749,8 @@ def window_bias_figure(
     title(x_mid, at[1], "table row of each offset, query − key\n(Δr down, Δc across)", lift=0.2)
     # the heads: bias on the window (top) and the table by offset (bottom)
     for k in range(h):
-        x_mid = head_x0 + (k + 0.5) * head_w
-        at = (x_mid - ww * cell_b / 2, top_y + (wh * cell_i - wh * cell_b) / 2)
+        x_mid = 0.1 + (k + 0.5) * head_w
+        at = (x_mid - ww * cell_b / 2, heads_y)
         draw_number_grid(
             ax,
             bias[k],
@@ -752,8 +762,8 @@ def window_bias_figure(
             cell=cell_b,
         )
         marks.add(r, c, origin=at, cell=cell_b)
-        title(x_mid, top_y, f"head {k}: bias B[{k}, {i}, :]\n(made for {_HEAD_NAMES[k]})")
-        at = (x_mid - cols * cell_h / 2, bottom_y)
+        title(x_mid, heads_y, f"head {k}: B[{k}, {i}, :]\n({_HEAD_NAMES[k]})")
+        at = (x_mid - cols * cell_h / 2, tables_y)
         draw_number_grid(
             ax,
             table[:, k].reshape(rows, cols),
@@ -766,18 +776,23 @@ def window_bias_figure(
         )
         marks.add(*block, wh, ww, origin=at, cell=cell_h, color=_READS, lw=2.4)
         marks.add(wh - 1, ww - 1, origin=at, cell=cell_h, lw=1.6)
-        title(x_mid, bottom_y, f"head {k}: table T[:, {k}]", lift=0.2)
+        title(x_mid, tables_y, f"head {k}: table T[:, {k}]", lift=0.06)
     turned = "query − key: turned by 180°" if convention == "swin" else "key − query: not turned"
     titles.append(
-        f"Black: the query (top) and offset (0, 0), the query's own cell (bottom).   "
-        f"Green: the {wh}×{ww} block of each table that query ({r}, {c}) reads "
-        f"({turned})."
+        "Black: the query (index row, bias maps) and offset (0, 0), its own cell (tables)."
     )
     titles.append(
-        "Colours: bias from −1 (blue) through 0 (white) to +1 (red); "
+        f"Green: the {wh}×{ww} block of each table that query ({r}, {c}) reads\n({turned})."
+    )
+    titles.append(
+        "Colours: bias from −1 (blue) through 0 (white) to +1 (red);\n"
         f"grey: table row 0 (light) to {size - 1}."
     )
-    title_centres += [(fig_w / 2, legend_y + 0.08), (fig_w / 2, legend_y + 0.27)]
+    title_centres += [
+        (fig_w / 2, legend_y + 0.08),
+        (fig_w / 2, legend_y + 0.36),
+        (fig_w / 2, legend_y + 0.7),
+    ]
     marks.draw(ax)
     draw_labels(
         ax,
@@ -786,7 +801,7 @@ def window_bias_figure(
         fontsize=9,
         colors=["black"] * (len(titles) - 2) + ["#006b28", "0.35"],
     )
-    return fig
+    return fit_column(fig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -920,4 +935,4 @@ def shifted_window_figure(
         va="bottom",
         fontsize=9,
     )
-    return fig
+    return fit_column(fig)

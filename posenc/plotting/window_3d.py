@@ -30,7 +30,7 @@ from ..window import (
     relative_table_size,
     rstt_key_frames,
 )
-from ._base import new_figure, sequence_position, signed_label
+from ._base import MAX_WIDTH, MIN_FONT_SIZE, fit_column, new_figure, sequence_position, signed_label
 from ._grid import draw_label, draw_labels, draw_number_grid, inch_canvas, outline_cells
 
 __all__ = [
@@ -149,9 +149,10 @@ def window_3d_index_figure(
     offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
     counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
 
-    fig = new_figure(7.6, 4.0, layout=None)
-    timeline = fig.add_axes((0.15, 0.69, 0.42, 0.17))
-    bars = fig.add_axes((0.15, 0.12, 0.42, 0.36))
+    fig_w, fig_h = MAX_WIDTH, 4.4
+    fig = new_figure(fig_w, fig_h, layout=None)
+    timeline = fig.add_axes((0.17, 0.69, 0.40, 0.16))
+    bars = fig.add_axes((0.17, 0.11, 0.40, 0.36))
     _draw_timeline(timeline, d1, d2, step, chosen)
     timeline.set_xlabel("time (query frames)", fontsize=8, labelpad=1)
     timeline.set_title(
@@ -182,9 +183,10 @@ def window_3d_index_figure(
         bars.spines[side].set_visible(False)
 
     n_q, n_k = index.shape
-    cell = min(0.24 * 7.6 / n_k, 0.76 * 4.0 / n_q)  # inches: 24 % of the width, 76 % of the height
-    width, height = cell * n_k / 7.6, cell * n_q / 4.0
-    bottom = 0.07 + (0.76 - height) / 2
+    # inches: at most 24 % of the width and 68 % of the height
+    cell = min(0.24 * fig_w / n_k, 0.68 * fig_h / n_q)
+    width, height = cell * n_k / fig_w, cell * n_q / fig_h
+    bottom = 0.07 + (0.68 - height) / 2
     ax = fig.add_axes((0.67, bottom, width, height))
     image = ax.imshow(
         index,
@@ -206,7 +208,7 @@ def window_3d_index_figure(
                 signed_label(int(offsets[t, m])),
                 ha="center",
                 va="center",
-                fontsize=6.5,
+                fontsize=MIN_FONT_SIZE,
                 color="black",
                 bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8},
             )
@@ -244,7 +246,7 @@ def window_3d_index_figure(
     fig.colorbar(image, cax=cax)
     cax.tick_params(labelsize=7)
     cax.set_ylabel("index I (table row)", fontsize=8)
-    title_y = bottom + height + 0.075  # above the key frames' labels
+    title_y = bottom + height + 0.42 / fig_h  # above the key frames' labels
     fig.text(
         0.67 + width / 2,
         min(title_y, 0.985),
@@ -253,7 +255,7 @@ def window_3d_index_figure(
         va="bottom" if title_y + 0.1 < 0.985 else "top",
         fontsize=9,
     )
-    return fig
+    return fit_column(fig)
 
 
 def _rstt_verdict(d1: int, d2: int, step: int) -> tuple[str, str]:
@@ -320,7 +322,7 @@ def frame_offset_figure(
     row = index[chosen * wh * ww + r0 * ww + c0].reshape(d2, wh, ww)  # [D2, Wh, Ww]
     size = relative_table_size(q_shape)
     rows_per = (2 * wh - 1) * (2 * ww - 1)
-    big, small = 13.0, 12.0  # points = pixels at the explorer's 72 dpi
+    big, small = 13.0, 12.0  # 10 inches shown 680 CSS px wide: 12 pt is 11.3 CSS px
 
     fig, ax = inch_canvas(10.0, 4.15)  # one axes, data units = inches, y pointing down
     cell = min(0.36, 2.45 / d1)
@@ -418,4 +420,5 @@ def frame_offset_figure(
         va="top",
         fontsize=small,
     )
+    # 10 inches at 12–13 pt: shown shrunk to the 680 px column, the text is 11.3 CSS px
     return fig

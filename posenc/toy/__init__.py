@@ -19,7 +19,10 @@ tokens are, so a model without position information cannot solve them.
 * :mod:`posenc.toy.experiment`: :func:`toy_model` builds the model with any encoding of
   :mod:`posenc.catalogue` that has a toy form, and :func:`length_generalisation` trains one per
   encoding on short sequences and tests each on longer ones (chapter 10);
-* :mod:`posenc.toy.results`: the :class:`LengthResults` it returns.
+* :mod:`posenc.toy.results`: the :class:`LengthResults` it returns;
+* :mod:`posenc.toy.scaling`: :func:`rope_stretching` trains one RoPE model short and runs
+  it longer with every way of stretching its frequencies, before and after a short
+  fine-tune (chapter 11), returning a :class:`StretchResults`.
 
 Which encodings the toy knows, and how each plugs in, is the catalogue's to say
 (:func:`posenc.catalogue.toy_encodings`, each entry's ``toy``).
@@ -35,14 +38,17 @@ from .probes import (
     toy_rotary_pair_logits,
 )
 from .results import LengthResults
+from .scaling import STRETCH_METHODS, StretchResults, rope_stretching, stretch_toy_rotary
 from .tasks import IGNORE_INDEX, TASKS, Task, toy_batch
 from .training import Adam, ToyRun, train_toy
 
 __all__ = [
     "IGNORE_INDEX",
+    "STRETCH_METHODS",
     "TASKS",
     "Adam",
     "LengthResults",
+    "StretchResults",
     "Task",
     "TinyTransformer",
     "ToyAttention",
@@ -52,6 +58,8 @@ __all__ = [
     "frequency_guess_accuracy",
     "frequency_guess_position_accuracy",
     "length_generalisation",
+    "rope_stretching",
+    "stretch_toy_rotary",
     "toy_accuracy",
     "toy_attention_weights",
     "toy_batch",

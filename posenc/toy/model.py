@@ -20,13 +20,23 @@ import math
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+import torch
 from torch import Tensor, nn
 
 from .._checks import check_bool, check_heads, check_int, check_tensor
 from ..attention import SelfAttention, causal_mask, masked_softmax
+from ..rotary_nd import apply_rotary_nd
 from ..shaw import ShawRelativeMultiheadAttention, shaw_relative_index
+from ..window_v2 import log_spaced_relative_coords
 
-__all__ = ["TinyTransformer", "ToyAttention", "ToySelfAttention", "ToyShawAttention"]
+__all__ = [
+    "TinyTransformer",
+    "ToyAttention",
+    "ToyContinuousBias",
+    "ToyMultimodalRotary",
+    "ToySelfAttention",
+    "ToyShawAttention",
+]
 
 
 @runtime_checkable
@@ -138,6 +148,115 @@ class ToyShawAttention(ShawRelativeMultiheadAttention):
         for i, layer in enumerate((self.q_proj, self.k_proj, self.v_proj)):
             _fill(layer, qkv_weight[i * d : (i + 1) * d], qkv_bias[i * d : (i + 1) * d])
         _fill(self.out_proj, out_weight, out_bias)
+
+
+def _text_sections(pairs: int) -> tuple[int, int, int]:
+    """Qwen2-VL's shares of the pairs (16/24/24 of 64: a quarter for time), rounded down."""
+    t = pairs // 4
+    h = (pairs - t) // 2
+    return (t, h, pairs - t - h)
+
+
+class ToyMultimodalRotary(nn.Module):
+    """M-RoPE on text: every token at ``(t, h, w) = (p, p, p)`` (the toy form of that family).
+
+    .. math::
+
+        \\rho(x_p) = R^{\\text{M-RoPE}}_{(p, p, p)}\\, x_p = R_p\\, x_p
+
+    Qwen2-VL gives a text token the same number on all three axes, so each pair turns by
+    ``p·θ_j`` whatever its section: on a 1-D sequence M-RoPE is 1-D RoPE with the same
+    frequencies. The sections follow Qwen2-VL's shares (a quarter of the pairs for time, the
+    rest halved between row and column). Called as ``rotary(q, k)`` like
+    :class:`posenc.rotary.RotaryEmbedding`; queries sit at the last ``n_q`` of the ``n_k``
+    key positions unless ``query_offset`` says otherwise.
+
+    Args:
+        dim: channels per head (even).
+        base: the base of the frequencies.
+
+    Shapes:
+        ``q``: ``[..., n_q, d]``, ``k``: ``[..., n_k, d]`` → the same shapes.
+
+    Matches: :func:`posenc.rotary_nd.apply_rotary_nd` with positions ``(p, p, p)``; transformers
+    5.23.0 `models/qwen2_vl/modeling_qwen2_vl.py` ``get_rope_index`` (text tokens).
+    """
+
+    def __init__(self, dim: int, *, base: float = 10000.0) -> None:
+        super().__init__()
+        self.dim = check_int("dim", dim)
+        if self.dim % 2:
+            raise ValueError(f"dim must be even (pairs of channels), got {dim}")
+        self.base = base
+        self.sections = _text_sections(self.dim // 2)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, base={self.base}, sections={list(self.sections)}"
+
+    def forward(
+        self, q: Tensor, k: Tensor, *, query_offset: int | None = None
+    ) -> tuple[Tensor, Tensor]:
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        first = n_k - n_q if query_offset is None else check_int("query_offset", query_offset,
+                                                                   minimum=0)  # fmt: skip
+        kp = torch.arange(n_k, device=k.device).unsqueeze(-1).expand(-1, 3)  # [n_k, 3]
+        qp = torch.arange(first, first + n_q, device=q.device).unsqueeze(-1).expand(-1, 3)
+        rotate = {"base": self.base, "sections": self.sections, "interleaved": True}
+        return apply_rotary_nd(q, qp, **rotate), apply_rotary_nd(k, kp, **rotate)
+
+
+class ToyContinuousBias(nn.Module):
+    """Swin V2's continuous bias on a 1-D window ``(1, n)`` (the toy form of that family).
+
+    .. math::
+
+        B_{h,i,j} = 16\\,\\sigma\\big(\\mathrm{MLP}(0, \\widehat\\Delta_{i-j})_h\\big), \\qquad
+        \\widehat\\Delta = \\operatorname{sign}(\\Delta)\\,
+        \\frac{\\log_2\\big(1 + 8|\\Delta| / (L - 1)\\big)}{\\log_2 8}
+
+    A sequence is a window of one row: the row coordinate is always 0 and the column offset
+    ``i − j`` is normalised by the trained length ``L`` (Swin V2's
+    ``pretrained_window_size``), so a longer sequence reuses the coordinates of the trained
+    offsets and adds new ones a little beyond them. ``cpb_mlp`` is laid out as
+    :class:`posenc.window_v2.ContinuousPositionBias`'s.
+
+    Args:
+        num_heads: ``h``.
+        trained_length: ``L >= 2``, the length that sets the scale of the offsets.
+        hidden_dim: the MLP's hidden width (Swin V2: 512).
+
+    Shapes:
+        ``forward(n) -> [h, n, n]`` (query down, key across), values in ``(0, 16)``.
+
+    Matches: :class:`posenc.window_v2.ContinuousPositionBias` with ``window_size=(1, n)`` and
+    ``pretrained_window_size=(2, L)``.
+    """
+
+    def __init__(self, num_heads: int, trained_length: int, *, hidden_dim: int = 512) -> None:
+        super().__init__()
+        self.num_heads = check_int("num_heads", num_heads)
+        self.trained_length = check_int("trained_length", trained_length, minimum=2)
+        self.hidden_dim = check_int("hidden_dim", hidden_dim)
+        self.cpb_mlp = nn.Sequential(
+            nn.Linear(2, self.hidden_dim, bias=True),
+            nn.ReLU(inplace=True),
+            nn.Linear(self.hidden_dim, self.num_heads, bias=False),
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"num_heads={self.num_heads}, trained_length={self.trained_length}, "
+            f"hidden_dim={self.hidden_dim}"
+        )
+
+    def forward(self, n: int) -> Tensor:
+        n = check_int("n", n)
+        weight = self.cpb_mlp[0].weight
+        coords = log_spaced_relative_coords((1, n), (2, self.trained_length))[0]  # [2n-1, 2]
+        table = self.cpb_mlp(coords.to(device=weight.device, dtype=weight.dtype))  # [2n-1, h]
+        i = torch.arange(n, device=weight.device)
+        index = i[:, None] - i[None, :] + n - 1  # [n, n]: offset query − key, shifted
+        return 16 * torch.sigmoid(table[index]).permute(2, 0, 1)  # [h, n, n]
 
 
 class _Block(nn.Module):

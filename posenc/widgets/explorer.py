@@ -12,6 +12,10 @@ values, and returns an :class:`Explorer` object whose notebook output carries tw
 
 Both versions draw through the same cached :meth:`Explorer.png`, so what a reader sees in the
 book is exactly what the live kernel would draw for those values.
+
+Each figure is shown at ``dpi`` CSS pixels per inch (100, the scale of the book's static
+figures) and rendered with ``pixel_ratio`` times as many pixels (2), so it is sharp on a 2×
+screen and on a projector; the ``<img>`` carries the 1× width and height.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import io
 import itertools
 import json
 import numbers
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +36,11 @@ from matplotlib.figure import Figure
 
 from .._checks import check_defaults, check_int
 
-__all__ = ["Control", "Explorer", "explorer", "palette_png"]
+__all__ = ["Control", "Explorer", "explorer", "palette_png", "png_size"]
 
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+COLUMN_PX = 680
+"""CSS px of the book's column: a wider figure is shown this wide, so rendered no wider."""
 _PAGE_IDS = itertools.count()
 
 
@@ -134,12 +141,31 @@ def palette_png(data: bytes, colors: int = 256) -> bytes:
     return out.getvalue()
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """The ``(width, height)`` in pixels of a PNG file, read from its header.
+
+    Args:
+        data: the bytes of a PNG file.
+
+    Returns:
+        the width and height.
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"data must be the bytes of a PNG file, got {type(data).__name__}")
+    if len(data) < 24 or data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("data must be the bytes of a PNG file (no PNG header found)")
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
 class Explorer:
     """A figure with controls; see :func:`explorer`, which builds it.
 
     Attributes:
         controls: the controls, in display order.
-        dpi: resolution of the rendered PNGs.
+        dpi: CSS pixels per inch of the figure as shown.
+        pixel_ratio: PNG pixels per CSS pixel (the PNG is rendered at ``dpi * pixel_ratio``).
+        colors: the palette size of the static page's PNGs (:func:`palette_png`).
     """
 
     def __init__(
@@ -148,13 +174,17 @@ class Explorer:
         controls: Sequence[Control],
         *,
         title: str = "",
-        dpi: int = 72,
+        dpi: int = 100,
+        pixel_ratio: int = 2,
+        colors: int = 256,
         max_combinations: int = 150,
     ) -> None:
         self.render = render
         self.controls = tuple(controls)
         self.title = title
         self.dpi = dpi
+        self.pixel_ratio = pixel_ratio
+        self.colors = colors
         n = self.n_combinations
         if n > max_combinations:
             raise ValueError(
@@ -204,9 +234,23 @@ class Explorer:
             if not isinstance(fig, Figure):
                 raise TypeError(f"render must return a matplotlib Figure, got {type(fig).__name__}")
             buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=self.dpi)
+            # a figure wider than the column is shown shrunk to it: no more pixels than that
+            fit = min(1.0, COLUMN_PX / (fig.get_figwidth() * self.dpi))
+            # zlib level 1: a third faster than the default 6 at 2x, and hardly larger (the
+            # static page re-encodes each frame as a palette PNG anyway)
+            fig.savefig(
+                buf,
+                format="png",
+                dpi=self.dpi * self.pixel_ratio * fit,
+                pil_kwargs={"compress_level": 1},
+            )
             self._cache[key] = buf.getvalue()
         return self._cache[key]
+
+    def shown_size(self, data: bytes) -> tuple[int, int]:
+        """The CSS ``(width, height)`` a PNG of :meth:`png` is shown at (its pixels / ratio)."""
+        width, height = png_size(data)
+        return round(width / self.pixel_ratio), round(height / self.pixel_ratio)
 
     def all_indices(self) -> list[tuple[int, ...]]:
         """Every combination of control indices, row-major (the last control varies fastest)."""
@@ -216,22 +260,32 @@ class Explorer:
     def static_html(self) -> str:
         """Return self-contained HTML: controls, every pre-rendered figure, and the switcher."""
         images: list[str] = []
+        sizes: list[tuple[int, int]] = []
         seen: dict[bytes, int] = {}
         table: list[int] = []
         for key in self.all_indices():
-            data = palette_png(self.png(**self._values(key)))
+            full = self.png(**self._values(key))
+            data = palette_png(full, self.colors)
             if data not in seen:
                 seen[data] = len(images)
                 images.append(base64.b64encode(data).decode("ascii"))
+                sizes.append(self.shown_size(full))
             table.append(seen[data])
         # unique within a page (a counter), yet the same from one build to the next
         digest = hashlib.sha1(f"{self.title}{next(_PAGE_IDS)}".encode()).hexdigest()[:10]
         uid = f"posenc-explorer-{digest}"
         default = tuple(c.default_index for c in self.controls)
-        first = images[table[self.all_indices().index(default)]]
+        first_index = table[self.all_indices().index(default)]
+        first = images[first_index]
+        width, height = sizes[first_index]
         rows = [self._control_html(uid, k, c) for k, c in enumerate(self.controls)]
         payload = json.dumps(
-            {"shape": [len(c.values) for c in self.controls], "images": images, "table": table}
+            {
+                "shape": [len(c.values) for c in self.controls],
+                "images": images,
+                "sizes": sizes,
+                "table": table,
+            }
         )
         title = (
             f'<div class="posenc-explorer-title">{html.escape(self.title)}</div>'
@@ -245,7 +299,8 @@ class Explorer:
             '<div class="posenc-explorer-controls" style="display:flex;flex-wrap:wrap;'
             f'gap:4px 18px;font-size:90%">{"".join(rows)}</div>'
             f'<img class="posenc-explorer-figure" alt="{html.escape(self.title or "figure")}" '
-            f'style="max-width:100%" src="data:image/png;base64,{first}">'
+            f'width="{width}" height="{height}" style="max-width:100%;height:auto" '
+            f'src="data:image/png;base64,{first}">'
             f"<script>{_SWITCHER_JS.replace('__UID__', uid).replace('__DATA__', payload)}</script>"
             "</div>"
         )
@@ -302,10 +357,13 @@ class Explorer:
                 inputs.append(
                     w.Dropdown(options=options, value=c.values[c.default_index], description=c.name)
                 )
-        image = w.Image(format="png", value=self.png())
+        first = self.png()
+        image = w.Image(format="png", value=first, width=str(self.shown_size(first)[0]))
 
         def redraw(_change: object = None) -> None:
-            image.value = self.png(**{c.name: i.value for c, i in zip(self.controls, inputs)})
+            data = self.png(**{c.name: i.value for c, i in zip(self.controls, inputs)})
+            image.width = str(self.shown_size(data)[0])
+            image.value = data
 
         for i in inputs:
             i.observe(redraw, names="value")
@@ -343,7 +401,10 @@ _SWITCHER_JS = """
       }
       flat = flat * data.shape[k] + i;
     });
-    img.src = "data:image/png;base64," + data.images[data.table[flat]];
+    var k = data.table[flat];
+    img.width = data.sizes[k][0];
+    img.height = data.sizes[k][1];
+    img.src = "data:image/png;base64," + data.images[k];
   }
   inputs.forEach(function (el) {
     el.addEventListener("input", update);
@@ -359,7 +420,9 @@ def explorer(
     *,
     defaults: Mapping[str, object] | None = None,
     title: str = "",
-    dpi: int = 72,
+    dpi: int = 100,
+    pixel_ratio: int = 2,
+    colors: int = 256,
     max_combinations: int = 150,
 ) -> Explorer:
     """Make an interactive figure from a drawing function and its controls.
@@ -373,7 +436,12 @@ def explorer(
             ``label -> value``.
         defaults: the value of each control shown first (default: each control's first value).
         title: a caption shown above the controls.
-        dpi: resolution of the rendered figures.
+        dpi: CSS pixels per inch of the figures as shown (100: a 6.7-inch figure fills the
+            book's 670 px column, and 8-point text is 11 px high).
+        pixel_ratio: PNG pixels per CSS pixel: the PNGs are rendered at ``dpi * pixel_ratio``
+            and shown at ``dpi``, sharp on 2× screens and projectors.
+        colors: the palette size of the PNGs the static page stores (2 to 256): fewer
+            colours, fewer bytes, for explorers with many large frames of flat colours.
         max_combinations: upper bound on the number of figures to pre-render for the static
             book (keep pages small: each combination is one PNG in the page).
 
@@ -391,6 +459,10 @@ def explorer(
     if not isinstance(title, str):
         raise TypeError(f"title must be a string, got {type(title).__name__}")
     dpi = check_int("dpi", dpi)
+    pixel_ratio = check_int("pixel_ratio", pixel_ratio)
+    colors = check_int("colors", colors, minimum=2)
+    if colors > 256:
+        raise ValueError(f"colors must be <= 256 (a PNG palette), got {colors}")
     max_combinations = check_int("max_combinations", max_combinations)
     defaults = check_defaults(defaults)
     if not isinstance(controls, Mapping) or not controls:
@@ -399,4 +471,12 @@ def explorer(
     if unknown:
         raise ValueError(f"defaults name unknown control(s) {sorted(unknown)}")
     built = [_make_control(name, spec, defaults.get(name)) for name, spec in controls.items()]
-    return Explorer(render, built, title=title, dpi=dpi, max_combinations=max_combinations)
+    return Explorer(
+        render,
+        built,
+        title=title,
+        dpi=dpi,
+        pixel_ratio=pixel_ratio,
+        colors=colors,
+        max_combinations=max_combinations,
+    )

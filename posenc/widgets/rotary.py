@@ -6,11 +6,19 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from .._checks import check_base, check_defaults, check_even, check_int, check_values
-from ..plotting.rotary import rotary_explorer_figure
+from .._checks import (
+    check_base,
+    check_choice,
+    check_defaults,
+    check_even,
+    check_int,
+    check_real,
+    check_values,
+)
+from ..plotting.rotary import rotary_explorer_figure, rotary_stretch_explorer_figure
 from .explorer import Explorer, explorer
 
-__all__ = ["rotary_explorer"]
+__all__ = ["rotary_explorer", "rotary_stretch_explorer"]
 
 
 def rotary_explorer(
@@ -59,4 +67,63 @@ def rotary_explorer(
         {"dim": dims, "base": base_labels},
         defaults=start,
         title="RoPE: how fast the channel pairs turn, and the score of a matching key",
+    )
+
+
+# -- Chapter 11: stretching RoPE to longer contexts (the "ch11" section) ------------------------
+
+
+def rotary_stretch_explorer(
+    methods: Sequence[str] = ("linear", "ntk", "dynamic", "yarn", "llama3"),
+    factors: Sequence[float] = (2.0, 4.0, 8.0, 16.0),
+    *,
+    dim: int = 128,
+    base: float = 500000.0,
+    original_max_positions: int = 8192,
+    defaults: Mapping[str, object] | None = None,
+) -> Explorer:
+    """Explore which channel pairs each way of stretching RoPE squeezes, and by how much.
+
+    Each frame is :func:`posenc.plotting.rotary.rotary_stretch_explorer_figure`: the
+    wavelength of every pair under plain RoPE and under the chosen method, against the trained
+    length ``L_0`` and the target ``s·L_0``, and the per-pair squeeze ``θ_i/θ'_i``.
+
+    Args:
+        methods: values of the ``method`` control (``"linear"``, ``"ntk"``, ``"dynamic"``,
+            ``"yarn"``, ``"llama3"``).
+        factors: values of the ``factor`` control (each finite, ``> 1``).
+        dim, base, original_max_positions: the head width, base and trained length of every
+            frame (Llama 3.1's by default: 128, 500000, 8192).
+        defaults: initial values by control name (default ``method="yarn", factor=8`` when
+            offered).
+
+    Returns:
+        an :class:`~posenc.widgets.explorer.Explorer` with controls ``method`` and
+        ``factor``; ``len(methods)·len(factors)`` figures are pre-rendered for the static book
+        (20 with the defaults).
+    """
+    choices = ("linear", "ntk", "dynamic", "yarn", "llama3")
+    methods = check_values("methods", methods, lambda name, m: check_choice(name, m, choices))
+    factors = check_values(
+        "factors", factors, lambda name, f: check_real(name, f, minimum=1, inclusive=False)
+    )
+    dim = check_even("dim", dim, minimum=4)
+    base = check_base("base", base)
+    original_max_positions = check_int("original_max_positions", original_max_positions)
+    factor_labels = {f"{f:g}": float(f) for f in factors}
+    offered = {"method": tuple(methods), "factor": tuple(factor_labels.values())}
+    chosen: dict[str, object] = {"method": "yarn", "factor": 8.0}
+    start = {k: v for k, v in chosen.items() if v in offered[k]}
+    start.update(check_defaults(defaults))
+
+    def render(method: str, factor: float) -> Figure:
+        return rotary_stretch_explorer_figure(
+            method, factor, dim=dim, base=base, original_max_positions=original_max_positions
+        )
+
+    return explorer(
+        render,
+        {"method": methods, "factor": factor_labels},
+        defaults=start,
+        title="Stretching RoPE: which pairs each method squeezes, against the trained length",
     )

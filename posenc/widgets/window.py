@@ -76,4 +76,5 @@ def window_bias_explorer(
         defaults=start,
         title="Swin relative position bias: one query's index row, its bias per head, "
         "and the tables",
+        colors=32,  # 24 tall frames of flat cells: 32 colours keep the page well under 3 MB
     )

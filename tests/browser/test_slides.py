@@ -1,0 +1,274 @@
+"""The slide decks in a real browser: each opens offline, typesets its math, presents and navigates.
+
+Every notebook of the book whose cells mark slides (``metadata.slideshow.slide_type``) has a
+deck at ``slides/<stem>.slides.html`` (built by ``_ext/slides.py``). Each deck is opened in a
+fresh context from the built site served on 127.0.0.1: no console error, no failed or off-site
+request, reveal.js ready, 10 to 30 slides, every formula typeset by the site's MathJax with no
+raw TeX left, every slide with speaker notes, every explorer control changing its figure, the
+arrow key moving to the next slide, and under 3 MB transferred. The terminal summary of the
+browser suite lists each deck's slide count, size and load time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from .conftest import ROOT, SCREENSHOTS, SITE, record
+from .test_site import _TRANSFER, _move
+
+MAX_DECK_BYTES = 3 * 1024 * 1024
+MIN_SLIDES, MAX_SLIDES = 10, 30
+
+
+def _has_slides(path: Path) -> bool:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return any(
+        (c.get("metadata", {}).get("slideshow") or {}).get("slide_type") in ("slide", "subslide")
+        for c in cells
+    )
+
+
+DOCNAMES = {
+    p.stem: f"{folder}/{p.stem}"
+    for folder in ("chapters", "appendix")
+    for p in (ROOT / folder).glob("*.ipynb")
+    if _has_slides(p)
+}
+DECKS = sorted(DOCNAMES)
+
+_STATE = """() => {
+  const slides = document.querySelector('.reveal .slides');
+  const walker = document.createTreeWalker(slides, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest('script, style, mjx-container')
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+  });
+  let text = '';
+  while (walker.nextNode()) { text += walker.currentNode.textContent + ' '; }
+  const raw = text.match(/\\$\\$|\\\\\\(|\\\\\\[|\\\\frac|\\\\begin\\{|\\$[^$\\s][^$]{0,80}\\$/g) || [];
+  const leaves = Array.from(slides.querySelectorAll('section'))
+    .filter(s => !s.querySelector('section'));
+  return {
+    total: Reveal.getTotalSlides(),
+    math: slides.querySelectorAll('mjx-container').length,
+    raw: raw.slice(0, 5),
+    errors: Array.from(slides.querySelectorAll('mjx-merror')).map(e => e.textContent.slice(0, 80)),
+    without_notes: leaves.filter(s => !s.querySelector('aside.notes')).length,
+    notes: slides.querySelectorAll('aside.notes').length,
+    raw_myst: (text.match(/\\{(eq|numref|ref|footcite|doc)[:a-z]*\\}`|```\\{|:::\\{/g) || []).slice(0, 5),
+  };
+}"""
+
+
+class _Deck:
+    def __init__(self, browser: Any, site_url: str, stem: str) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 800})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.failed: list[str] = []
+        self.off_site: list[str] = []
+        origin = urlsplit(site_url).netloc
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        self.page.on(
+            "response",
+            lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+        )
+
+        def on_request(request: Any) -> None:
+            url = request.url
+            if not url.startswith(("data:", "blob:", "about:")) and urlsplit(url).netloc != origin:
+                self.off_site.append(url)
+
+        self.page.on("request", on_request)
+        self.page.goto(f"{site_url}/slides/{stem}.slides.html", wait_until="load")
+        self.page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        self.page.wait_for_function(
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+        )
+        self.page.evaluate("() => MathJax.startup.promise")
+        self.page.wait_for_load_state("networkidle")
+
+    def close(self) -> None:
+        self.context.close()
+
+
+_CACHE: dict[str, dict[str, Any]] = {}
+
+
+def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
+    """Open a deck once per session; its state, transfer and errors."""
+    if stem in _CACHE:
+        return _CACHE[stem]
+    deck = _Deck(browser, site_url, stem)
+    try:
+        state = deck.page.evaluate(_STATE)
+        transfer = deck.page.evaluate(_TRANSFER)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        deck.page.screenshot(path=str(SCREENSHOTS / f"slides__{stem}.png"))
+        before = deck.page.evaluate("() => Reveal.getIndices()")
+        deck.page.keyboard.press("ArrowRight")
+        after = deck.page.evaluate("() => Reveal.getIndices()")
+    finally:
+        deck.close()
+    result = {
+        **state,
+        **transfer,
+        "moved": before != after,
+        "errors_": list(deck.errors),
+        "failed": list(deck.failed),
+        "off_site": list(deck.off_site),
+    }
+    record(f"slides/{stem}", kb=round(transfer["bytes"] / 1024), load_ms=round(transfer["load_ms"]))
+    print(
+        f"deck {stem}: {state['total']} slides, {transfer['bytes'] / 1e6:.2f} MB transferred, "
+        f"loaded in {transfer['load_ms']:.0f} ms"
+    )
+    _CACHE[stem] = result
+    return result
+
+
+def test_every_chapter_with_slides_has_a_deck() -> None:
+    assert DECKS, "no notebook marks slides"
+    missing = [s for s in DECKS if not (SITE / "slides" / f"{s}.slides.html").is_file()]
+    assert missing == [], "decks not built"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_chapter_page_and_intro_link_to_the_deck(stem: str) -> None:
+    page = (SITE / f"{DOCNAMES[stem]}.html").read_text(encoding="utf-8")
+    assert f'href="../slides/{stem}.slides.html"' in page, "no link to the deck on the page"
+    intro = (SITE / "intro.html").read_text(encoding="utf-8")
+    assert f'href="slides/{stem}.slides.html"' in intro, "the intro does not list the deck"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_deck_loads_offline_without_errors(browser: Any, site_url: str, stem: str) -> None:
+    deck = _open(browser, site_url, stem)
+    assert deck["off_site"] == [], "requests to other hosts"
+    assert deck["failed"] == [], "failed requests"
+    assert deck["errors_"] == [], "console errors or uncaught exceptions"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_deck_has_10_to_30_slides_with_notes(browser: Any, site_url: str, stem: str) -> None:
+    deck = _open(browser, site_url, stem)
+    assert MIN_SLIDES <= deck["total"] <= MAX_SLIDES, f"{deck['total']} slides"
+    assert deck["notes"] > 0 and deck["without_notes"] == 0, "slides without speaker notes"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_deck_typesets_all_math_and_myst(browser: Any, site_url: str, stem: str) -> None:
+    deck = _open(browser, site_url, stem)
+    assert deck["raw"] == [], "raw TeX left in the deck"
+    assert deck["errors"] == [], "MathJax errors"
+    assert deck["raw_myst"] == [], "MyST roles or directives shown as text"
+    if stem[:2].isdigit():
+        assert deck["math"] > 0, "a chapter deck shows equations; none were typeset"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_deck_navigates_and_is_under_3_mb(browser: Any, site_url: str, stem: str) -> None:
+    deck = _open(browser, site_url, stem)
+    assert deck["moved"], "the right arrow did not move to the next slide"
+    assert 0 < deck["bytes"] < MAX_DECK_BYTES, f"{deck['bytes'] / 2**20:.2f} MB transferred"
+
+
+EXPLORER_DECKS = [
+    s
+    for s in DECKS
+    if (SITE / "slides" / f"{s}.slides.html").is_file()
+    and 'class="posenc-explorer"' in (SITE / "slides" / f"{s}.slides.html").read_text()
+]
+
+
+@pytest.mark.parametrize("stem", EXPLORER_DECKS)
+def test_every_explorer_control_in_a_deck_changes_the_figure(
+    browser: Any, site_url: str, stem: str
+) -> None:
+    deck = _Deck(browser, site_url, stem)
+    try:
+        page = deck.page
+        explorers = page.locator(".posenc-explorer")
+        total, stuck = 0, []
+        for e in range(explorers.count()):
+            root = explorers.nth(e)
+            root.evaluate(
+                "el => { const i = Reveal.getIndices(el.closest('section')); Reveal.slide(i.h, i.v); }"
+            )
+            page.wait_for_timeout(50)
+            img = root.locator("img.posenc-explorer-figure")
+            controls = root.locator("[data-control]")
+            for k in range(controls.count()):
+                total += 1
+                if not _move(controls.nth(k), img):
+                    stuck.append(f"explorer {e}: {controls.nth(k).get_attribute('aria-label')}")
+        errors = list(deck.errors)
+    finally:
+        deck.close()
+    assert total > 0
+    assert stuck == [], "controls that do not change the figure"
+    assert errors == [], "errors while moving controls"
+
+
+def test_speaker_view_opens_offline_with_the_notes(browser: Any, site_url: str) -> None:
+    stem = DECKS[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    off_site: list[str] = []
+    origin = urlsplit(site_url).netloc
+    context.on(
+        "request",
+        lambda r: (
+            off_site.append(r.url)
+            if not r.url.startswith(("data:", "blob:", "about:"))
+            and urlsplit(r.url).netloc != origin
+            else None
+        ),
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/slides/{stem}.slides.html#/1", wait_until="load")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        assert page.evaluate("() => Reveal.hasPlugin('notes')"), "no notes plugin"
+        expected = page.evaluate(
+            "() => Reveal.getCurrentSlide().querySelector('aside.notes').textContent"
+        )
+        with context.expect_page() as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        speaker.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        speaker.on("pageerror", lambda e: errors.append(str(e)))
+        speaker.wait_for_load_state("load")
+        speaker.wait_for_function(
+            "() => { const n = document.querySelector('.speaker-controls-notes');"
+            " return n && n.innerText.trim().length > 20; }"
+        )
+        shown = speaker.evaluate(
+            "() => document.querySelector('.speaker-controls-notes').innerText"
+        )
+    finally:
+        context.close()
+    first_words = " ".join(expected.split()[:4])
+    assert first_words and first_words in " ".join(shown.split()), "notes not shown"
+    assert errors == [] and off_site == [], "the speaker view failed or went off-site"
+
+
+def test_print_pdf_lays_out_one_slide_per_page(browser: Any, site_url: str) -> None:
+    stem = DECKS[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/slides/{stem}.slides.html?print-pdf", wait_until="load")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0")
+        pages = page.evaluate("() => document.querySelectorAll('.pdf-page').length")
+        total = page.evaluate("() => Reveal.getTotalSlides()")
+    finally:
+        context.close()
+    assert pages == total, f"{pages} printed pages for {total} slides"
