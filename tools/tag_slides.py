@@ -1192,6 +1192,17 @@ COMPACT: dict[str, dict[str, str]] = {
 }
 
 
+OBJECTIVES = "```{admonition} Learning objectives"
+"""A chapter's objectives: a markdown cell of their own, which every deck shows as its second slide
+(after the title and the opening paragraph, which fill a slide at a lecture hall's text size)."""
+
+
+OBJECTIVES_NOTE = (
+    "Read the objectives out and say which part of the lecture meets each one. Come back to this "
+    "slide at the end and ask the room which of them they can now do."
+)
+
+
 def _source(cell: nbformat.NotebookNode) -> str:
     return cell.source if isinstance(cell.source, str) else "".join(cell.source)
 
@@ -1253,6 +1264,8 @@ def tag(path: Path, selection: Selection, compact: dict[str, str] | None = None)
     cells = [c for c in nb.cells if not _is_deck_only(c, texts)]
     for cell in cells:
         cell.metadata.setdefault("slideshow", {})["slide_type"] = "skip"
+        if cell.cell_type == "markdown" and _source(cell).startswith(OBJECTIVES):
+            cell.metadata["slideshow"]["slide_type"] = "slide"  # every deck: a slide of its own
     extra: dict[int, list[nbformat.NotebookNode]] = {}
     for match, kind, note, *slide_only in selection:
         found = [i for i, c in enumerate(cells) if _matches(c, match)]
@@ -1266,6 +1279,11 @@ def tag(path: Path, selection: Selection, compact: dict[str, str] | None = None)
             cells[i].metadata["slideshow"]["slide_type"] = kind
         if note:
             extra.setdefault(i, []).append(_deck_cell(note, "notes", key + note))
+    for i, cell in enumerate(cells):
+        if cell.metadata["slideshow"]["slide_type"] == "slide" and _source(cell).startswith(
+            OBJECTIVES
+        ):
+            extra.setdefault(i, []).append(_deck_cell(OBJECTIVES_NOTE, "notes", OBJECTIVES))
     out = []
     for i, cell in enumerate(cells):
         out.append(cell)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
+import json
 import os
 import shutil
 import threading
@@ -119,16 +120,38 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
-_REPORT: dict[str, dict[str, Any]] = {}
+# Tests run in several pytest-xdist workers: each appends what it records to its own file, and
+# the summary, printed by the controller at the end, merges them.
+_RECORDS = SCREENSHOTS / "records"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller, or a run without workers
+        shutil.rmtree(_RECORDS, ignore_errors=True)
 
 
 def record(page: str, **values: Any) -> None:
     """Remember figures about a page for the summary printed at the end of the session."""
-    _REPORT.setdefault(page, {}).update(values)
+    _RECORDS.mkdir(parents=True, exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(_RECORDS / f"{worker}.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps({"page": page, **values}) + "\n")
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not _REPORT:
+def _recorded() -> dict[str, dict[str, Any]]:
+    report: dict[str, dict[str, Any]] = {}
+    for path in sorted(_RECORDS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            values = json.loads(line)
+            report.setdefault(values.pop("page"), {}).update(values)
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    report = _recorded()
+    if not report:
         return
     lines = [
         (
@@ -138,7 +161,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for page in toc_pages():
-        r = _REPORT.get(page)
+        r = report.get(page)
         if r is None:
             continue
         lines.append(

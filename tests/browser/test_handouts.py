@@ -185,10 +185,29 @@ def test_handout_has_no_raw_tex(name: str) -> None:
     assert not left, f"untypeset TeX in the handout: {left}"
 
 
+def _image_count(resources: Any, seen: set[int]) -> int:
+    """Image XObjects drawn from ``resources``, inside form XObjects too (none decoded)."""
+    if resources is None:
+        return 0
+    resources = resources.get_object()
+    count = 0
+    for ref in (resources.get("/XObject") or {}).values():
+        xobject = ref.get_object()
+        key = getattr(ref, "idnum", id(xobject))
+        if key in seen:
+            continue
+        seen.add(key)
+        if xobject.get("/Subtype") == "/Image":
+            count += 1
+        elif xobject.get("/Subtype") == "/Form":
+            count += _image_count(xobject.get("/Resources"), seen)
+    return count
+
+
 @pytest.mark.parametrize("name", PAGES)
 def test_handout_shows_every_figure(name: str) -> None:
     reader, _, _ = handout(name)
-    images = sum(len(page.images) for page in reader.pages)
+    images = sum(_image_count(page.get("/Resources"), set()) for page in reader.pages)
     assert images >= article(name).images, (
         f"{images} images in the PDF, {article(name).images} on the page"
     )
