@@ -130,8 +130,9 @@ def scaled_rotary_frequencies(
       ``γ_i = clamp((i − lo)/(hi − lo), 0, 1)``, where ``lo = ⌊i(β_fast)⌋``, ``hi = ⌈i(β_slow)⌉``
       and ``i(β) = d·ln(L_0 / (2πβ)) / (2 ln base)`` is the pair that turns ``β`` times over
       ``L_0`` positions: pairs that turn more than ``β_fast`` times keep their frequency, pairs
-      that turn fewer than ``β_slow`` times are divided by ``s``. The attention scale is
-      ``0.1·ln s + 1`` (``1`` for ``s <= 1``). Reads ``factor``, ``original_max_positions``,
+      that turn fewer than ``β_slow`` times are divided by ``s``. (This ``γ_i`` is 1 for a pair
+      that is interpolated; the YaRN paper's ramp, and chapter 11's, is ``1 − γ_i``, 1 for a
+      pair that is kept.) The attention scale is ``0.1·ln s + 1`` (``1`` for ``s <= 1``). Reads ``factor``, ``original_max_positions``,
       ``beta_fast``, ``beta_slow``.
     * ``"llama3"``: Llama 3.1's smooth band: with wavelength ``λ_i = 2π/θ_i``, pairs with
       ``λ_i < L_0 / high_freq_factor`` keep their frequency, pairs with

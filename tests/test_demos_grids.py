@@ -46,6 +46,7 @@ def transformers_positions(segments, merge=2):
         [1, (1, 4, 4), 5, (1, 3, 2), 1],
         [(1, 2, 5), 4],
         [2, (2, 3, 3), 3],  # a two-frame grid (video-like, as an image grid of t = 2)
+        [2, (4, 1, 2), 1],  # more frames than rows or columns: the text goes on past t
     ],
 )
 def test_positions_match_transformers_get_rope_index(segments):

@@ -51,7 +51,9 @@ def multimodal_positions(segments: Sequence[int | Sequence[int]]) -> tuple[Tenso
     where ``s`` is where the segment starts. A text segment of ``m`` tokens moves ``s`` on by
     ``m``; a vision grid of ``t × h × w`` tokens (row-major, frame by frame) moves it on by
     ``max(h, w)``, so the text after an image continues one past the image's largest row or
-    column position.
+    column position. (For a grid with more frames than rows or columns, ``t > max(h, w)``, this
+    is transformers 5.23's rule; Qwen2-VL's original code, in transformers 4.x, continues one
+    past the largest coordinate on any axis, ``max(t, h, w)``.)
 
     Args:
         segments: in order, an int ``m >= 1`` for ``m`` text tokens or a ``(t, h, w)`` triple
