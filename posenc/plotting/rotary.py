@@ -803,7 +803,8 @@ def rotary_stretch_figure(
         (factor * original_max_positions, ":", f"sL₀ = {factor * original_max_positions:g}"),
     ):
         left.axhline(value, color="0.35", ls=style, lw=1.0)
-        left.text(0.5, value * 1.25, text, fontsize=8, color="0.25", va="bottom")
+        # under the line at the right, where every method's wavelength is far above it
+        left.text(half - 1, value / 1.2, text, fontsize=8, color="0.25", ha="right", va="top")
     right.axhline(1.0, color="black", lw=1.6)
     right.axhline(factor, color="0.35", ls=":", lw=1.0)
     right.text(
@@ -840,8 +841,14 @@ def rotary_stretch_figure(
                 ms=4,
                 clip_on=False,
             )
-            left.text(
-                half - 1, top / 3, "∞: not rotated", fontsize=8, color=colour, ha="right", va="top"
+            left.text(  # under the first markers, above the rotated pairs' curves
+                pairs[~rotated][0],
+                top / 3,
+                "∞: not rotated",
+                fontsize=8,
+                color=colour,
+                ha="left",
+                va="top",
             )
             continue
         left.plot(pairs, 2 * math.pi / theta, label=label, **style)
