@@ -344,7 +344,9 @@ def convert_markdown(ctx: Context, text: str) -> str:
     text = convert_directives(ctx, text)
     text = convert_roles(ctx, text)
     text = convert_links(ctx, text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    # the references' heading, left with nothing under it (the deck drops the list itself)
+    return re.sub(r"\n+#{1,6} References\s*$", "", text)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -212,3 +212,10 @@ def test_deck_notebook_drops_skipped_cells_and_widget_views(tmp_path: Path) -> N
     assert len(out.cells[1].outputs) == 1
     caption = out.cells[2].source
     assert "Figure 3.2" in caption and "First." in caption and "Second" not in caption
+
+
+def test_a_references_heading_left_empty_is_dropped(tmp_path):
+    out = convert_markdown(
+        _ctx(tmp_path), "## Summary\n\n- one\n\n## References\n\n```{footbibliography}\n```"
+    )
+    assert "References" not in out and "- one" in out
