@@ -113,6 +113,7 @@ def test_stretch_toy_rotary_with_plain_frequencies_changes_nothing():
         (lambda: rope_stretching(("yarn", "yarn")), ValueError, "must not repeat"),
         (lambda: rope_stretching(factor=1.0), ValueError, "factor must be > 1"),
         (lambda: rope_stretching(finetune_steps=0), ValueError, "finetune_steps"),
+        (lambda: rope_stretching(stop_loss=None), ValueError, "stop_loss must be a positive"),
         (lambda: rope_stretching(task="copy"), ValueError, "task must be one of"),
         (lambda: rope_stretching(progress="no"), TypeError, "progress"),
         (

@@ -83,9 +83,8 @@ def multimodal_positions(segments: Sequence[int | Sequence[int]]) -> tuple[Tenso
             start += part
         else:
             t, h, w = part
-            grid = torch.meshgrid(
-                torch.arange(t), torch.arange(h), torch.arange(w), indexing="ij"
-            )  # 3 × [t, h, w]
+            axes = (torch.arange(t), torch.arange(h), torch.arange(w))
+            grid = torch.meshgrid(*axes, indexing="ij")  # 3 × [t, h, w]
             p = torch.stack(grid, dim=-1).reshape(-1, 3) + start  # [t·h·w, 3]
             rows.append(p)
             kinds.append(torch.ones(t * h * w, dtype=torch.bool))

@@ -272,7 +272,8 @@ def rope_stretching(
     steps = check_int("steps", steps)
     finetune_steps = check_int("finetune_steps", finetune_steps)
     stop = _stop_rule(stop_loss, stop_window)
-    assert stop is not None  # stop_loss is a float here
+    if stop is None:  # the fine-tunes need a stopping rule
+        raise ValueError("stop_loss must be a positive number here, got None")
     seed = check_int("seed", seed, minimum=0)
     k = check_int("k", k, minimum=0 if task == "local_max" else 1)
     batch_size = check_int("batch_size", batch_size)
@@ -283,7 +284,8 @@ def rope_stretching(
 
     model = toy_model("rope", seed=seed, **model_options)  # type: ignore[arg-type]
     rotary = model.rotary
-    assert isinstance(rotary, RotaryEmbedding)
+    if not isinstance(rotary, RotaryEmbedding):  # the catalogue's "rope" toy form changed
+        raise TypeError(f"the toy RoPE model must rotate with RotaryEmbedding, got {rotary!r}")
     head_dim, base = rotary.dim, rotary.base
     results = StretchResults(
         task=task,
