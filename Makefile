@@ -13,10 +13,10 @@ export OMP_NUM_THREADS := 1
 # Test processes run side by side (pytest-xdist); one per core of the 2-core machine.
 JOBS ?= 2
 
-.PHONY: setup chromium book test unit notebooks build-book browser lab strip freeze clean preview slides handouts
+.PHONY: setup chromium fonts book test unit notebooks build-book i18n-check browser lab strip freeze clean preview slides handouts i18n-update
 
 # Create the virtual environment and install the pinned requirements and posenc (idempotent).
-setup: $(STAMP) chromium
+setup: $(STAMP) chromium fonts
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
@@ -32,27 +32,54 @@ chromium:
 	    apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; \
 	  else echo "note: chromium is not installed; the browser tests need it: sudo apt-get install -y chromium"; fi; }
 
-# Build the whole book, every notebook executed, warnings as errors.
+# Chinese text in the PDF handouts and in the browser tests' screenshots needs a CJK font
+# (Debian's fonts-noto-cjk); installed like chromium.
+fonts:
+	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q fonts-noto-cjk || { apt-get update -q && apt-get install -y -q fonts-noto-cjk; }; \
+	  else echo "note: fonts-noto-cjk is not installed; Chinese handouts need it: sudo apt-get install -y fonts-noto-cjk"; fi; }
+
+# Build the whole book in English and in Chinese (_build/html/zh_CN/), warnings as errors.
+# Every notebook is executed once, for both editions (tools/build_book.py).
 book: setup build-book
-	@echo "The book is in $(abspath _build/html)/index.html"
+	@echo "The book is in $(abspath _build/html)/index.html (Chinese: $(abspath _build/html/zh_CN)/index.html)"
 
 build-book:
-	@time $(BIN)/jupyter-book build --all -W -n --keep-going .
+	@time $(PY) tools/build_book.py --all
 	@# PDF handouts of every page and of the whole book (before check_site: the pages link to them)
 	@time $(PY) tools/build_handouts.py _build/html
+	@time $(PY) tools/build_handouts.py _build/html/zh_CN
 	$(PY) tools/check_site.py _build/html
+
+# The catalogues against a fresh extraction of the English text (uses the build's executed
+# outputs, for the figure captions), every entry translated, none fuzzy, markup kept.
+i18n-check:
+	$(PY) tools/i18n.py stale
+	$(PY) tools/i18n.py check
+	$(PY) tools/i18n.py stats
+
+# After editing English prose: extract the text again and merge it into the catalogues of
+# locales/ (new paragraphs arrive untranslated, edited ones fuzzy); then translate them.
+i18n-update: setup
+	$(PY) tools/i18n.py update
+	$(PY) tools/i18n.py stats
 
 # Rebuild only the slide decks (_build/html/slides/) from the last build's executed notebooks;
 # `make book` builds them itself (_ext/slides.py).
 slides: setup
 	$(PY) _ext/slides.py _build .
+	$(PY) _ext/slides.py _build/zh_CN . zh_CN && cp -r _build/zh_CN/html/slides _build/html/zh_CN/
 
 # Reprint only the PDF handouts (_build/html/pdf/) from the last build; `make book` prints them.
 handouts: setup
 	$(PY) tools/build_handouts.py _build/html
+	$(PY) tools/build_handouts.py _build/html/zh_CN
 
-# Unit tests, then the notebooks under nbval, then the book build, then the built site in a browser.
-test: setup unit notebooks build-book browser
+# Unit tests, then the notebooks under nbval, then the book build, then the translations
+# against the built English text, then the built site in a browser.
+test: setup unit notebooks build-book i18n-check browser
 
 unit:
 	$(BIN)/ruff check .

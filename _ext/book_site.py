@@ -19,13 +19,21 @@
   loads ``sphinx_multitoc_numbering``, which does not declare itself parallel-safe and so
   forces a serial read. That extension only renumbers sections after all documents are read
   and merged (``env-updated``), so reading in parallel is safe for it.
+* **Executed once, for both editions.** ``execute_notebooks: cache`` stores each chapter's
+  outputs in a jupyter-cache keyed by its code cells. ``posenc``'s sources and
+  ``requirements.txt`` are not part of that key, so the cache lives in a folder named by their
+  digest, ``_build/.jupyter_cache/<digest>``: a change to the library or to a pinned package
+  re-executes every chapter, a change to prose re-executes nothing, and the Chinese edition
+  (``tools/build_book.py``) reuses the English edition's outputs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from importlib.metadata import distribution
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +59,28 @@ def mathjax_source() -> Path:
     return folder
 
 
+def execution_digest(root: Path) -> str:
+    """A digest of what a chapter's outputs depend on besides its code: posenc and the pins."""
+    spec = find_spec("posenc")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("posenc is not installed: run `make setup`")
+    package = Path(spec.origin).parent
+    digest = hashlib.sha256()
+    named = [(path.relative_to(package.parent).as_posix(), path) for path in package.rglob("*.py")]
+    named.append(("requirements.txt", root / "requirements.txt"))
+    for name, path in sorted(named):
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"")
+    return digest.hexdigest()[:16]
+
+
 def _configure(app: Sphinx, config: Any) -> None:
     config.mathjax_path = MATHJAX_SCRIPT
+    if config.nb_execution_mode == "cache" and not config.nb_execution_cache_path:
+        root = Path(app.srcdir)
+        config.nb_execution_cache_path = str(
+            root / "_build" / ".jupyter_cache" / execution_digest(root)
+        )
     config.html_context = {"default_mode": "light", **config.html_context}
 
 

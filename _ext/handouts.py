@@ -27,10 +27,12 @@ that script and for a reader who prints a page from the browser:
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+from editions import language_of, translate_text, ui_text
 from sphinx.application import Sphinx
 
 STATIC = Path(__file__).parent / "handouts_static"
@@ -77,6 +79,13 @@ def numbered_title(app: Sphinx, docname: str) -> str:
     return (".".join(str(n) for n in numbers) + ". " + title) if numbers else title
 
 
+# The line before each chapter's quiz, which handout.js hides on paper (English text; a
+# translated page has its catalogue's translation of it).
+PICK_LINE = (
+    "Pick an answer (or type a number) to see whether it is right and why; nothing is sent "
+    "anywhere."
+)
+
 HANDOUT_LIST = '<div class="handout-list"></div>'
 
 
@@ -85,10 +94,13 @@ def _fill_handout_list(app: Sphinx, pagename: str, context: dict[str, Any]) -> N
     if HANDOUT_LIST not in body:
         return
     pathto = context["pathto"]
-    links = [(f"{PDF_FOLDER}/{BOOK_STEM}.pdf", "The whole book")] + [
+    language = language_of(app)
+    links = [(f"{PDF_FOLDER}/{BOOK_STEM}.pdf", ui_text(language, "The whole book"))] + [
         (
             f"{PDF_FOLDER}/{handout_stem(doc)}.pdf",
-            "Introduction" if doc == app.config.root_doc else numbered_title(app, doc),
+            ui_text(language, "Introduction")
+            if doc == app.config.root_doc
+            else numbered_title(app, doc),
         )
         for doc in reading_order(app)
     ]
@@ -111,11 +123,39 @@ def _page_context(
         return
     title = running_title(context.get("title", ""))
     book = app.config.html_title or app.config.project
+    language = language_of(app)
+    page_of = ui_text(language, "page {page} of {pages}")
+    counter = " ".join(
+        css_string(part) if i % 2 == 0 else f"counter({part})"
+        for i, part in enumerate(re.split(r"\{(page|pages)\}", page_of))
+        if part
+    )
+    notes = {
+        "--handout-explorer-note": "Interactive on the web page: change the controls there to "
+        "redraw the figure; printed here with its default settings.",
+        "--handout-quiz-note": "The answers, with their reasons, are at the end of the chapter.",
+    }
+    variables = " ".join(f"{k}: {css_string(ui_text(language, v))};" for k, v in notes.items())
     style = (
         f'<style media="print">@page {{ @top-left {{ content: {css_string(title)}; }} '
-        f"@bottom-left {{ content: {css_string(book)}; }} }}</style>"
+        f"@bottom-left {{ content: {css_string(book)}; }} "
+        f"@bottom-right {{ content: {counter}; }} }} :root {{ {variables} }}</style>"
     )
-    context["metatags"] = context.get("metatags", "") + "\n" + style
+    # handout.js's words, and the page's "Pick an answer" line as this edition writes it
+    words = {
+        key: ui_text(language, key)
+        for key in (
+            "Solutions",
+            "Answers",
+            "Question {n}",
+            "Solution",
+            "{solution} at the end of the chapter.",
+            "Check yourself: answers",
+        )
+    }
+    words["pick"] = translate_text(PICK_LINE, language, pagename)
+    script = f"<script>window.bookHandoutWords = {json.dumps(words, ensure_ascii=False)};</script>"
+    context["metatags"] = context.get("metatags", "") + "\n" + style + "\n" + script
     _fill_handout_list(app, pagename, context)
     pathto = context["pathto"]
     for group in context.get("header_buttons", []):
@@ -123,24 +163,26 @@ def _page_context(
             continue
         for button in group["buttons"]:
             if button.get("label") == "download-pdf-button":  # the theme's window.print()
-                button["text"] = "Print"
-                button["tooltip"] = "Print this page (same layout as its handout)"
+                button["text"] = ui_text(language, "Print")
+                button["tooltip"] = ui_text(
+                    language, "Print this page (same layout as its handout)"
+                )
                 button["icon"] = "fas fa-print"
         group["buttons"].extend(
             [
                 {
                     "type": "link",
                     "url": pathto(f"{PDF_FOLDER}/{handout_stem(pagename)}.pdf", 1),
-                    "text": "Handout (PDF)",
-                    "tooltip": "Printable handout of this page (A4)",
+                    "text": ui_text(language, "Handout (PDF)"),
+                    "tooltip": ui_text(language, "Printable handout of this page (A4)"),
                     "icon": "fas fa-file-pdf",
                     "label": "download-handout-button",
                 },
                 {
                     "type": "link",
                     "url": pathto(f"{PDF_FOLDER}/{BOOK_STEM}.pdf", 1),
-                    "text": "Whole book (PDF)",
-                    "tooltip": "The whole book as one printable PDF (A4)",
+                    "text": ui_text(language, "Whole book (PDF)"),
+                    "tooltip": ui_text(language, "The whole book as one printable PDF (A4)"),
                     "icon": "fas fa-book",
                     "label": "download-book-pdf-button",
                 },

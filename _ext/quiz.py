@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 from docutils import nodes
 from docutils.statemachine import StringList
+from editions import SOURCE_LANGUAGE, ui_text
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -111,7 +112,8 @@ class QuizDirective(SphinxDirective):
             questions = load_quiz(path)
         except (QuizError, yaml.YAMLError) as error:
             raise self.error(str(error)) from error
-        labels = self.config.quiz_labels.get(self.config.language or "en", {})
+        language = self.config.language or SOURCE_LANGUAGE
+        labels = {key: ui_text(language, text) for key, text in QUIZ_LABELS.items()}
         root = nodes.container(classes=["pe-quiz"])
         root["ids"].append(f"quiz-{name}")
         words = {key: html.escape(labels.get(key, "")) for key in ("right", "wrong", "number")}
@@ -157,7 +159,22 @@ class QuizDirective(SphinxDirective):
         holder = nodes.container(classes=[css_class])
         lines = StringList(text.strip().splitlines(), source=self.get_source_info()[0])
         self.state.nested_parse(lines, self.content_offset, holder)
+        # A quiz is translated as a whole data file (quizzes/<language>/), so Sphinx's gettext
+        # must neither extract its text nor look it up in the page's catalogue.
+        for node in holder.findall(nodes.TextElement):
+            node["translatable"] = False
         return holder
+
+
+# The quiz's own words, in English; a translated edition's are in its book_ui.po (editions.py).
+QUIZ_LABELS = {
+    "question": "Question {n}",
+    "check": "Check",
+    "your_answer": "Your answer",
+    "right": "Correct.",
+    "wrong": "Not quite.",
+    "number": "Please type a number.",
+}
 
 
 def _add_static(app: Sphinx, config: Any) -> None:
@@ -165,20 +182,6 @@ def _add_static(app: Sphinx, config: Any) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value(
-        "quiz_labels",
-        {
-            "en": {
-                "question": "Question {n}",
-                "check": "Check",
-                "your_answer": "Your answer",
-                "right": "Correct.",
-                "wrong": "Not quite.",
-                "number": "Please type a number.",
-            }
-        },
-        "html",
-    )
     app.add_directive("quiz", QuizDirective)
     app.connect("config-inited", _add_static)
     app.add_css_file("quiz.css")

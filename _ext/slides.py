@@ -23,6 +23,7 @@ Each chapter page gets a link to its deck under its title, and a page holding th
 Rebuild the decks of the last build without a new build::
 
     python _ext/slides.py _build      # reads _build/jupyter_execute, writes _build/html/slides
+    python _ext/slides.py _build/zh_CN . zh_CN    # the Chinese edition's decks
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from editions import SOURCE_LANGUAGE, language_of, translate_notebook, translate_text, ui_text
 
 SLIDE_KEY = "slideshow"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
@@ -161,8 +164,10 @@ class Context:
         numbers: dict[str, str],
         citations: dict[str, tuple[str, str]],
         title: str = "",
+        language: str = "en",
     ) -> None:
         self.title = title
+        self.language = language
         self.srcdir = srcdir
         self.docname = docname
         self.numbers = numbers
@@ -273,7 +278,7 @@ def _inline(text: str) -> str:
 
 def quiz_html(ctx: Context, stem: str) -> str:
     """The first questions of quiz ``stem``, each with a click-to-reveal answer."""
-    path = ctx.srcdir / "quizzes" / "en" / f"{stem}.yaml"
+    path = ctx.srcdir / "quizzes" / ctx.language / f"{stem}.yaml"
     if not path.is_file():
         return f"*(the self-check questions are on the [chapter page]({ctx.page}))*"
     import yaml
@@ -293,7 +298,8 @@ def quiz_html(ctx: Context, stem: str) -> str:
             answer = f"{letters[right]}. {_inline(q['choices'][right]['why'])}"
         else:
             answer = f"{q['answer']}. {_inline(q['why'])}"
-        parts.append(f"<details><summary>Answer</summary><p>{answer}</p></details></div>")
+        summary = ui_text(ctx.language, "Answer")
+        parts.append(f"<details><summary>{summary}</summary><p>{answer}</p></details></div>")
     parts.append("</div>")
     return "".join(parts)  # one HTML block: no blank line inside
 
@@ -309,10 +315,10 @@ def convert_directives(ctx: Context, text: str) -> str:
         if name == "quiz":
             return quiz_html(ctx, arg)
         if name in _BOXES:
-            title = arg or ("Exercise" if name == "exercise" else name.capitalize())
+            title = arg or ui_text(ctx.language, name.capitalize())
             if name == "exercise":
                 label = options.get("label")
-                number = ctx.numbers.get(label or "", "Exercise")
+                number = ctx.numbers.get(label or "", ui_text(ctx.language, "Exercise"))
                 title = f"{number}" + (f": {arg}" if arg else "")
             kind = html.escape(options.get("class", name), quote=True)
             inner = convert_directives(ctx, body)
@@ -404,7 +410,10 @@ def build_deck(executed: Path, target: Path, ctx: Context) -> int:
     import nbformat
     from nbconvert.exporters import SlidesExporter
 
-    notebook = deck_notebook(nbformat.read(executed, as_version=4), ctx)
+    notebook = nbformat.read(executed, as_version=4)
+    if ctx.language != SOURCE_LANGUAGE:
+        translate_notebook(notebook, ctx.language, ctx.docname)
+    notebook = deck_notebook(notebook, ctx)
     exporter = SlidesExporter(
         template_name=TEMPLATE_NAME,
         extra_template_basedirs=[str(TEMPLATE_DIR)],
@@ -452,9 +461,17 @@ def copy_reveal(outdir: Path) -> None:
 
 
 def build_decks(
-    srcdir: Path, outdir: Path, executed_dir: Path, docnames: list[str]
+    srcdir: Path,
+    outdir: Path,
+    executed_dir: Path,
+    docnames: list[str],
+    language: str = SOURCE_LANGUAGE,
 ) -> dict[str, int]:
-    """Build the deck of every notebook in ``docnames`` that has slides; name -> bytes."""
+    """Build the deck of every notebook in ``docnames`` that has slides; name -> bytes.
+
+    A deck of a translated edition (``language``) has the chapter's markdown in that language
+    (``editions.translate_notebook``) and its quiz from ``quizzes/<language>/``.
+    """
     citations = load_citations(srcdir / "references.bib")
     built: dict[str, int] = {}
     for docname in docnames:
@@ -466,7 +483,8 @@ def build_decks(
             continue
         page = outdir / f"{docname}.html"
         numbers = page_numbers(page.read_text(encoding="utf-8")) if page.is_file() else {}
-        ctx = Context(srcdir, docname, numbers, citations, page_title(source))
+        title = translate_text(page_title(source), language, docname)
+        ctx = Context(srcdir, docname, numbers, citations, title, language)
         name = deck_name(Path(docname).name)
         built[name] = build_deck(executed, outdir / "slides" / name, ctx)
     if built:
@@ -492,10 +510,15 @@ def _add_deck_link(
     if doctree is None or "body" not in context or not _notebook_has_slides(source):
         return
     href = "../" * pagename.count("/") + "slides/" + deck_name(Path(pagename).name)
+    language = language_of(app)
+    help_text = ui_text(
+        language,
+        "reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
+        "full screen",
+    )
     link = (
         f'<p class="deck-link"><a class="reference external" href="{href}">'
-        "Slides of this chapter</a> (reveal.js: arrow keys to move, <kbd>s</kbd> for the "
-        "speaker notes, <kbd>f</kbd> for full screen)</p>"
+        f"{ui_text(language, 'Slides of this chapter')}</a> ({help_text})</p>"
     )
     context["body"] = re.sub(r"(</h1>)", r"\1" + link, context["body"], count=1)
 
@@ -516,7 +539,7 @@ def _fill_deck_list(
         source = Path(app.srcdir) / f"{docname}.ipynb"
         if _notebook_has_slides(source):
             name = deck_name(Path(docname).name)
-            title = html.escape(page_title(source))
+            title = html.escape(translate_text(page_title(source), language_of(app), docname))
             items.append(
                 f'<li><a class="reference external" href="{prefix}slides/{name}">{title}</a></li>'
             )
@@ -532,7 +555,11 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
     start = time.perf_counter()
     outdir = Path(app.outdir)
     built = build_decks(
-        Path(app.srcdir), outdir, outdir.parent / "jupyter_execute", sorted(app.env.found_docs)
+        Path(app.srcdir),
+        outdir,
+        outdir.parent / "jupyter_execute",
+        sorted(app.env.found_docs),
+        language_of(app),
     )
     logging.getLogger(__name__).info(
         f"slides: {len(built)} deck(s) in {time.perf_counter() - start:.1f} s"
@@ -549,12 +576,13 @@ def setup(app: Any) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     build = Path(argv[1] if len(argv) > 1 else "_build")
     srcdir = Path(argv[2] if len(argv) > 2 else ".")
+    language = argv[3] if len(argv) > 3 else SOURCE_LANGUAGE
     executed = build / "jupyter_execute"
     docnames = sorted(
         str(p.relative_to(executed).with_suffix("")) for p in executed.rglob("*.ipynb")
     )
     start = time.perf_counter()
-    built = build_decks(srcdir, build / "html", executed, docnames)
+    built = build_decks(srcdir, build / "html", executed, docnames, language)
     for name, size in built.items():
         print(f"{name}: {size / 1e6:.2f} MB")
     print(f"{len(built)} deck(s) in {time.perf_counter() - start:.1f} s")

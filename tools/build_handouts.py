@@ -332,6 +332,14 @@ def page_key(site: Path, docname: str) -> str:
     return digest.hexdigest()
 
 
+def cache_path(site: Path) -> Path:
+    """Where the handouts of ``site`` keep their cache: beside the site, never inside a site
+    (a translated edition, ``_build/html/zh_CN``, lies inside the English one)."""
+    if (site.parent / "index.html").is_file():
+        return site.parent.parent / f"{site.name}_{CACHE_NAME}"
+    return site.parent / CACHE_NAME
+
+
 def load_cache(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text())
@@ -365,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
 
     # A page whose HTML did not change since its handout was printed keeps its handout.
-    cache_file = site.parent / CACHE_NAME
+    cache_file = cache_path(site)
     cache = {} if args.force else load_cache(cache_file)
     keys = {d: page_key(site, d) for d in docnames}
     kept: dict[str, Printed] = {}

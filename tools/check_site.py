@@ -5,7 +5,9 @@
 Fails (exit 1) when a chapter page shows a figure as text (``<Figure size …>``, which means
 the inline backend was off), shows a Python traceback or error output, has no image, has an
 explorer without its pre-rendered static version, weighs more than 3 MB, or links to a page
-or anchor of the book that does not exist.
+or anchor of the book that does not exist. A page of a translated edition (``<site>/zh_CN/``)
+fails when it still holds English prose: a run of ``ENGLISH_RUN`` or more English words in its
+article's text, outside code, math, outputs, explorers and the references.
 """
 
 from __future__ import annotations
@@ -17,6 +19,45 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 MAX_PAGE_BYTES = 3_000_000
+TRANSLATIONS = ("zh_CN",)  # editions under the site's root (tools/build_book.py)
+ENGLISH_RUN = 5  # this many English words in a row are a sentence left untranslated
+_ENGLISH_RUN = re.compile(
+    r"[A-Za-z][A-Za-z'’-]*(?:[ ,;:()/-]+[A-Za-z][A-Za-z'’-]*){" + str(ENGLISH_RUN - 1) + ",}"
+)
+# Parts of a page whose text is not prose: code, math, outputs, explorers, references,
+# the header and sidebars.
+_SKIP_TAGS = {"pre", "code", "kbd", "script", "style", "math", "svg", "nav", "header", "footer"}
+_SKIP_CLASSES = {
+    "math",
+    "highlight",
+    "cell_output",
+    "output",
+    "posenc-explorer",
+    "footnote-list",
+    "footnote",
+    "bibliography",
+    "headerlink",
+    "bd-header-article",
+    "sig",
+    "citation",
+    "language-links",
+    "deck-link",
+}
+_VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 class Links(HTMLParser):
@@ -31,6 +72,50 @@ class Links(HTMLParser):
             self.ids.add(d["id"])
         if tag == "a" and d.get("href"):
             self.hrefs.append(d["href"])
+
+
+class Prose(HTMLParser):
+    """The text of a page's article, without the parts listed in ``_SKIP_*``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # inside <article>
+        self.skip: list[int] = []  # depths of open skipped elements
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _VOID:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        if tag == "article" and "bd-article" in classes:
+            self.depth = 1
+            return
+        if not self.depth:
+            return
+        self.depth += 1
+        if tag in _SKIP_TAGS or classes & _SKIP_CLASSES or dict(attrs).get("id") == "references":
+            self.skip.append(self.depth)
+        if tag in ("p", "li", "dt", "dd", "td", "th", "h1", "h2", "h3", "h4", "div", "figcaption"):
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _VOID or not self.depth:
+            return
+        if self.skip and self.skip[-1] == self.depth:
+            self.skip.pop()
+        self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth and not self.skip:
+            self.parts.append(data)
+
+
+def english_runs(page_html: str) -> list[str]:
+    """Runs of ``ENGLISH_RUN`` or more English words in the prose of a page's article."""
+    parser = Prose()
+    parser.feed(page_html)
+    text = re.sub(r"[ \t]+", " ", "".join(parser.parts))
+    return [m.group(0) for m in _ENGLISH_RUN.finditer(text)]
 
 
 def main(argv: list[str]) -> int:
@@ -57,6 +142,12 @@ def main(argv: list[str]) -> int:
             problems.append(f"{name}: shows a widget view instead of the static explorer")
         if page.stat().st_size > MAX_PAGE_BYTES:
             problems.append(f"{name}: {page.stat().st_size / 1e6:.2f} MB, over the 3 MB budget")
+    for language in TRANSLATIONS:
+        for page in sorted((site / language).rglob("*.html")):
+            if page.name in ("search.html", "genindex.html") or "slides" in page.parts:
+                continue
+            for run in english_runs(page.read_text(encoding="utf-8")):
+                problems.append(f"{page.relative_to(site)}: English prose left: {run[:100]!r}")
     for page, p in parsed.items():
         for href in p.hrefs:
             parts = urlsplit(href)

@@ -931,7 +931,7 @@ DECKS: dict[str, Selection] = {
         (
             "md:**Parameters.**",
             "slide",
-            "Only six of thirteen learn anything, and they grow with different things.",
+            "Only seven of the sixteen learn anything, and they grow with different things.",
         ),
         (
             "md:**Running longer.**",

@@ -9,6 +9,12 @@
      "Pick an answer" line, which does not apply on paper. */
 (function () {
   "use strict";
+
+  // The page's language: handouts.py writes its words into window.bookHandoutWords.
+  function word(english) {
+    var words = window.bookHandoutWords || {};
+    return words[english] || english;
+  }
   var state = null;
 
   function resetExplorers() {
@@ -39,7 +45,7 @@
     var list = element("dl", "handout-answers");
     questions.forEach(function (q, k) {
       var heading = q.querySelector(".pe-quiz-heading");
-      var name = heading ? heading.textContent.trim() : "Question " + (k + 1);
+      var name = heading ? heading.textContent.trim() : word("Question {n}").replace("{n}", k + 1);
       var dd = element("dd");
       var answer = "";
       var choices = Array.prototype.slice.call(q.querySelectorAll(".pe-quiz-choice"));
@@ -71,7 +77,8 @@
     var found = [];
     document.querySelectorAll(".pe-quiz").forEach(function (quiz) {
       var p = quiz.previousElementSibling;
-      if (p && p.tagName === "P" && /^\s*Pick an answer/.test(p.textContent)) {
+      var pick = (window.bookHandoutWords || {}).pick || "Pick an answer";
+      if (p && p.tagName === "P" && p.textContent.trim().indexOf(pick.slice(0, 12)) === 0) {
         p.classList.add("handout-hidden");
         found.push(p);
       }
@@ -89,7 +96,7 @@
     if (!article || (!solutions.length && !answers)) { return; }
     var section = element("section", "handout-solutions");
     section.id = "handout-solutions";
-    section.appendChild(element("h2", null, solutions.length ? "Solutions" : "Answers"));
+    section.appendChild(element("h2", null, word(solutions.length ? "Solutions" : "Answers")));
     solutions.forEach(function (sol) {
       var marker = document.createComment("solution");
       sol.parentNode.insertBefore(marker, sol);
@@ -99,17 +106,19 @@
       var exercise = link ? document.getElementById(link.getAttribute("href").slice(1)) : null;
       if (exercise && sol.id) {
         var note = element("p", "handout-solution-note");
-        var a = element("a", null, "Solution");
+        var a = element("a", null, word("Solution"));
         a.href = "#" + sol.id;
+        var parts = word("{solution} at the end of the chapter.").split("{solution}");
+        if (parts[0]) { note.appendChild(document.createTextNode(parts[0])); }
         note.appendChild(a);
-        note.appendChild(document.createTextNode(" at the end of the chapter."));
+        note.appendChild(document.createTextNode(parts.slice(1).join("")));
         exercise.parentNode.insertBefore(note, exercise.nextSibling);
         state.added.push(note);
       }
       section.appendChild(sol);
     });
     if (answers) {
-      section.appendChild(element("h3", null, "Check yourself: answers"));
+      section.appendChild(element("h3", null, word("Check yourself: answers")));
       section.appendChild(answers);
     }
     var references = article.querySelector("section#references");

@@ -1,0 +1,238 @@
+"""The book's editions in other languages: language links, translated notebooks, UI words.
+
+The English notebooks are the single source. A translated edition is the same Sphinx build
+with ``language`` set (``tools/build_book.py``): Sphinx replaces each paragraph, heading,
+caption, list item and table cell by its translation from the page's catalogue,
+``locales/<language>/LC_MESSAGES/<page>.po``. This extension adds what Sphinx does not:
+
+* **Language links.** Under each page's title, a link to the same page in every other
+  edition (the English site is the root, a translation lives in ``<language>/`` under it), and
+  ``<link rel="alternate" hreflang>`` tags for the same pages in the page's head.
+* **Translated notebooks.** ``translate_notebook`` puts a catalogue's translations into a
+  notebook's markdown cells and figure captions; code cells and outputs are untouched. A
+  translated edition's download button serves such a notebook (``_sources/``, written at
+  ``build-finished``), and its slide decks (``slides.py``) are built from them.
+* **UI words.** The words the book's own extensions put on pages (the language links, deck
+  and handout links, the quiz's buttons, the handouts' printed notes) are listed in
+  ``UI_MESSAGES`` and translated in ``locales/<language>/LC_MESSAGES/book_ui.po``
+  (``ui_text``). The theme's own words come from the theme's catalogues.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALES = ROOT / "locales"
+SOURCE_LANGUAGE = "en"
+# Every edition, with the name of its language in that language (the link text).
+EDITIONS: dict[str, str] = {"en": "English", "zh_CN": "中文"}
+UI_DOMAIN = "book_ui"
+
+# The English words that the book's extensions and static files show to readers.
+UI_MESSAGES: tuple[str, ...] = (
+    # editions.py
+    "This page in {language}",
+    # slides.py
+    "Slides of this chapter",
+    (
+        "reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
+        "full screen"
+    ),
+    "Answer",
+    "Exercise",
+    "Admonition",
+    "Attention",
+    "Note",
+    "Tip",
+    "Important",
+    "Warning",
+    "Hint",
+    "Caution",
+    "Seealso",
+    # handouts.py and handout.js / handout.css
+    "Print",
+    "Print this page (same layout as its handout)",
+    "Handout (PDF)",
+    "Printable handout of this page (A4)",
+    "Whole book (PDF)",
+    "The whole book as one printable PDF (A4)",
+    "The whole book",
+    "Introduction",
+    "Solutions",
+    "Answers",
+    "Question {n}",
+    "Solution",
+    "{solution} at the end of the chapter.",
+    "Check yourself: answers",
+    (
+        "Interactive on the web page: change the controls there to redraw the figure; printed "
+        "here with its default settings."
+    ),
+    "The answers, with their reasons, are at the end of the chapter.",
+    "page {page} of {pages}",
+    # quiz.py
+    "Check",
+    "Your answer",
+    "Correct.",
+    "Not quite.",
+    "Please type a number.",
+)
+
+
+def language_of(app: Any) -> str:
+    """The edition a Sphinx application builds (``en`` when ``language`` is unset)."""
+    return app.config.language or SOURCE_LANGUAGE
+
+
+@functools.cache
+def _ui_table(language: str) -> dict[str, str]:
+    if language == SOURCE_LANGUAGE:
+        return {}
+    import polib
+
+    path = LOCALES / language / "LC_MESSAGES" / f"{UI_DOMAIN}.po"
+    if not path.is_file():
+        return {}
+    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
+
+
+def ui_text(language: str, message: str) -> str:
+    """``message`` (one of ``UI_MESSAGES``) in ``language``; English when not yet translated."""
+    if message not in UI_MESSAGES:
+        raise KeyError(f"{message!r} is not in editions.UI_MESSAGES: add it there first")
+    return _ui_table(language).get(message, message)
+
+
+# ---------------------------------------------------------------------------------------------
+# translated notebooks
+
+
+def catalogue_path(language: str, docname: str) -> Path:
+    """The catalogue of page ``docname`` (``chapters/03_sinusoidal``) in ``language``."""
+    return LOCALES / language / "LC_MESSAGES" / f"{docname}.po"
+
+
+@functools.cache
+def translation_table(language: str, docname: str) -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    """The entries of a page's catalogue as (pattern, English, translation), longest first.
+
+    An entry stands for a whole block or table cell as written in Markdown, with its line
+    breaks turned into spaces. Its pattern finds it in a cell's source with line breaks and
+    indentation wherever the entry has a space, starting where a line's markup prefix ends
+    (heading ``#``, list marker, quote ``>``, definition ``:``, a directive's name before its
+    title, table bar, indentation) and
+    ending at a line end or a table bar, so that a short entry ("Summary") never replaces a
+    part of a longer sentence.
+    """
+    import polib
+
+    path = catalogue_path(language, docname)
+    if not path.is_file():
+        return ()
+    entries = [
+        e
+        for e in polib.pofile(str(path))
+        if e.msgstr and not e.obsolete and not e.fuzzy and e.msgid != e.msgstr
+    ]
+    entries.sort(key=lambda e: -len(e.msgid))
+    prefix = (
+        r"(?m)(^[ \t]*(?:[#>]+[ \t]*|[-*+][ \t]+|\d+[.)][ \t]+|:[ \t]+"
+        r"|(?:`{3,}|:{3,})\{[\w-]+\}[ \t]+"  # a directive's title: ```{admonition} Title
+        r"|(?:[^\n]*\|)?[ \t]*)?)"
+    )
+    table = []
+    for e in entries:
+        body = r"\s+".join(re.escape(part) for part in e.msgid.split())
+        table.append((re.compile(prefix + body + r"(?=[ \t]*(?:\||$))"), e.msgid, e.msgstr))
+    return tuple(table)
+
+
+def translate_text(text: str, language: str, docname: str, used: set[str] | None = None) -> str:
+    """``text`` (Markdown of page ``docname``) with every catalogue entry translated."""
+    for pattern, msgid, msgstr in translation_table(language, docname):
+        if msgid.split()[0] not in text:
+            continue
+        text, count = pattern.subn(lambda m, s=msgstr: m.group(1) + s, text)
+        if count and used is not None:
+            used.add(msgid)
+    return text
+
+
+def translate_notebook(nb: Any, language: str, docname: str) -> set[str]:
+    """Translate ``nb``'s markdown cells, figure captions and Markdown outputs (the tables a
+    code cell displays) in place; return the entries used. Code and other outputs stay."""
+    used: set[str] = set()
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = translate_text(cell.source, language, docname, used)
+        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+        if "caption" in figure:
+            figure["caption"] = translate_text(figure["caption"], language, docname, used)
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/markdown" in data:
+                text = data["text/markdown"]
+                text = "".join(text) if isinstance(text, list) else text
+                data["text/markdown"] = translate_text(text, language, docname, used)
+    nb.metadata["language"] = language
+    return used
+
+
+# ---------------------------------------------------------------------------------------------
+# Sphinx hooks
+
+
+def edition_href(pagename: str, here: str, there: str) -> str:
+    """The relative link from page ``pagename`` of edition ``here`` to it in edition ``there``."""
+    depth = pagename.count("/") + (0 if here == SOURCE_LANGUAGE else 1)
+    folder = "" if there == SOURCE_LANGUAGE else there + "/"
+    return "../" * depth + folder + pagename + ".html"
+
+
+def _language_links(
+    app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    here = language_of(app)
+    links, alternates = [], []
+    for there, name in EDITIONS.items():
+        href = html.escape(edition_href(pagename, here, there))
+        hreflang = there.replace("_", "-")
+        alternates.append(f'<link rel="alternate" hreflang="{hreflang}" href="{href}">')
+        if there != here:
+            title = html.escape(ui_text(here, "This page in {language}").format(language=name))
+            links.append(
+                f'<a class="reference external" href="{href}" hreflang="{hreflang}" '
+                f'lang="{hreflang}" title="{title}">{html.escape(name)}</a>'
+            )
+    context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(alternates)
+    if "body" in context and links:
+        paragraph = f'<p class="language-links">{" · ".join(links)}</p>'
+        body, count = re.subn(r"(</h1>)", r"\1" + paragraph, context["body"], count=1)
+        context["body"] = body if count else paragraph + body
+
+
+def _translated_sources(app: Any, exception: Exception | None) -> None:
+    """A translated edition's download button serves the notebook with translated markdown."""
+    language = language_of(app)
+    if exception is not None or app.builder.format != "html" or language == SOURCE_LANGUAGE:
+        return
+    import nbformat
+
+    for docname in sorted(app.env.found_docs):
+        source = Path(app.srcdir) / f"{docname}.ipynb"
+        target = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+        if source.is_file() and target.parent.is_dir():
+            nb = nbformat.read(source, as_version=4)
+            translate_notebook(nb, language, docname)
+            nbformat.write(nb, target)
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("html-page-context", _language_links)
+    app.connect("build-finished", _translated_sources)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
