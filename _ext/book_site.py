@@ -19,6 +19,7 @@
   loads ``sphinx_multitoc_numbering``, which does not declare itself parallel-safe and so
   forces a serial read. That extension only renumbers sections after all documents are read
   and merged (``env-updated``), so reading in parallel is safe for it.
+* **Citations formatted fast.** pybtex's plugin lookups are cached (``_cache_pybtex_plugins``).
 * **Executed once, for both editions.** ``execute_notebooks: cache`` stores each chapter's
   outputs in a jupyter-cache keyed by its code cells. ``posenc``'s sources and
   ``requirements.txt`` are not part of that key, so the cache lives in a folder named by their
@@ -84,6 +85,34 @@ def _configure(app: Sphinx, config: Any) -> None:
     config.html_context = {"default_mode": "light", **config.html_context}
 
 
+def _write_executed_notebooks(app: Sphinx, exception: Exception | None) -> None:
+    """Put each chapter's cached outputs into ``jupyter_execute/<doc>.ipynb``.
+
+    In ``cache`` mode myst-nb 1.4 renders the page from the cached outputs but writes the
+    notebook it read, without them, to ``jupyter_execute/``, where the slide decks
+    (``slides.py``, which runs after this) and ``tools/i18n.py`` look for the executed
+    notebooks. This writes the merged notebook instead.
+    """
+    if exception is not None or app.config.nb_execution_mode != "cache":
+        return
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(app.env.mystnb_config.execution_cache_path)
+    executed = Path(app.outdir).parent / "jupyter_execute"
+    for docname in sorted(app.env.found_docs):
+        source = Path(app.srcdir) / f"{docname}.ipynb"
+        if not source.is_file():
+            continue
+        try:
+            _, merged = cache.merge_match_into_notebook(nbformat.read(source, as_version=4))
+        except KeyError:  # not in the cache: the page was built without executing it
+            continue
+        target = executed / f"{docname}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(merged, target)
+
+
 def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
     if exception is None and app.builder.format == "html":
         copy_asset(str(mathjax_source()), os.path.join(app.outdir, "_static", "mathjax"))
@@ -128,10 +157,29 @@ def _read_in_parallel(app: Sphinx) -> None:
     app.parallel = max(app.parallel, jobs)
 
 
+def _cache_pybtex_plugins() -> None:
+    """Look each pybtex plugin up once per process instead of once per citation.
+
+    pybtex 0.24 finds a style or backend by scanning every installed distribution's entry points
+    (``_load_entry_point``) each time sphinxcontrib-bibtex formats a ``{footcite}``; profiled,
+    that was a third of a build. The answer never changes within a build, so it is cached
+    (a failed lookup raises and is not cached).
+    """
+    import functools
+
+    import pybtex.plugin
+
+    lookup = pybtex.plugin._load_entry_point
+    if not hasattr(lookup, "cache_info"):
+        pybtex.plugin._load_entry_point = functools.cache(lookup)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    _cache_pybtex_plugins()
     app.add_config_value("book_parallel_jobs", os.cpu_count() or 1, "")
     app.connect("config-inited", _configure, priority=900)
     app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _write_executed_notebooks, priority=400)
     app.connect("html-page-context", _drop_thebe)
     app.connect("build-finished", _strip_fontawesome)
     app.connect("builder-inited", _read_in_parallel)

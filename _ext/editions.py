@@ -12,6 +12,9 @@ caption, list item and table cell by its translation from the page's catalogue,
   notebook's markdown cells and figure captions; code cells and outputs are untouched. A
   translated edition's download button serves such a notebook (``_sources/``, written at
   ``build-finished``), and its slide decks (``slides.py``) are built from them.
+* **Explorers.** Their pre-rendered HTML comes from the English execution, shared by every
+  edition; a translated page gets their titles (and the figure's alt text) and control names
+  from ``locales/<language>/LC_MESSAGES/explorers.po`` (``translate_explorers``).
 * **UI words.** The words the book's own extensions put on pages (the language links, deck
   and handout links, the quiz's buttons, the handouts' printed notes) are listed in
   ``UI_MESSAGES`` and translated in ``locales/<language>/LC_MESSAGES/book_ui.po``
@@ -32,6 +35,7 @@ SOURCE_LANGUAGE = "en"
 # Every edition, with the name of its language in that language (the link text).
 EDITIONS: dict[str, str] = {"en": "English", "zh_CN": "中文"}
 UI_DOMAIN = "book_ui"
+EXPLORER_DOMAIN = "explorers"  # the titles and control names of the pre-rendered explorers
 
 # The English words that the book's extensions and static files show to readers.
 UI_MESSAGES: tuple[str, ...] = (
@@ -179,8 +183,58 @@ def translate_notebook(nb: Any, language: str, docname: str) -> set[str]:
                 text = data["text/markdown"]
                 text = "".join(text) if isinstance(text, list) else text
                 data["text/markdown"] = translate_text(text, language, docname, used)
+            if "text/html" in data:
+                text = data["text/html"]
+                text = "".join(text) if isinstance(text, list) else text
+                data["text/html"] = translate_explorers(text, language)
     nb.metadata["language"] = language
     return used
+
+
+# ---------------------------------------------------------------------------------------------
+# explorers: their pre-rendered HTML is an output of the English execution, shared by every
+# edition; its title (also the figure's alt text) and control names are translated here.
+
+_EXPLORER_TITLE = re.compile(r'(<div class="posenc-explorer-title">)(.*?)(</div>)', re.DOTALL)
+_EXPLORER_ALT = re.compile(r'(<img class="posenc-explorer-figure" alt=")([^"]*)(")')
+_EXPLORER_LABEL = re.compile(r"(<label[^>]*>)([^<]*?)( <(?:input|select))")
+_EXPLORER_ARIA = re.compile(r'(data-control="\d+" aria-label=")([^"]*)(")')
+
+
+def explorer_messages(page_html: str) -> list[str]:
+    """The translatable words of the explorers in a piece of HTML: titles and control names."""
+    if "posenc-explorer" not in page_html:
+        return []
+    found = [html.unescape(m.group(2)) for m in _EXPLORER_TITLE.finditer(page_html)]
+    found += [html.unescape(m.group(2)) for m in _EXPLORER_LABEL.finditer(page_html)]
+    return [text for text in dict.fromkeys(found) if text.strip()]
+
+
+@functools.cache
+def _explorer_table(language: str) -> dict[str, str]:
+    if language == SOURCE_LANGUAGE:
+        return {}
+    import polib
+
+    path = catalogue_path(language, EXPLORER_DOMAIN)
+    if not path.is_file():
+        return {}
+    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
+
+
+def translate_explorers(page_html: str, language: str) -> str:
+    """``page_html`` with its explorers' titles and control names in ``language``."""
+    table = _explorer_table(language)
+    if not table or "posenc-explorer" not in page_html:
+        return page_html
+
+    def swap(match: re.Match[str]) -> str:
+        text = html.unescape(match.group(2))
+        return match.group(1) + html.escape(table.get(text, text), quote=True) + match.group(3)
+
+    for pattern in (_EXPLORER_TITLE, _EXPLORER_ALT, _EXPLORER_LABEL, _EXPLORER_ARIA):
+        page_html = pattern.sub(swap, page_html)
+    return page_html
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +286,38 @@ def _translated_sources(app: Any, exception: Exception | None) -> None:
             nbformat.write(nb, target)
 
 
+def _translated_explorers(app: Any, doctree: Any, docname: str) -> None:
+    """A translated page's explorers get their titles and control names in its language."""
+    language = language_of(app)
+    if language == SOURCE_LANGUAGE:
+        return
+    from docutils import nodes
+
+    for node in list(doctree.findall(nodes.raw)):
+        text = node.astext()
+        if "posenc-explorer" in text:
+            node.replace_self(nodes.raw("", translate_explorers(text, language), format="html"))
+
+
+def _detach_message_documents(app: Any, doctree: Any) -> None:
+    """Drop the links from translated nodes to the scratch documents they were parsed in.
+
+    Sphinx parses each translation as a document of its own (``publish_msgstr``) and moves its
+    nodes into the page; each node keeps a ``_document`` link to its scratch document, which
+    holds the whole parsing state. Pickling the page then pickles every one of them: a Chinese
+    chapter's doctree grew from 0.7 MB to 25 MB, and reading them back took most of the build.
+    A node without the link finds its document through its parent, as usual.
+    """
+    if language_of(app) == SOURCE_LANGUAGE:
+        return
+    for node in doctree.findall(include_self=False):
+        if getattr(node, "_document", None) is not None:
+            node._document = None
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("doctree-read", _detach_message_documents)
+    app.connect("doctree-resolved", _translated_explorers)
     app.connect("html-page-context", _language_links)
     app.connect("build-finished", _translated_sources)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))  # the extensions import their sibling editions.py
 
 
 def _load(name: str, path: Path) -> ModuleType:

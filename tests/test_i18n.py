@@ -55,7 +55,7 @@ NOTEBOOKS = [d for d in DOCNAMES if (ROOT / f"{d}.ipynb").is_file()]
 # the committed catalogues
 
 
-@pytest.mark.parametrize("docname", [*DOCNAMES, editions.UI_DOMAIN])
+@pytest.mark.parametrize("docname", [*DOCNAMES, editions.UI_DOMAIN, editions.EXPLORER_DOMAIN])
 def test_every_page_has_a_complete_catalogue(docname: str) -> None:
     path = editions.catalogue_path(LANGUAGE, docname)
     assert path.is_file(), f"no catalogue {path.relative_to(ROOT)}: run `make i18n-update`"
@@ -88,7 +88,7 @@ def test_msgfmt_accepts_every_catalogue() -> None:
 
 
 def test_no_catalogue_of_a_page_outside_the_book() -> None:
-    pages = {*DOCNAMES, editions.UI_DOMAIN}
+    pages = {*DOCNAMES, editions.UI_DOMAIN, editions.EXPLORER_DOMAIN}
     extra = [i18n.docname_of(p, LANGUAGE) for p in i18n.catalogues(LANGUAGE)]
     assert sorted(set(extra) - pages) == []
 
@@ -277,6 +277,28 @@ def test_translate_text_replaces_whole_blocks_only(tmp_path: Path, monkeypatch) 
         "cell",
         "the list item",
     }
+
+
+EXPLORER_HTML = (
+    '<div class="posenc-explorer" id="x"><div class="posenc-explorer-title">{title}</div>'
+    '<div class="posenc-explorer-controls"><label style="display:flex">{name} <input '
+    'type="range" data-control="0" aria-label="{name}" id="x-c0" min="0" max="1"> '
+    '<output for="x-c0">64</output></label></div><img class="posenc-explorer-figure" '
+    'alt="{title}" width="6" height="2" src="data:image/png;base64,AAAA"></div>'
+)
+
+
+def test_explorer_titles_and_control_names_are_translated() -> None:
+    table = editions._explorer_table(LANGUAGE)
+    title = next(t for t in table if t.startswith("Sinusoidal encoding"))
+    name = "positions"
+    assert name in table, "the explorers' control names are in explorers.po"
+    english = EXPLORER_HTML.format(title=title, name=name)
+    assert editions.explorer_messages(english) == [title, name]
+    chinese = editions.translate_explorers(english, LANGUAGE)
+    assert chinese == EXPLORER_HTML.format(title=table[title], name=table[name])
+    assert editions.translate_explorers(english, "en") == english
+    assert CJK.search(table[title]) and CJK.search(table[name])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Build the book's editions, or extract its text for translation (``make book`` runs this).
 
     python tools/build_book.py [--language en|zh_CN|all] [--all] [--jobs N]
-    python tools/build_book.py --gettext        # the English text, as _build/gettext/**.pot
+    python tools/build_book.py --gettext        # the English text, as _build/i18n/gettext/**.pot
 
 The English edition is built into ``_build/html/`` and each translation into
 ``_build/<language>/html/``, then copied to ``_build/html/<language>/`` so that the published
@@ -107,11 +107,17 @@ def publish(outdir: Path, target: Path) -> None:
     shutil.copytree(outdir, target, dirs_exist_ok=True)
 
 
+POT_DIR = BUILD / "i18n" / "gettext"
+
+
 def extract_messages() -> int:
-    """Write the English text of every page to ``_build/gettext/<page>.pot``."""
-    outdir = BUILD / "gettext"
-    shutil.rmtree(outdir, ignore_errors=True)
-    return _sphinx("gettext", outdir, BUILD / "gettext-doctrees", _overrides("en"), True)
+    """Write the English text of every page to ``_build/i18n/gettext/<page>.pot``.
+
+    Its own folder: myst-nb writes executed notebooks beside the output folder, and the gettext
+    builder's copies lack images and HTML, which the decks of ``_build/jupyter_execute`` need.
+    """
+    shutil.rmtree(POT_DIR, ignore_errors=True)
+    return _sphinx("gettext", POT_DIR, POT_DIR.parent / ".doctrees", _overrides("en"), True)
 
 
 def prune_caches() -> None:

@@ -25,8 +25,20 @@ _ENGLISH_RUN = re.compile(
     r"[A-Za-z][A-Za-z'’-]*(?:[ ,;:()/-]+[A-Za-z][A-Za-z'’-]*){" + str(ENGLISH_RUN - 1) + ",}"
 )
 # Parts of a page whose text is not prose: code, math, outputs, explorers, references,
-# the header and sidebars.
-_SKIP_TAGS = {"pre", "code", "kbd", "script", "style", "math", "svg", "nav", "header", "footer"}
+# the header and sidebars, and the terms of a definition list (the glossary is bilingual).
+_SKIP_TAGS = {
+    "pre",
+    "code",
+    "kbd",
+    "script",
+    "style",
+    "math",
+    "svg",
+    "nav",
+    "header",
+    "footer",
+    "dt",
+}
 _SKIP_CLASSES = {
     "math",
     "highlight",

@@ -14,7 +14,9 @@ MyST Markdown (Sphinx's gettext builder extracts them; ``tools/build_book.py --g
 old translation kept as a draft, a deleted one is dropped. ``make test`` fails while any entry
 is untranslated or fuzzy, or while the catalogues differ from a fresh extraction
 (tests/test_i18n.py). The user-interface words that the book's own extensions add to pages
-(deck and handout links, the quiz's buttons, the language switch) are in ``book_ui.po``.
+(deck and handout links, the quiz's buttons, the language switch) are in ``book_ui.po``, and
+the explorers' titles and control names (read from the English build's executed notebooks)
+in ``explorers.po``.
 
 ``notebook`` writes a notebook whose markdown cells, and figure captions in code-cell
 metadata, are in another language: each catalogue entry is found in the cell's source
@@ -38,11 +40,13 @@ sys.path.insert(0, str(ROOT / "_ext"))
 
 from editions import (
     EDITIONS,
+    EXPLORER_DOMAIN,
     LOCALES,
     SOURCE_LANGUAGE,
     UI_DOMAIN,
     UI_MESSAGES,
     catalogue_path,
+    explorer_messages,
     translate_notebook,
 )
 
@@ -114,8 +118,12 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
     if "fuzzy" in entry.flags:
         problems.append("fuzzy")
     if not needs_translation(entry.msgid):
-        if entry.msgstr != entry.msgid:
-            problems.append("has no prose: its translation must be the text itself")
+        # Display math stays as it is; a bare name ("num_buckets") may get a gloss beside it.
+        keeps = entry.msgstr == entry.msgid or (
+            not entry.msgid.startswith("\n") and entry.msgid in entry.msgstr
+        )
+        if not keeps:
+            problems.append("has no prose: its translation must keep the text itself")
         return problems
     lost = markup(entry.msgid) - markup(entry.msgstr)
     added = markup(entry.msgstr) - markup(entry.msgid)
@@ -158,8 +166,9 @@ def update(language: str) -> int:
     status = subprocess.call([sys.executable, str(ROOT / "tools" / "build_book.py"), "--gettext"])
     if status:
         return status
-    pot_dir = ROOT / "_build" / "gettext"
-    update_ui(language)
+    pot_dir = ROOT / "_build" / "i18n" / "gettext"
+    write_catalogue(language, UI_DOMAIN, list(UI_MESSAGES))
+    write_catalogue(language, EXPLORER_DOMAIN, explorer_messages_of_build())
     status = subprocess.call(
         [
             sys.executable,
@@ -182,7 +191,7 @@ def update(language: str) -> int:
     # A page that left _toc.yml leaves its catalogue behind: remove it.
     pages = {p.relative_to(pot_dir).with_suffix("").as_posix() for p in pot_dir.rglob("*.pot")}
     for path in catalogues(language):
-        if docname_of(path, language) not in pages | {UI_DOMAIN}:
+        if docname_of(path, language) not in pages | {UI_DOMAIN, EXPLORER_DOMAIN}:
             path.unlink()
     return status
 
@@ -194,12 +203,13 @@ def stale(language: str) -> int:
     status = subprocess.call([sys.executable, str(ROOT / "tools" / "build_book.py"), "--gettext"])
     if status:
         return status
-    pot_dir = ROOT / "_build" / "gettext"
+    pot_dir = ROOT / "_build" / "i18n" / "gettext"
     expected = {
         p.relative_to(pot_dir).with_suffix("").as_posix(): [e.msgid for e in polib.pofile(str(p))]
         for p in pot_dir.rglob("*.pot")
     }
     expected[UI_DOMAIN] = list(UI_MESSAGES)
+    expected[EXPLORER_DOMAIN] = explorer_messages_of_build()
     found = {
         docname_of(p, language): [e.msgid for e in polib.pofile(str(p)) if not e.obsolete]
         for p in catalogues(language)
@@ -253,9 +263,9 @@ def normalise(path: Path) -> None:
     po.save(str(path))
 
 
-def update_ui(language: str) -> None:
-    """Write ``book_ui.po`` with one entry per ``editions.UI_MESSAGES``, keeping translations."""
-    path = catalogue_path(language, UI_DOMAIN)
+def write_catalogue(language: str, domain: str, messages: list[str]) -> None:
+    """Write ``<domain>.po`` with one entry per message, keeping existing translations."""
+    path = catalogue_path(language, domain)
     old = {e.msgid: e for e in polib.pofile(str(path))} if path.is_file() else {}
     po = polib.POFile(wrapwidth=0)
     po.metadata = {
@@ -265,7 +275,7 @@ def update_ui(language: str) -> None:
         "Content-Type": "text/plain; charset=utf-8",
         "Content-Transfer-Encoding": "8bit",
     }
-    for message in UI_MESSAGES:
+    for message in messages:
         kept = old.get(message)
         po.append(
             polib.POEntry(
@@ -276,6 +286,23 @@ def update_ui(language: str) -> None:
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     po.save(str(path))
+    normalise(path)
+
+
+def explorer_messages_of_build() -> list[str]:
+    """The explorers' titles and control names in the English build's executed notebooks."""
+    import json
+
+    executed = ROOT / "_build" / "jupyter_execute"
+    if not executed.is_dir():
+        raise SystemExit("no _build/jupyter_execute: build the English edition first (make book)")
+    found: list[str] = []
+    for path in sorted(executed.rglob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                text = output.get("data", {}).get("text/html", "")
+                found += explorer_messages("".join(text) if isinstance(text, list) else text)
+    return list(dict.fromkeys(found))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,20 @@ def toc_pages() -> list[str]:
     return names
 
 
+TRANSLATIONS = ("zh_CN",)  # editions built under the site's root (tools/build_book.py)
+
+
+def edition_pages() -> list[str]:
+    """Every page of every edition: the English ones, then each translation's, as site paths."""
+    pages = toc_pages()
+    return pages + [f"{language}/{page}" for language in TRANSLATIONS for page in pages]
+
+
+def is_chapter(page: str) -> bool:
+    """True for a chapter page of any edition (``chapters/…`` or ``zh_CN/chapters/…``)."""
+    return page.split("/")[-2:-1] == ["chapters"]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if shutil.which("chromium") is None:
         pytest.exit(
@@ -160,7 +174,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         ),
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for page in toc_pages():
+    for page in edition_pages():
         r = report.get(page)
         if r is None:
             continue

@@ -5,7 +5,8 @@ the built site served on 127.0.0.1. The suite fails on any console error, uncaug
 failed request, request to another host, HTTP error, unrendered or erroneous math, broken image,
 a page over 3 MB, or an explorer control that does not change its figure. A screenshot of each
 page is written to ``_build/screenshots/`` for humans, and the terminal summary lists each
-page's transferred size and load time.
+page's transferred size and load time. Every page is checked in every edition (English at the
+root, Chinese under ``zh_CN/``), and each page must link to itself in the other edition.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import SCREENSHOTS, SITE, record, toc_pages
+from .conftest import SCREENSHOTS, SITE, TRANSLATIONS, edition_pages, is_chapter, record
 
 MAX_PAGE_BYTES = 3 * 1024 * 1024
-PAGES = toc_pages()
+PAGES = edition_pages()  # the English pages, then the same pages of each translation
 EXPLORER_PAGES = [p for p in PAGES if 'class="posenc-explorer"' in (SITE / f"{p}.html").read_text()]
 
 _MATH_STATE = """() => {
@@ -67,6 +68,8 @@ class Visit:
     math: dict[str, Any] = field(default_factory=dict)
     broken_images: list[str] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
+    lang: str = ""
+    language_links: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -117,6 +120,13 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         visit.downloads = page.eval_on_selector_all(
             "a.btn-download-source-button", "links => links.map(a => a.href)"
         )
+        visit.lang = page.evaluate("() => document.documentElement.lang")
+        visit.language_links = [
+            tuple(pair)
+            for pair in page.eval_on_selector_all(
+                ".language-links a[hreflang]", "links => links.map(a => [a.hreflang, a.href])"
+            )
+        ]
         transfer = page.evaluate(_TRANSFER)
         visit.bytes, visit.raw_bytes, visit.load_ms = (
             transfer["bytes"],
@@ -157,7 +167,7 @@ def test_page_renders_math_and_images(browser: Any, site_url: str, name: str) ->
     assert visit.math["raw"] == [], "math left as raw TeX"
     assert visit.math["errors"] == [], "MathJax errors"
     assert visit.broken_images == [], "images that did not load"
-    if name.startswith("chapters/"):
+    if is_chapter(name):
         assert visit.math["count"] > 0, "every chapter has equations; none were found"
 
 
@@ -223,7 +233,7 @@ def test_every_explorer_control_changes_the_figure(browser: Any, site_url: str, 
     assert visit.console_errors == [] and visit.page_errors == [], "errors while moving controls"
 
 
-@pytest.mark.parametrize("name", [p for p in PAGES if p.startswith("chapters/")])
+@pytest.mark.parametrize("name", [p for p in PAGES if is_chapter(p)])
 def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, name: str) -> None:
     visit = _visit(browser, site_url, name)
     assert len(visit.downloads) == 1, "no (or several) download buttons for the chapter's notebook"
@@ -231,6 +241,37 @@ def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, n
     with urllib.request.urlopen(visit.downloads[0]) as response:
         notebook = json.loads(response.read())
     assert notebook["nbformat"] == 4 and notebook["cells"], "the download is not a notebook"
+    markdown = "".join(
+        "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown"
+    )
+    chinese = sum("\u4e00" <= ch <= "\u9fff" for ch in markdown)
+    if name.split("/")[0] in TRANSLATIONS:
+        assert chinese > len(markdown) / 10, "the Chinese page serves a notebook in English"
+    else:
+        assert chinese < len(markdown) / 50, "the English page serves a translated notebook"
+
+
+def _edition(name: str) -> tuple[str, str]:
+    """(language, page) of a site path: ("zh_CN", "intro") for "zh_CN/intro"."""
+    first, _, rest = name.partition("/")
+    return (first, rest) if first in TRANSLATIONS else ("en", name)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_links_to_itself_in_the_other_edition(browser: Any, site_url: str, name: str) -> None:
+    visit = _visit(browser, site_url, name)
+    language, page = _edition(name)
+    assert visit.lang == language.replace("_", "-"), f"<html lang={visit.lang!r}>"
+    others = ["en", *TRANSLATIONS]
+    others.remove(language)
+    expected = {
+        other.replace("_", "-"): f"{site_url}/{'' if other == 'en' else other + '/'}{page}.html"
+        for other in others
+    }
+    assert dict(visit.language_links) == expected
+    for href in expected.values():
+        with urllib.request.urlopen(href) as response:
+            assert response.status == 200
 
 
 def test_every_toc_page_was_built() -> None:
@@ -245,7 +286,7 @@ _WHY_SHOWN = """(q) => Array.from(q.querySelectorAll('.pe-quiz-why'))
   .filter(w => getComputedStyle(w).display !== 'none').map(w => w.textContent.trim())"""
 
 
-@pytest.mark.parametrize("name", [p for p in PAGES if p.startswith("chapters/")])
+@pytest.mark.parametrize("name", [p for p in PAGES if is_chapter(p)])
 def test_chapter_has_a_self_check_quiz(name: str) -> None:
     assert name in QUIZ_PAGES, "no self-check quiz on this chapter's page"
 
