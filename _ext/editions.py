@@ -73,6 +73,7 @@ UI_MESSAGES: tuple[str, ...] = (
     "Solution",
     "{solution} at the end of the chapter.",
     "Check yourself: answers",
+    "{question}: {answer}",
     (
         "Interactive on the web page: change the controls there to redraw the figure; printed "
         "here with its default settings."

@@ -138,9 +138,14 @@ def _page_context(
     variables = " ".join(f"{k}: {css_string(ui_text(language, v))};" for k, v in notes.items())
     style = (
         f'<style media="print">@page {{ @top-left {{ content: {css_string(title)}; }} '
-        f"@bottom-left {{ content: {css_string(book)}; }} "
-        f"@bottom-right {{ content: {counter}; }} }} :root {{ {variables} }}</style>"
+        f"@bottom-left {{ content: {css_string(book)}; }} }} :root {{ {variables} }}</style>"
     )
+    # after handout.css (whose own counter is English), so at the end of the body
+    counter_style = (
+        f'<style media="print">@page {{ @bottom-right {{ content: {counter}; }} }}</style>'
+    )
+    if "body" in context:
+        context["body"] += counter_style
     # handout.js's words, and the page's "Pick an answer" line as this edition writes it
     words = {
         key: ui_text(language, key)
@@ -151,6 +156,7 @@ def _page_context(
             "Solution",
             "{solution} at the end of the chapter.",
             "Check yourself: answers",
+            "{question}: {answer}",
         )
     }
     words["pick"] = translate_text(PICK_LINE, language, pagename)

@@ -66,7 +66,8 @@
           dd.appendChild(n.cloneNode(true));
         });
       }
-      list.appendChild(element("dt", null, name + ": " + answer));
+      list.appendChild(element("dt", null,
+        word("{question}: {answer}").replace("{question}", name).replace("{answer}", answer)));
       list.appendChild(dd);
     });
     return list;

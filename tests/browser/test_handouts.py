@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import sys
 import unicodedata
 import urllib.request
 from html.parser import HTMLParser
@@ -24,31 +25,70 @@ from urllib.parse import urljoin
 import pypdf
 import pytest
 
-from .conftest import SITE, toc_pages
+from .conftest import ROOT, SITE, TRANSLATIONS, edition_pages, toc_pages
 
-PAGES = toc_pages()
-PDF_DIR = SITE / "pdf"
-BOOK = PDF_DIR / "book.pdf"
+sys.path.insert(0, str(ROOT / "_ext"))
+from editions import translate_text, ui_text
+
+PAGES = edition_pages()  # every page of every edition: "chapters/03_x", "zh_CN/chapters/03_x"
+EDITIONS = ["en", *TRANSLATIONS]
+UI_EXPLORER_NOTE = (
+    "Interactive on the web page: change the controls there to redraw the figure; printed "
+    "here with its default settings."
+)
 RAW_TEX = ("\\frac", "$$", "\\begin{")
-EXPLORER_NOTE = "Interactive on the web page"
+
+
+def edition(name: str) -> tuple[str, str]:
+    """(language, docname) of a site path: ("zh_CN", "intro") for "zh_CN/intro"."""
+    first, _, rest = name.partition("/")
+    return (first, rest) if first in TRANSLATIONS else ("en", name)
+
+
+def site_of(language: str) -> Path:
+    return SITE if language == "en" else SITE / language
 
 
 def stem(docname: str) -> str:
     return docname.rsplit("/", 1)[-1]
 
 
-def pdf_path(docname: str) -> Path:
-    return PDF_DIR / f"{stem(docname)}.pdf"
+def pdf_path(name: str) -> Path:
+    language, docname = edition(name)
+    return site_of(language) / "pdf" / f"{stem(docname)}.pdf"
+
+
+def words(name: str, english: str) -> str:
+    """What a handout of ``name``'s edition prints for an English UI message, as read back."""
+    return normalise(ui_text(edition(name)[0], english))
+
+
+def heading(name: str, english: str) -> str:
+    """A page's heading ("Summary") in the page's edition."""
+    language, docname = edition(name)
+    return normalise(translate_text(english, language, docname))
 
 
 def page_range(docname: str) -> range:
     """Pages a handout may have: the intro is short; a chapter fits between 3 and 60 A4 pages."""
-    return range(1, 9) if docname == PAGES[0] else range(3, 61)
+    return range(1, 9) if stem(docname) == "intro" else range(3, 61)
+
+
+# pypdf reads some glyphs of the CJK font as radicals that NFKC leaves alone (⻚ for 页).
+_RADICALS = str.maketrans("⻚⻓⻅⻆⻬⻩⻛⻣⻔⻢", "页长见角齐黄风骨门马")
 
 
 def normalise(text: str) -> str:
-    """Fold ligatures (pypdf reads "ﬁ") and runs of white space, so titles can be found."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
+    """Fold ligatures (pypdf reads "ﬁ"), CJK radicals and runs of white space, so that titles
+    and notes can be found."""
+    text = unicodedata.normalize("NFKC", text).translate(_RADICALS)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def bare(text: str) -> str:
+    """``text`` without white space: a PDF's text has spaces after CJK punctuation that the
+    page has not ("、 ALiBi")."""
+    return re.sub(r"\s+", "", text)
 
 
 class _Article(HTMLParser):
@@ -64,6 +104,7 @@ class _Article(HTMLParser):
         self.solutions = 0
         self.links: dict[str, str] = {}
         self.title = ""
+        self.solution_title = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         d = {k: v or "" for k, v in attrs}
@@ -104,6 +145,9 @@ def article(docname: str) -> _Article:
     parser = _Article()
     parser.feed(page)
     parser.title = _title(page)
+    # How the edition titles a solution ("Solution to Exercise", "解答 练习"), as printed.
+    found = re.search(r'class="admonition-title">([^<]*)<a[^>]*>([^<\d]*)', page)
+    parser.solution_title = normalise(f"{found.group(1)} {found.group(2)}") if found else ""
     return parser
 
 
@@ -175,7 +219,7 @@ def test_handout_has_pages_text_and_title(name: str) -> None:
     assert len(text) > 1000, "almost no extractable text: pages printed as pictures?"
     title = article(name).title
     assert title, f"{name}.html has no title"
-    assert title in text, f"the title {title!r} is not in the handout"
+    assert bare(title) in bare(text), f"the title {title!r} is not in the handout"
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -226,40 +270,50 @@ def test_handout_embeds_every_font(name: str) -> None:
 def test_handout_prints_explorers_and_moves_solutions_to_the_end(name: str) -> None:
     reader, pages, text = handout(name)
     page = article(name)
-    assert text.count(EXPLORER_NOTE) == page.explorers, "one note per explorer"
+    note = words(name, UI_EXPLORER_NOTE)[:12]
+    assert text.count(note) == page.explorers, "one note per explorer"
     if not page.solutions:
         return
     marks = bookmarks(reader)
     titles = [title for title, _ in marks]
-    assert "Solutions" in titles, "no Solutions section (bookmark) in the handout"
+    sols = words(name, "Solutions")
+    assert sols in titles, f"no {sols} section (bookmark) in the handout"
     where = dict(marks)
-    solutions = where["Solutions"]
-    for before in ("Exercises", "Summary"):
+    solutions = where[sols]
+    for before in (heading(name, "Exercises"), heading(name, "Summary")):
         if before in where:
-            assert titles.index(before) < titles.index("Solutions"), f"Solutions before {before}"
+            assert titles.index(before) < titles.index(sols), f"Solutions before {before}"
             assert where[before] < solutions, f"Solutions start on the page of {before}"
-    if "References" in titles:
-        assert titles.index("References") > titles.index("Solutions"), "Solutions after References"
-    pointers = [i for i, t in enumerate(pages) for _ in range(t.count("Solution at the end"))]
-    answers = [i for i, t in enumerate(pages) for _ in range(t.count("Solution to Exercise"))]
+    references = heading(name, "References")
+    if references in titles:
+        assert titles.index(references) > titles.index(sols), "Solutions after References"
+    pointer = words(name, "{solution} at the end of the chapter.").replace(
+        "{solution}", words(name, "Solution")
+    )[:10]
+    pointers = [i for i, t in enumerate(pages) for _ in range(t.count(pointer))]
+    answers = [i for i, t in enumerate(pages) for _ in range(t.count(page.solution_title))]
     assert len(pointers) == len(answers) == page.solutions
     assert max(pointers) < solutions <= min(answers), "exercises, then their solutions"
 
 
-def test_book_holds_every_page_with_a_bookmark() -> None:
-    assert BOOK.is_file(), "no pdf/book.pdf: run `make book`"
-    book = pypdf.PdfReader(BOOK)
-    counts = [len(handout(name)[1]) for name in PAGES]
+@pytest.mark.parametrize("language", EDITIONS)
+def test_book_holds_every_page_with_a_bookmark(language: str) -> None:
+    path = site_of(language) / "pdf" / "book.pdf"
+    assert path.is_file(), f"no {path.relative_to(SITE)}: run `make book`"
+    book = pypdf.PdfReader(path)
+    names = [p for p in PAGES if edition(p)[0] == language]
+    counts = [len(handout(name)[1]) for name in names]
     assert len(book.pages) == sum(counts)
     top = [item for item in book.outline if not isinstance(item, list)]
-    assert len(top) == len(PAGES), "one top-level bookmark per page of _toc.yml"
+    assert len(top) == len(names), "one top-level bookmark per page of _toc.yml"
     sections = [item for item in book.outline if isinstance(item, list)]
-    assert len(sections) == len(PAGES), "every page's sections are bookmarked below it"
+    assert len(sections) == len(names), "every page's sections are bookmarked below it"
     first = 0
-    for name, count, item in zip(PAGES, counts, top):
+    for name, count, item in zip(names, counts, top):
         assert book.get_destination_page_number(item) == first, f"{name}: bookmark page"
-        assert article(name).title in normalise(item.title), f"{name}: bookmark {item.title!r}"
-        assert article(name).title in normalise(book.pages[first].extract_text())
+        title = bare(article(name).title)
+        assert title in bare(normalise(item.title)), f"{name}: bookmark {item.title!r}"
+        assert title in bare(normalise(book.pages[first].extract_text()))
         first += count
 
 
@@ -275,17 +329,19 @@ def test_download_menu_links_to_the_handouts(site_url: str, name: str) -> None:
         assert href, f"no {label} in the download menu"
         assert not re.match(r"[a-z]+:|/", href), f"{href} is not relative"
         url = urljoin(f"{site_url}/{name}.html", href)
-        assert url == f"{site_url}/{target}", f"{href} points at {url}"
+        folder = "" if edition(name)[0] == "en" else edition(name)[0] + "/"
+        assert url == f"{site_url}/{folder}{target}", f"{href} points at {url}"
         with urllib.request.urlopen(url) as response:
             assert response.status == 200
             assert response.read().startswith(b"%PDF-")  # whole: no broken pipe
 
 
-def test_intro_lists_every_handout() -> None:
-    intro = (SITE / f"{PAGES[0]}.html").read_text(encoding="utf-8")
+@pytest.mark.parametrize("language", EDITIONS)
+def test_intro_lists_every_handout(language: str) -> None:
+    intro = (site_of(language) / "intro.html").read_text(encoding="utf-8")
     listed = re.findall(r'<ul class="handout-list">(.*?)</ul>', intro, re.DOTALL)
     assert listed, "the intro has no list of handouts"
     hrefs = re.findall(r'href="([^"]+)"', listed[0])
-    assert hrefs == ["pdf/book.pdf"] + [f"pdf/{stem(n)}.pdf" for n in PAGES]
+    assert hrefs == ["pdf/book.pdf"] + [f"pdf/{stem(n)}.pdf" for n in toc_pages()]
     for href in hrefs:
-        assert (SITE / href).is_file(), f"the intro links to a missing {href}"
+        assert (site_of(language) / href).is_file(), f"the intro links to a missing {href}"

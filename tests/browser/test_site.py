@@ -233,11 +233,19 @@ def test_every_explorer_control_changes_the_figure(browser: Any, site_url: str, 
     assert visit.console_errors == [] and visit.page_errors == [], "errors while moving controls"
 
 
+def _edition(name: str) -> tuple[str, str]:
+    """(language, page) of a site path: ("zh_CN", "intro") for "zh_CN/intro"."""
+    first, _, rest = name.partition("/")
+    return (first, rest) if first in TRANSLATIONS else ("en", name)
+
+
 @pytest.mark.parametrize("name", [p for p in PAGES if is_chapter(p)])
 def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, name: str) -> None:
     visit = _visit(browser, site_url, name)
     assert len(visit.downloads) == 1, "no (or several) download buttons for the chapter's notebook"
-    assert visit.downloads[0].endswith(f"/{name}.ipynb")
+    language, docname = _edition(name)
+    folder = "" if language == "en" else f"{language}/"
+    assert visit.downloads[0].endswith(f"/{folder}_sources/{docname}.ipynb")
     with urllib.request.urlopen(visit.downloads[0]) as response:
         notebook = json.loads(response.read())
     assert notebook["nbformat"] == 4 and notebook["cells"], "the download is not a notebook"
@@ -249,12 +257,6 @@ def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, n
         assert chinese > len(markdown) / 10, "the Chinese page serves a notebook in English"
     else:
         assert chinese < len(markdown) / 50, "the English page serves a translated notebook"
-
-
-def _edition(name: str) -> tuple[str, str]:
-    """(language, page) of a site path: ("zh_CN", "intro") for "zh_CN/intro"."""
-    first, _, rest = name.partition("/")
-    return (first, rest) if first in TRANSLATIONS else ("en", name)
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -272,6 +274,7 @@ def test_page_links_to_itself_in_the_other_edition(browser: Any, site_url: str, 
     for href in expected.values():
         with urllib.request.urlopen(href) as response:
             assert response.status == 200
+            response.read()  # whole: no broken pipe
 
 
 def test_every_toc_page_was_built() -> None:

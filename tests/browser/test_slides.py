@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import ROOT, SCREENSHOTS, SITE, record
+from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, record
 from .test_site import _TRANSFER, _move
 
 MAX_DECK_BYTES = 3 * 1024 * 1024
@@ -39,7 +39,20 @@ DOCNAMES = {
     for p in (ROOT / folder).glob("*.ipynb")
     if _has_slides(p)
 }
-DECKS = sorted(DOCNAMES)
+# Every deck of every edition: "03_sinusoidal", then "zh_CN/03_sinusoidal" (in zh_CN/slides/).
+DECKS = sorted(DOCNAMES) + [f"{lang}/{s}" for lang in TRANSLATIONS for s in sorted(DOCNAMES)]
+
+
+def _split(deck: str) -> tuple[str, str]:
+    """("zh_CN/", "03_sinusoidal") for "zh_CN/03_sinusoidal"; ("", stem) for an English deck."""
+    folder, _, stem = deck.rpartition("/")
+    return (folder + "/" if folder else ""), stem
+
+
+def deck_path(deck: str) -> Path:
+    folder, stem = _split(deck)
+    return SITE / f"{folder}slides" / f"{stem}.slides.html"
+
 
 _STATE = """() => {
   const slides = document.querySelector('.reveal .slides');
@@ -86,7 +99,8 @@ class _Deck:
                 self.off_site.append(url)
 
         self.page.on("request", on_request)
-        self.page.goto(f"{site_url}/slides/{stem}.slides.html", wait_until="load")
+        folder, name = _split(stem)
+        self.page.goto(f"{site_url}/{folder}slides/{name}.slides.html", wait_until="load")
         self.page.wait_for_function("() => window.Reveal && Reveal.isReady()")
         self.page.wait_for_function(
             "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
@@ -110,7 +124,8 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
         state = deck.page.evaluate(_STATE)
         transfer = deck.page.evaluate(_TRANSFER)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        deck.page.screenshot(path=str(SCREENSHOTS / f"slides__{stem}.png"))
+        shot = f"slides__{stem.replace('/', '__')}.png"
+        deck.page.screenshot(path=str(SCREENSHOTS / shot))
         before = deck.page.evaluate("() => Reveal.getIndices()")
         deck.page.keyboard.press("ArrowRight")
         after = deck.page.evaluate("() => Reveal.getIndices()")
@@ -135,16 +150,20 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
 
 def test_every_chapter_with_slides_has_a_deck() -> None:
     assert DECKS, "no notebook marks slides"
-    missing = [s for s in DECKS if not (SITE / "slides" / f"{s}.slides.html").is_file()]
+    missing = [s for s in DECKS if not deck_path(s).is_file()]
     assert missing == [], "decks not built"
 
 
 @pytest.mark.parametrize("stem", DECKS)
 def test_chapter_page_and_intro_link_to_the_deck(stem: str) -> None:
-    page = (SITE / f"{DOCNAMES[stem]}.html").read_text(encoding="utf-8")
-    assert f'href="../slides/{stem}.slides.html"' in page, "no link to the deck on the page"
-    intro = (SITE / "intro.html").read_text(encoding="utf-8")
-    assert f'href="slides/{stem}.slides.html"' in intro, "the intro does not list the deck"
+    folder, name = _split(stem)
+    page = (SITE / f"{folder}{DOCNAMES[name]}.html").read_text(encoding="utf-8")
+    assert f'href="../slides/{name}.slides.html"' in page, "no link to the deck on the page"
+    intro = (SITE / f"{folder}intro.html").read_text(encoding="utf-8")
+    assert f'href="slides/{name}.slides.html"' in intro, "the intro does not list the deck"
+    if folder:  # a translated deck: its prose (not only its figures) is in the translation
+        text = deck_path(stem).read_text(encoding="utf-8")
+        assert sum("\u4e00" <= ch <= "\u9fff" for ch in text) > 500, "the deck is not translated"
 
 
 @pytest.mark.parametrize("stem", DECKS)
@@ -168,7 +187,7 @@ def test_deck_typesets_all_math_and_myst(browser: Any, site_url: str, stem: str)
     assert deck["raw"] == [], "raw TeX left in the deck"
     assert deck["errors"] == [], "MathJax errors"
     assert deck["raw_myst"] == [], "MyST roles or directives shown as text"
-    if stem[:2].isdigit():
+    if _split(stem)[1][:2].isdigit():
         assert deck["math"] > 0, "a chapter deck shows equations; none were typeset"
 
 
@@ -182,8 +201,7 @@ def test_deck_navigates_and_is_under_3_mb(browser: Any, site_url: str, stem: str
 EXPLORER_DECKS = [
     s
     for s in DECKS
-    if (SITE / "slides" / f"{s}.slides.html").is_file()
-    and 'class="posenc-explorer"' in (SITE / "slides" / f"{s}.slides.html").read_text()
+    if deck_path(s).is_file() and 'class="posenc-explorer"' in deck_path(s).read_text()
 ]
 
 
