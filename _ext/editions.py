@@ -37,6 +37,16 @@ EDITIONS: dict[str, str] = {"en": "English", "zh_CN": "中文"}
 UI_DOMAIN = "book_ui"
 EXPLORER_DOMAIN = "explorers"  # the titles and control names of the pre-rendered explorers
 
+# The words handout.js writes into a page when it is printed (handouts.py passes them).
+HANDOUT_JS_WORDS: tuple[str, ...] = (
+    "Solutions",
+    "Answers",
+    "Question {n}",
+    "Solution",
+    "{solution} at the end of the chapter.",
+    "Check yourself: answers",
+    "{question}: {answer}",
+)
 # The English words that the book's extensions and static files show to readers.
 UI_MESSAGES: tuple[str, ...] = (
     # editions.py
@@ -67,13 +77,7 @@ UI_MESSAGES: tuple[str, ...] = (
     "The whole book as one printable PDF (A4)",
     "The whole book",
     "Introduction",
-    "Solutions",
-    "Answers",
-    "Question {n}",
-    "Solution",
-    "{solution} at the end of the chapter.",
-    "Check yourself: answers",
-    "{question}: {answer}",
+    *HANDOUT_JS_WORDS,
     (
         "Interactive on the web page: change the controls there to redraw the figure; printed "
         "here with its default settings."

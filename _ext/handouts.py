@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from editions import language_of, translate_text, ui_text
+from editions import HANDOUT_JS_WORDS, language_of, translate_text, ui_text
 from sphinx.application import Sphinx
 
 STATIC = Path(__file__).parent / "handouts_static"
@@ -147,18 +147,7 @@ def _page_context(
     if "body" in context:
         context["body"] += counter_style
     # handout.js's words, and the page's "Pick an answer" line as this edition writes it
-    words = {
-        key: ui_text(language, key)
-        for key in (
-            "Solutions",
-            "Answers",
-            "Question {n}",
-            "Solution",
-            "{solution} at the end of the chapter.",
-            "Check yourself: answers",
-            "{question}: {answer}",
-        )
-    }
+    words = {key: ui_text(language, key) for key in HANDOUT_JS_WORDS}
     words["pick"] = translate_text(PICK_LINE, language, pagename)
     script = f"<script>window.bookHandoutWords = {json.dumps(words, ensure_ascii=False)};</script>"
     context["metatags"] = context.get("metatags", "") + "\n" + style + "\n" + script
