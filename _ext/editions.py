@@ -51,6 +51,7 @@ HANDOUT_JS_WORDS: tuple[str, ...] = (
 UI_MESSAGES: tuple[str, ...] = (
     # editions.py
     "This page in {language}",
+    "Search this book...",
     # slides.py
     "Slides of this chapter",
     (
@@ -197,6 +198,47 @@ def translate_notebook(nb: Any, language: str, docname: str) -> set[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# the glossary: the term base of the translations, and the search's dictionary
+
+GLOSSARY_NOTEBOOK = ROOT / "appendix" / "which_encoding.ipynb"
+
+
+def glossary() -> list[tuple[list[str], list[str]]]:
+    """(English terms, Chinese names) of each entry of the appendix's glossary, whose term
+    lines read ``attention · 注意力`` or ``position bias · 位置偏差; 偏置†``."""
+    import json
+
+    cells = json.loads(GLOSSARY_NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    source = next(s for s in sources if s.startswith("## Glossary"))
+    entries = []
+    for line in source.splitlines():
+        if " · " not in line or line.startswith(":"):
+            continue
+        english, chinese = line.split(" · ", 1)
+        english = re.sub(r"\([^)]*\)", "", english)
+        chinese = re.sub(r"\([^)]*\)|†", "", chinese)
+        entries.append(
+            (
+                [t.strip() for t in english.split(",") if t.strip()],
+                [t.strip() for t in re.split(r"[,;]", chinese) if t.strip()],
+            )
+        )
+    return entries
+
+
+def write_search_dictionary(path: Path) -> Path:
+    """A jieba user dictionary of the glossary's Chinese names, so that the search index keeps
+    them whole (正余弦位置编码) besides their parts (位置, 编码)."""
+    words = sorted(
+        {w for _, names in glossary() for w in names if re.search(r"[\u4e00-\u9fff]", w)}
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w.replace(' ', '')} 1000 n\n" for w in words), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
 # explorers: their pre-rendered HTML is an output of the English execution, shared by every
 # edition; its title (also the figure's alt text) and control names are translated here.
 
@@ -320,7 +362,22 @@ def _detach_message_documents(app: Any, doctree: Any) -> None:
             node._document = None
 
 
+def _configure_edition(app: Any, config: Any) -> None:
+    """A translated edition: the search box's placeholder (Jupyter Book sets it itself, in
+    English) and, for Chinese, the glossary as the search's word list."""
+    language = config.language or SOURCE_LANGUAGE
+    if language == SOURCE_LANGUAGE:
+        return
+    options = dict(config.html_theme_options)
+    options["search_bar_text"] = ui_text(language, "Search this book...")
+    config.html_theme_options = options
+    if config.html_search_language == "zh":
+        words = write_search_dictionary(Path(app.doctreedir).parent / "search_dictionary.txt")
+        config.html_search_options = {**config.html_search_options, "dict": str(words)}
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("config-inited", _configure_edition)
     app.connect("doctree-read", _detach_message_documents)
     app.connect("doctree-resolved", _translated_explorers)
     app.connect("html-page-context", _language_links)

@@ -138,24 +138,7 @@ def test_every_quiz_is_translated_with_the_same_answers(english: Path) -> None:
 # the glossary is the term base
 
 
-def glossary() -> list[tuple[list[str], list[str]]]:
-    """(English terms, Chinese forms) of each entry of the appendix's glossary."""
-    nb = nbformat.read(ROOT / "appendix" / "which_encoding.ipynb", as_version=4)
-    cell = next(c for c in nb.cells if c.source.startswith("## Glossary"))
-    entries = []
-    for line in cell.source.splitlines():
-        if " · " not in line or line.startswith(":"):
-            continue
-        english, chinese = line.split(" · ", 1)
-        english = re.sub(r"\([^)]*\)", "", english)
-        chinese = re.sub(r"\([^)]*\)|†", "", chinese)
-        en_terms = [t.strip() for t in english.split(",") if t.strip()]
-        zh_forms = [t.strip() for t in re.split(r"[,;]", chinese) if t.strip()]
-        entries.append((en_terms, zh_forms))
-    return entries
-
-
-GLOSSARY = glossary()
+GLOSSARY = editions.glossary()
 
 
 def chinese_prose() -> str:

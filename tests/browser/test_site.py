@@ -334,3 +334,30 @@ def test_every_quiz_question_answers_right_and_wrong(
     assert 3 <= answered <= 6, f"{answered} questions (a chapter asks 3 to 6)"
     assert problems == []
     assert visit.console_errors == [] and visit.page_errors == [], "errors while answering"
+
+
+@pytest.mark.parametrize(
+    ("folder", "query", "least"),
+    [
+        ("", "rotary", 3),
+        ("zh_CN/", "位置编码", 10),  # jieba splits the pages' Chinese into words
+        ("zh_CN/", "正余弦位置编码", 3),  # a glossary term stays whole (editions.py)
+        ("zh_CN/", "注意力", 10),
+    ],
+)
+def test_search_finds_words_of_each_edition(
+    browser: Any, site_url: str, folder: str, query: str, least: int
+) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/{folder}search.html?q={query}", wait_until="load")
+        # Sphinx writes the summary ("found N pages") once the last result is shown.
+        page.wait_for_function(
+            "() => /\\S/.test((document.querySelector('#search-results .search-summary')"
+            " || {}).textContent || '')"
+        )
+        found = page.evaluate("() => document.querySelectorAll('#search-results li').length")
+    finally:
+        context.close()
+    assert found >= least, f"{query!r}: {found} pages found"
