@@ -52,11 +52,12 @@ UI_MESSAGES: tuple[str, ...] = (
     # editions.py
     "This page in {language}",
     "Search this book...",
+    "Positional Encodings in Transformers",  # the book's title (_config.yml)
     # slides.py
     "Slides of this chapter",
     (
-        "reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
-        "full screen"
+        "(reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
+        "full screen)"
     ),
     "Answer",
     "Exercise",
@@ -371,13 +372,45 @@ def _configure_edition(app: Any, config: Any) -> None:
     options = dict(config.html_theme_options)
     options["search_bar_text"] = ui_text(language, "Search this book...")
     config.html_theme_options = options
+    if config.html_title == "Positional Encodings in Transformers":
+        config.html_title = ui_text(language, "Positional Encodings in Transformers")
     if config.html_search_language == "zh":
         words = write_search_dictionary(Path(app.doctreedir).parent / "search_dictionary.txt")
         config.html_search_options = {**config.html_search_options, "dict": str(words)}
 
 
+@functools.cache
+def _messages(language: str, docname: str) -> dict[str, str]:
+    import polib
+
+    path = catalogue_path(language, docname)
+    if not path.is_file():
+        return {}
+    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
+
+
+def _translate_toctree_captions(app: Any, doctree: Any) -> None:
+    """The parts of the table of contents ("Absolute positions") in the edition's language.
+
+    sphinx-external-toc inserts the toctrees (priority 100) after Sphinx has translated the
+    page (priority 20), so their captions, which gettext does extract from the root page, are
+    translated here, before the toctree collector reads them.
+    """
+    language = language_of(app)
+    if language == SOURCE_LANGUAGE:
+        return
+    from sphinx import addnodes
+
+    table = _messages(language, app.env.docname)
+    for node in doctree.findall(addnodes.toctree):
+        caption = node.get("caption")
+        if caption and caption in table:
+            node["caption"] = node["rawcaption"] = table[caption]
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.connect("config-inited", _configure_edition)
+    app.connect("doctree-read", _translate_toctree_captions, priority=400)
     app.connect("doctree-read", _detach_message_documents)
     app.connect("doctree-resolved", _translated_explorers)
     app.connect("html-page-context", _language_links)

@@ -513,12 +513,12 @@ def _add_deck_link(
     language = language_of(app)
     help_text = ui_text(
         language,
-        "reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
-        "full screen",
+        "(reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
+        "full screen)",
     )
     link = (
         f'<p class="deck-link"><a class="reference external" href="{href}">'
-        f"{ui_text(language, 'Slides of this chapter')}</a> ({help_text})</p>"
+        f"{ui_text(language, 'Slides of this chapter')}</a> {help_text}</p>"
     )
     context["body"] = re.sub(r"(</h1>)", r"\1" + link, context["body"], count=1)
 

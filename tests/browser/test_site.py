@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
@@ -361,3 +362,18 @@ def test_search_finds_words_of_each_edition(
     finally:
         context.close()
     assert found >= least, f"{query!r}: {found} pages found"
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if _edition(p)[0] != "en"])
+def test_translated_page_has_no_english_navigation(name: str) -> None:
+    """The parts of the table of contents, the book's title and the search box are translated
+    too (Sphinx leaves them to editions.py)."""
+    page = (SITE / f"{name}.html").read_text(encoding="utf-8")
+    captions = re.findall(
+        r'class="caption" role="heading"><span class="caption-text">([^<]*)<', page
+    )
+    assert captions, "no parts in the sidebar"
+    english = [c for c in captions if not re.search(r"[\u4e00-\u9fff]", c)]
+    assert english == [], "sidebar parts left in English"
+    assert "Positional Encodings in Transformers" not in page.split("<article", 1)[0]
+    assert 'placeholder="Search this book' not in page
