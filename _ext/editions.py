@@ -15,6 +15,8 @@ caption, list item and table cell by its translation from the page's catalogue,
 * **Explorers.** Their pre-rendered HTML comes from the English execution, shared by every
   edition; a translated page gets their titles (and the figure's alt text) and control names
   from ``locales/<language>/LC_MESSAGES/explorers.po`` (``translate_explorers``).
+* **Deck-only cells.** Speaker notes and compact slides are cells the page does not show, so
+  Sphinx never extracts them; each is one entry of ``slides.po``, translated whole.
 * **UI words.** The words the book's own extensions put on pages (the language links, deck
   and handout links, the quiz's buttons, the handouts' printed notes) are listed in
   ``UI_MESSAGES`` and translated in ``locales/<language>/LC_MESSAGES/book_ui.po``
@@ -36,6 +38,7 @@ SOURCE_LANGUAGE = "en"
 EDITIONS: dict[str, str] = {"en": "English", "zh_CN": "中文"}
 UI_DOMAIN = "book_ui"
 EXPLORER_DOMAIN = "explorers"  # the titles and control names of the pre-rendered explorers
+SLIDES_DOMAIN = "slides"  # speaker notes and slide-only cells, which the pages do not show
 
 # The words handout.js writes into a page when it is printed (handouts.py passes them).
 HANDOUT_JS_WORDS: tuple[str, ...] = (
@@ -174,12 +177,36 @@ def translate_text(text: str, language: str, docname: str, used: set[str] | None
     return text
 
 
+def deck_only(cell: Any) -> bool:
+    """A markdown cell that only a slide deck shows: speaker notes, or a compact slide
+    (``remove-cell`` keeps it off the page, so Sphinx's gettext never sees it)."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    return cell.get("cell_type") == "markdown" and "remove-cell" in tags
+
+
+@functools.cache
+def _slides_table(language: str) -> dict[str, str]:
+    import polib
+
+    path = catalogue_path(language, SLIDES_DOMAIN)
+    if language == SOURCE_LANGUAGE or not path.is_file():
+        return {}
+    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
+
+
 def translate_notebook(nb: Any, language: str, docname: str) -> set[str]:
     """Translate ``nb``'s markdown cells, figure captions and Markdown outputs (the tables a
-    code cell displays) in place; return the entries used. Code and other outputs stay."""
+    code cell displays) in place, and its deck-only cells (speaker notes, compact slides)
+    from ``slides.po``; return the entries used. Code and other outputs stay."""
     used: set[str] = set()
+    slides = _slides_table(language)
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
+        if deck_only(cell):  # translated whole, from slides.po
+            source = cell.source.strip()
+            if source in slides:
+                cell.source = slides[source]
+                used.add(source)
+        elif cell.cell_type == "markdown":
             cell.source = translate_text(cell.source, language, docname, used)
         figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
         if "caption" in figure:

@@ -55,7 +55,10 @@ NOTEBOOKS = [d for d in DOCNAMES if (ROOT / f"{d}.ipynb").is_file()]
 # the committed catalogues
 
 
-@pytest.mark.parametrize("docname", [*DOCNAMES, editions.UI_DOMAIN, editions.EXPLORER_DOMAIN])
+DOMAINS = [editions.UI_DOMAIN, editions.EXPLORER_DOMAIN, editions.SLIDES_DOMAIN]
+
+
+@pytest.mark.parametrize("docname", [*DOCNAMES, *DOMAINS])
 def test_every_page_has_a_complete_catalogue(docname: str) -> None:
     path = editions.catalogue_path(LANGUAGE, docname)
     assert path.is_file(), f"no catalogue {path.relative_to(ROOT)}: run `make i18n-update`"
@@ -88,7 +91,7 @@ def test_msgfmt_accepts_every_catalogue() -> None:
 
 
 def test_no_catalogue_of_a_page_outside_the_book() -> None:
-    pages = {*DOCNAMES, editions.UI_DOMAIN, editions.EXPLORER_DOMAIN}
+    pages = {*DOCNAMES, *DOMAINS}
     extra = [i18n.docname_of(p, LANGUAGE) for p in i18n.catalogues(LANGUAGE)]
     assert sorted(set(extra) - pages) == []
 
@@ -209,6 +212,18 @@ def test_every_entry_lands_in_the_translated_notebook(docname: str) -> None:
     assert missed == []
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert code == [c.source for c in original.cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("docname", NOTEBOOKS)
+def test_speaker_notes_and_compact_slides_are_translated(docname: str) -> None:
+    """Cells only a deck shows (speaker notes, compact slides) come from slides.po, whole."""
+    nb = nbformat.read(ROOT / f"{docname}.ipynb", as_version=4)
+    english = [c.source for c in nb.cells if editions.deck_only(c)]
+    editions.translate_notebook(nb, LANGUAGE, docname)
+    chinese = [c.source for c in nb.cells if editions.deck_only(c)]
+    assert english, f"{docname} has no speaker notes"
+    left = [e[:60] for e, z in zip(english, chinese, strict=True) if e == z or not CJK.search(z)]
+    assert left == []
 
 
 def test_markdown_outputs_are_translated() -> None:

@@ -42,10 +42,12 @@ from editions import (
     EDITIONS,
     EXPLORER_DOMAIN,
     LOCALES,
+    SLIDES_DOMAIN,
     SOURCE_LANGUAGE,
     UI_DOMAIN,
     UI_MESSAGES,
     catalogue_path,
+    deck_only,
     explorer_messages,
     translate_notebook,
 )
@@ -169,6 +171,7 @@ def update(language: str) -> int:
     pot_dir = ROOT / "_build" / "i18n" / "gettext"
     write_catalogue(language, UI_DOMAIN, list(UI_MESSAGES))
     write_catalogue(language, EXPLORER_DOMAIN, explorer_messages_of_build())
+    write_catalogue(language, SLIDES_DOMAIN, deck_only_messages())
     status = subprocess.call(
         [
             sys.executable,
@@ -191,7 +194,7 @@ def update(language: str) -> int:
     # A page that left _toc.yml leaves its catalogue behind: remove it.
     pages = {p.relative_to(pot_dir).with_suffix("").as_posix() for p in pot_dir.rglob("*.pot")}
     for path in catalogues(language):
-        if docname_of(path, language) not in pages | {UI_DOMAIN, EXPLORER_DOMAIN}:
+        if docname_of(path, language) not in pages | {UI_DOMAIN, EXPLORER_DOMAIN, SLIDES_DOMAIN}:
             path.unlink()
     return status
 
@@ -210,6 +213,7 @@ def stale(language: str) -> int:
     }
     expected[UI_DOMAIN] = list(UI_MESSAGES)
     expected[EXPLORER_DOMAIN] = explorer_messages_of_build()
+    expected[SLIDES_DOMAIN] = deck_only_messages()
     found = {
         docname_of(p, language): [e.msgid for e in polib.pofile(str(p)) if not e.obsolete]
         for p in catalogues(language)
@@ -287,6 +291,31 @@ def write_catalogue(language: str, domain: str, messages: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     po.save(str(path))
     normalise(path)
+
+
+def deck_only_messages() -> list[str]:
+    """The speaker notes and compact slides of every notebook, whole, in reading order."""
+    import nbformat
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                path = ROOT / f"{node.get(key, '')}.ipynb"
+                if key in node and path.is_file():
+                    cells = nbformat.read(path, as_version=4).cells
+                    found.extend(c.source.strip() for c in cells if deck_only(c))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return list(dict.fromkeys(found))
 
 
 def explorer_messages_of_build() -> list[str]:

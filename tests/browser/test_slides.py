@@ -12,6 +12,7 @@ browser suite lists each deck's slide count, size and load time.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -161,9 +162,13 @@ def test_chapter_page_and_intro_link_to_the_deck(stem: str) -> None:
     assert f'href="../slides/{name}.slides.html"' in page, "no link to the deck on the page"
     intro = (SITE / f"{folder}intro.html").read_text(encoding="utf-8")
     assert f'href="slides/{name}.slides.html"' in intro, "the intro does not list the deck"
-    if folder:  # a translated deck: its prose (not only its figures) is in the translation
+    if folder:  # a translated deck: its prose and its speaker notes are in the translation
         text = deck_path(stem).read_text(encoding="utf-8")
         assert sum("\u4e00" <= ch <= "\u9fff" for ch in text) > 500, "the deck is not translated"
+        notes = re.findall(r'<aside class="notes">(.*?)</aside>', text, re.DOTALL)
+        assert notes, "no speaker notes"
+        english = [n[:60] for n in notes if not re.search("[\u4e00-\u9fff]", n)]
+        assert english == [], "speaker notes left in English"
 
 
 @pytest.mark.parametrize("stem", DECKS)
