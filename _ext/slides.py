@@ -351,8 +351,10 @@ def convert_markdown(ctx: Context, text: str) -> str:
     text = convert_roles(ctx, text)
     text = convert_links(ctx, text)
     text = re.sub(r"\n{3,}", "\n\n", text).strip()
-    # the references' heading, left with nothing under it (the deck drops the list itself)
-    return re.sub(r"\n+#{1,6} References\s*$", "", text)
+    # the references' heading, left with nothing under it (the deck drops the list itself),
+    # in the deck's language
+    heading = re.escape(translate_text("References", ctx.language, ctx.docname))
+    return re.sub(r"\n+#{1,6} (?:References|" + heading + r")\s*$", "", text)
 
 
 # ---------------------------------------------------------------------------------------------

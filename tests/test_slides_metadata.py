@@ -219,3 +219,10 @@ def test_a_references_heading_left_empty_is_dropped(tmp_path):
         _ctx(tmp_path), "## Summary\n\n- one\n\n## References\n\n```{footbibliography}\n```"
     )
     assert "References" not in out and "- one" in out
+
+
+def test_a_translated_references_heading_is_dropped_too(tmp_path):
+    """A Chinese deck's summary slide loses its 参考文献 heading as the English one does."""
+    ctx = Context(tmp_path, "chapters/03_sinusoidal", {}, {}, "", "zh_CN")
+    out = convert_markdown(ctx, "## 小结\n\n- 一\n\n## 参考文献\n\n```{footbibliography}\n```")
+    assert "参考文献" not in out and "- 一" in out
