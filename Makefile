@@ -13,10 +13,10 @@ export OMP_NUM_THREADS := 1
 # Test processes run side by side (pytest-xdist); one per core of the 2-core machine.
 JOBS ?= 2
 
-.PHONY: setup chromium fonts book test unit notebooks build-book i18n-check browser lab strip freeze clean preview slides handouts i18n-update
+.PHONY: setup chromium fonts gettext book test unit notebooks build-book i18n-check browser lab strip freeze clean preview slides handouts i18n-update
 
 # Create the virtual environment and install the pinned requirements and posenc (idempotent).
-setup: $(STAMP) chromium fonts
+setup: $(STAMP) chromium fonts gettext
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
@@ -40,6 +40,14 @@ fonts:
 	    export DEBIAN_FRONTEND=noninteractive; \
 	    apt-get install -y -q fonts-noto-cjk || { apt-get update -q && apt-get install -y -q fonts-noto-cjk; }; \
 	  else echo "note: fonts-noto-cjk is not installed; Chinese handouts need it: sudo apt-get install -y fonts-noto-cjk"; fi; }
+
+# msgfmt (Debian's gettext) checks the translation catalogues in the tests; installed like chromium.
+gettext:
+	@command -v msgfmt >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q gettext || { apt-get update -q && apt-get install -y -q gettext; }; \
+	  else echo "note: msgfmt is not installed; the catalogue tests need it: sudo apt-get install -y gettext"; fi; }
 
 # Build the whole book in English and in Chinese (_build/html/zh_CN/), warnings as errors.
 # Every notebook is executed once, for both editions (tools/build_book.py).
