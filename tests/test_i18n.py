@@ -14,7 +14,6 @@ from pathlib import Path
 import nbformat
 import polib
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "_ext"))
@@ -24,30 +23,13 @@ import editions
 import i18n
 import quiz
 from book_site import execution_digest
+from build_handouts import toc_pages
 
 LANGUAGE = "zh_CN"
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def toc_docnames() -> list[str]:
-    found: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            for key in ("root", "file"):
-                if key in node:
-                    found.append(str(node[key]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(yaml.safe_load((ROOT / "_toc.yml").read_text()))
-    return found
-
-
-DOCNAMES = toc_docnames()
+DOCNAMES = toc_pages()  # every page of _toc.yml, the root first
 NOTEBOOKS = [d for d in DOCNAMES if (ROOT / f"{d}.ipynb").is_file()]
 
 

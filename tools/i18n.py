@@ -296,25 +296,15 @@ def write_catalogue(language: str, domain: str, messages: list[str]) -> None:
 def deck_only_messages() -> list[str]:
     """The speaker notes and compact slides of every notebook, whole, in reading order."""
     import nbformat
-    import yaml
+    from build_handouts import toc_pages
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     found: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            for key in ("root", "file"):
-                path = ROOT / f"{node.get(key, '')}.ipynb"
-                if key in node and path.is_file():
-                    cells = nbformat.read(path, as_version=4).cells
-                    found.extend(c.source.strip() for c in cells if deck_only(c))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
+    for docname in toc_pages():
+        path = ROOT / f"{docname}.ipynb"
+        if path.is_file():
+            found.extend(
+                c.source.strip() for c in nbformat.read(path, as_version=4).cells if deck_only(c)
+            )
     return list(dict.fromkeys(found))
 
 
