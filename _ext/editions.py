@@ -103,23 +103,30 @@ def language_of(app: Any) -> str:
     return app.config.language or SOURCE_LANGUAGE
 
 
+TRANSLATIONS = tuple(language for language in EDITIONS if language != SOURCE_LANGUAGE)
+
+
 @functools.cache
-def _ui_table(language: str) -> dict[str, str]:
-    if language == SOURCE_LANGUAGE:
+def messages(language: str, domain: str) -> dict[str, str]:
+    """The translated entries of catalogue ``domain`` (a page or ``book_ui``…) in ``language``,
+    English -> translation; fuzzy and empty ones left out, nothing for English."""
+    path = catalogue_path(language, domain)
+    if language == SOURCE_LANGUAGE or not path.is_file():
         return {}
     import polib
 
-    path = LOCALES / language / "LC_MESSAGES" / f"{UI_DOMAIN}.po"
-    if not path.is_file():
-        return {}
-    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
+    return {
+        e.msgid: e.msgstr
+        for e in polib.pofile(str(path))
+        if e.msgstr and not e.fuzzy and not e.obsolete
+    }
 
 
 def ui_text(language: str, message: str) -> str:
     """``message`` (one of ``UI_MESSAGES``) in ``language``; English when not yet translated."""
     if message not in UI_MESSAGES:
         raise KeyError(f"{message!r} is not in editions.UI_MESSAGES: add it there first")
-    return _ui_table(language).get(message, message)
+    return messages(language, UI_DOMAIN).get(message, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,26 +150,23 @@ def translation_table(language: str, docname: str) -> tuple[tuple[re.Pattern[str
     ending at a line end or a table bar, so that a short entry ("Summary") never replaces a
     part of a longer sentence.
     """
-    import polib
-
-    path = catalogue_path(language, docname)
-    if not path.is_file():
-        return ()
-    entries = [
-        e
-        for e in polib.pofile(str(path))
-        if e.msgstr and not e.obsolete and not e.fuzzy and e.msgid != e.msgstr
-    ]
-    entries.sort(key=lambda e: -len(e.msgid))
+    pairs = sorted(
+        (
+            (msgid, msgstr)
+            for msgid, msgstr in messages(language, docname).items()
+            if msgid != msgstr
+        ),
+        key=lambda pair: -len(pair[0]),
+    )
     prefix = (
         r"(?m)(^[ \t]*(?:[#>]+[ \t]*|[-*+][ \t]+|\d+[.)][ \t]+|:[ \t]+"
         r"|(?:`{3,}|:{3,})\{[\w-]+\}[ \t]+"  # a directive's title: ```{admonition} Title
         r"|(?:[^\n]*\|)?[ \t]*)?)"
     )
     table = []
-    for e in entries:
-        body = r"\s+".join(re.escape(part) for part in e.msgid.split())
-        table.append((re.compile(prefix + body + r"(?=[ \t]*(?:\||$))"), e.msgid, e.msgstr))
+    for msgid, msgstr in pairs:
+        body = r"\s+".join(re.escape(part) for part in msgid.split())
+        table.append((re.compile(prefix + body + r"(?=[ \t]*(?:\||$))"), msgid, msgstr))
     return tuple(table)
 
 
@@ -184,22 +188,12 @@ def deck_only(cell: Any) -> bool:
     return cell.get("cell_type") == "markdown" and "remove-cell" in tags
 
 
-@functools.cache
-def _slides_table(language: str) -> dict[str, str]:
-    import polib
-
-    path = catalogue_path(language, SLIDES_DOMAIN)
-    if language == SOURCE_LANGUAGE or not path.is_file():
-        return {}
-    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
-
-
 def translate_notebook(nb: Any, language: str, docname: str) -> set[str]:
     """Translate ``nb``'s markdown cells, figure captions and Markdown outputs (the tables a
     code cell displays) in place, and its deck-only cells (speaker notes, compact slides)
     from ``slides.po``; return the entries used. Code and other outputs stay."""
     used: set[str] = set()
-    slides = _slides_table(language)
+    slides = messages(language, SLIDES_DOMAIN)
     for cell in nb.cells:
         if deck_only(cell):  # translated whole, from slides.po
             source = cell.source.strip()
@@ -285,21 +279,9 @@ def explorer_messages(page_html: str) -> list[str]:
     return [text for text in dict.fromkeys(found) if text.strip()]
 
 
-@functools.cache
-def _explorer_table(language: str) -> dict[str, str]:
-    if language == SOURCE_LANGUAGE:
-        return {}
-    import polib
-
-    path = catalogue_path(language, EXPLORER_DOMAIN)
-    if not path.is_file():
-        return {}
-    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
-
-
 def translate_explorers(page_html: str, language: str) -> str:
     """``page_html`` with its explorers' titles and control names in ``language``."""
-    table = _explorer_table(language)
+    table = messages(language, EXPLORER_DOMAIN)
     if not table or "posenc-explorer" not in page_html:
         return page_html
 
@@ -406,16 +388,6 @@ def _configure_edition(app: Any, config: Any) -> None:
         config.html_search_options = {**config.html_search_options, "dict": str(words)}
 
 
-@functools.cache
-def _messages(language: str, docname: str) -> dict[str, str]:
-    import polib
-
-    path = catalogue_path(language, docname)
-    if not path.is_file():
-        return {}
-    return {e.msgid: e.msgstr for e in polib.pofile(str(path)) if e.msgstr and not e.fuzzy}
-
-
 def _translate_toctree_captions(app: Any, doctree: Any) -> None:
     """The parts of the table of contents ("Absolute positions") in the edition's language.
 
@@ -428,7 +400,7 @@ def _translate_toctree_captions(app: Any, doctree: Any) -> None:
         return
     from sphinx import addnodes
 
-    table = _messages(language, app.env.docname)
+    table = messages(language, app.env.docname)
     for node in doctree.findall(addnodes.toctree):
         caption = node.get("caption")
         if caption and caption in table:

@@ -238,6 +238,7 @@ def test_translate_text_replaces_whole_blocks_only(tmp_path: Path, monkeypatch) 
     po.save(str(tmp_path / "xx" / "LC_MESSAGES" / "page.po"))
     monkeypatch.setattr(editions, "LOCALES", tmp_path)
     editions.translation_table.cache_clear()
+    editions.messages.cache_clear()
     try:
         text = (
             "## Summary\n\nA long sentence that\n  wraps over two lines.\n\n"
@@ -247,6 +248,7 @@ def test_translate_text_replaces_whole_blocks_only(tmp_path: Path, monkeypatch) 
         out = editions.translate_text(text, "xx", "page", used)
     finally:
         editions.translation_table.cache_clear()
+        editions.messages.cache_clear()
     assert out == (
         "## 小结\n\n一个跨两行的长句子。\n\n- 列表项\n\n| x | 单元 |\n|---|---|\n\n"
         "The Summary of a cell stays."
@@ -269,7 +271,7 @@ EXPLORER_HTML = (
 
 
 def test_explorer_titles_and_control_names_are_translated() -> None:
-    table = editions._explorer_table(LANGUAGE)
+    table = editions.messages(LANGUAGE, editions.EXPLORER_DOMAIN)
     title = next(t for t in table if t.startswith("Sinusoidal encoding"))
     name = "positions"
     assert name in table, "the explorers' control names are in explorers.po"

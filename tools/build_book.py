@@ -1,6 +1,6 @@
 """Build the book's editions, or extract its text for translation (``make book`` runs this).
 
-    python tools/build_book.py [--language en|zh_CN|all] [--all] [--jobs N]
+    python tools/build_book.py [--language en|zh_CN|all] [--all]
     python tools/build_book.py --gettext        # the English text, as _build/i18n/gettext/**.pot
 
 The English edition is built into ``_build/html/`` and each translation into
@@ -28,9 +28,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "_ext"))
+
+from book_site import execution_digest
+from editions import SOURCE_LANGUAGE, TRANSLATIONS
+
 BUILD = ROOT / "_build"
-SOURCE_LANGUAGE = "en"
-TRANSLATIONS = ("zh_CN",)  # every language with a catalogue under locales/
 KEEP_IN_SITE = "pdf"  # the handouts, printed from the published pages
 # Sphinx settings that only a translation needs (its search splits words with jieba).
 LANGUAGE_SETTINGS: dict[str, dict[str, object]] = {
@@ -122,9 +125,6 @@ def extract_messages() -> int:
 
 def prune_caches() -> None:
     """Delete execution caches of other posenc versions (book_site names the current one)."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    from book_site import execution_digest
-
     keep = execution_digest(ROOT)
     caches = BUILD / ".jupyter_cache"
     if caches.is_dir():

@@ -18,8 +18,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+from editions import TRANSLATIONS
+
 MAX_PAGE_BYTES = 3_000_000
-TRANSLATIONS = ("zh_CN",)  # editions under the site's root (tools/build_book.py)
 ENGLISH_RUN = 5  # this many English words in a row are a sentence left untranslated
 _ENGLISH_RUN = re.compile(
     r"[A-Za-z][A-Za-z'’-]*(?:[ ,;:()/-]+[A-Za-z][A-Za-z'’-]*){" + str(ENGLISH_RUN - 1) + ",}"

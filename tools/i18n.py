@@ -12,16 +12,16 @@ MyST Markdown (Sphinx's gettext builder extracts them; ``tools/build_book.py --g
 ``update`` extracts the English text again and merges it into every catalogue with
 ``sphinx-intl``: a new paragraph arrives untranslated, an edited one is marked fuzzy with its
 old translation kept as a draft, a deleted one is dropped. ``make test`` fails while any entry
-is untranslated or fuzzy, or while the catalogues differ from a fresh extraction
-(tests/test_i18n.py). The user-interface words that the book's own extensions add to pages
+is untranslated or fuzzy (tests/test_i18n.py), or while the catalogues differ from a fresh
+extraction (``stale``, after the build). The user-interface words that the book's own extensions add to pages
 (deck and handout links, the quiz's buttons, the language switch) are in ``book_ui.po``, and
 the explorers' titles and control names (read from the English build's executed notebooks)
-in ``explorers.po``.
+in ``explorers.po``, and the speaker notes and compact slides, whole, in ``slides.po``.
 
 ``notebook`` writes a notebook whose markdown cells, and figure captions in code-cell
 metadata, are in another language: each catalogue entry is found in the cell's source
-(modulo line breaks and indentation) and replaced by its translation. Code cells and outputs
-are untouched. The translated edition's download button, slide decks and handouts use it.
+(modulo line breaks and indentation) and replaced by its translation (``editions.py``). Code
+cells stay as they are. The translated edition's download button, slide decks and handouts use it.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ import polib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "_ext"))
 
+from build_book import POT_DIR
 from editions import (
-    EDITIONS,
     EXPLORER_DOMAIN,
     LOCALES,
     SLIDES_DOMAIN,
-    SOURCE_LANGUAGE,
+    TRANSLATIONS,
     UI_DOMAIN,
     UI_MESSAGES,
     catalogue_path,
@@ -52,7 +52,7 @@ from editions import (
     translate_notebook,
 )
 
-LANGUAGES = tuple(language for language in EDITIONS if language != SOURCE_LANGUAGE)
+LANGUAGES = TRANSLATIONS
 
 _ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
 _CODE = re.compile(r"``([^`]+)``|`([^`]+)`")
@@ -163,15 +163,27 @@ def stats(language: str) -> int:
     return 0
 
 
+def extract() -> dict[str, list[str]]:
+    """The English text as the catalogues must hold it: a fresh gettext extraction of every
+    page (``_build/i18n/gettext``), and the three catalogues Sphinx does not extract."""
+    if subprocess.call([sys.executable, str(ROOT / "tools" / "build_book.py"), "--gettext"]):
+        raise SystemExit("the extraction of the English text failed")
+    pages = {
+        p.relative_to(POT_DIR).with_suffix("").as_posix(): [e.msgid for e in polib.pofile(str(p))]
+        for p in POT_DIR.rglob("*.pot")
+    }
+    return pages | {
+        UI_DOMAIN: list(UI_MESSAGES),
+        EXPLORER_DOMAIN: explorer_messages_of_build(),
+        SLIDES_DOMAIN: deck_only_messages(),
+    }
+
+
 def update(language: str) -> int:
     """Extract the English text again and merge it into the catalogues of ``language``."""
-    status = subprocess.call([sys.executable, str(ROOT / "tools" / "build_book.py"), "--gettext"])
-    if status:
-        return status
-    pot_dir = ROOT / "_build" / "i18n" / "gettext"
-    write_catalogue(language, UI_DOMAIN, list(UI_MESSAGES))
-    write_catalogue(language, EXPLORER_DOMAIN, explorer_messages_of_build())
-    write_catalogue(language, SLIDES_DOMAIN, deck_only_messages())
+    expected = extract()
+    for domain in (UI_DOMAIN, EXPLORER_DOMAIN, SLIDES_DOMAIN):
+        write_catalogue(language, domain, expected[domain])
     status = subprocess.call(
         [
             sys.executable,
@@ -179,7 +191,7 @@ def update(language: str) -> int:
             "sphinx_intl",
             "update",
             "-p",
-            str(pot_dir),
+            str(POT_DIR),
             "-d",
             str(LOCALES),
             "-l",
@@ -192,9 +204,8 @@ def update(language: str) -> int:
     for path in catalogues(language):
         normalise(path)
     # A page that left _toc.yml leaves its catalogue behind: remove it.
-    pages = {p.relative_to(pot_dir).with_suffix("").as_posix() for p in pot_dir.rglob("*.pot")}
     for path in catalogues(language):
-        if docname_of(path, language) not in pages | {UI_DOMAIN, EXPLORER_DOMAIN, SLIDES_DOMAIN}:
+        if docname_of(path, language) not in expected:
             path.unlink()
     return status
 
@@ -203,17 +214,7 @@ def stale(language: str) -> int:
     """Fail when the catalogues of ``language`` differ from a fresh extraction of the English
     text (a page's text changed and ``make i18n-update`` was not run), or when ``book_ui.po``
     differs from ``editions.UI_MESSAGES``."""
-    status = subprocess.call([sys.executable, str(ROOT / "tools" / "build_book.py"), "--gettext"])
-    if status:
-        return status
-    pot_dir = ROOT / "_build" / "i18n" / "gettext"
-    expected = {
-        p.relative_to(pot_dir).with_suffix("").as_posix(): [e.msgid for e in polib.pofile(str(p))]
-        for p in pot_dir.rglob("*.pot")
-    }
-    expected[UI_DOMAIN] = list(UI_MESSAGES)
-    expected[EXPLORER_DOMAIN] = explorer_messages_of_build()
-    expected[SLIDES_DOMAIN] = deck_only_messages()
+    expected = extract()
     found = {
         docname_of(p, language): [e.msgid for e in polib.pofile(str(p)) if not e.obsolete]
         for p in catalogues(language)
