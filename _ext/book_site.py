@@ -14,7 +14,7 @@
   logs "Got invalid theme mode" on a reader's first visit.
 * **Parallel reading.** Reading a chapter means executing it (2–3 s of kernel start and
   ``import torch`` each), so the build reads chapters in ``book_parallel_jobs`` processes
-  (default: the number of CPUs; ``BOOK_JOBS`` in the environment overrides it). The
+  (default: the CPUs this process may use; ``BOOK_JOBS`` in the environment overrides it). The
   ``jupyter-book`` command line has no ``-j`` option, and ``sphinx_external_toc`` always
   loads ``sphinx_multitoc_numbering``, which does not declare itself parallel-safe and so
   forces a serial read. That extension only renumbers sections after all documents are read
@@ -25,7 +25,10 @@
   ``requirements.txt`` are not part of that key, so the cache lives in a folder named by their
   digest, ``_build/.jupyter_cache/<digest>``: a change to the library or to a pinned package
   re-executes every chapter, a change to prose re-executes nothing, and the Chinese edition
-  (``tools/build_book.py``) reuses the English edition's outputs.
+  (``tools/build_book.py``) reuses the English edition's outputs. The cache's folder and
+  database are made before the reading processes start (``prepare_execution_cache``):
+  jupyter-cache 1.0 makes them on first use, and processes that do so at the same time fail
+  (``FileExistsError`` in its ``mkdir``).
 """
 
 from __future__ import annotations
@@ -75,13 +78,28 @@ def execution_digest(root: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def prepare_execution_cache(path: Path) -> None:
+    """Make the jupyter-cache at ``path`` (its folder and database) if it does not exist yet.
+
+    jupyter-cache 1.0 makes both on first use, with a ``mkdir`` that fails when the folder
+    exists and a table creation that races; the build's reading processes (one per CPU) all
+    use the cache at once, so it must exist before they start.
+    """
+    from jupyter_cache.cache.db import create_db
+
+    path.mkdir(parents=True, exist_ok=True)
+    create_db(path).dispose()
+
+
 def _configure(app: Sphinx, config: Any) -> None:
     config.mathjax_path = MATHJAX_SCRIPT
-    if config.nb_execution_mode == "cache" and not config.nb_execution_cache_path:
-        root = Path(app.srcdir)
-        config.nb_execution_cache_path = str(
-            root / "_build" / ".jupyter_cache" / execution_digest(root)
-        )
+    if config.nb_execution_mode == "cache":
+        if not config.nb_execution_cache_path:
+            root = Path(app.srcdir)
+            config.nb_execution_cache_path = str(
+                root / "_build" / ".jupyter_cache" / execution_digest(root)
+            )
+        prepare_execution_cache(Path(config.nb_execution_cache_path))
     config.html_context = {"default_mode": "light", **config.html_context}
 
 
@@ -176,7 +194,7 @@ def _cache_pybtex_plugins() -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     _cache_pybtex_plugins()
-    app.add_config_value("book_parallel_jobs", os.cpu_count() or 1, "")
+    app.add_config_value("book_parallel_jobs", len(os.sched_getaffinity(0)), "")
     app.connect("config-inited", _configure, priority=900)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_executed_notebooks, priority=400)

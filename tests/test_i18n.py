@@ -22,7 +22,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 import editions
 import i18n
 import quiz
-from book_site import execution_digest
 from build_handouts import toc_pages
 
 LANGUAGE = "zh_CN"
@@ -316,11 +315,3 @@ def test_markup_check_catches_lost_roles_math_and_code() -> None:
     left = polib.POEntry(msgid="A sentence of plain English words.", msgstr="A sentence.")
     assert "no Chinese in the translation" in i18n.entry_problems(left)
 
-
-def test_execution_digest_follows_the_pins(tmp_path: Path) -> None:
-    (tmp_path / "requirements.txt").write_text("torch==2.13.0\n")
-    first = execution_digest(tmp_path)
-    assert execution_digest(tmp_path) == first
-    (tmp_path / "requirements.txt").write_text("torch==2.13.1\n")
-    assert execution_digest(tmp_path) != first
-    assert execution_digest(ROOT) != first
