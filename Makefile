@@ -102,7 +102,7 @@ notebooks:
 # The built site in Debian's chromium: offline loading, console, math, explorers, page sizes.
 # Screenshots and a per-page table go to _build/screenshots/.
 browser:
-	$(PY) -m pytest -q -n $(JOBS) tests/browser
+	$(PY) -m pytest -q -n $(JOBS) --dist loadgroup tests/browser
 
 # Open JupyterLab on the chapters (live explorers).
 lab: setup

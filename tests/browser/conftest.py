@@ -3,7 +3,8 @@
 The suite checks the published book the way a reader meets it: a static site with no kernel and
 no network. Run it after a build (``make browser``, part of ``make test``). ``BOOK_SITE`` points
 it at another build (default ``_build/html``); ``BOOK_SCREENSHOTS`` at another screenshot
-folder (default ``_build/screenshots``).
+folder (default ``_build/screenshots``); ``BOOK_FULL_SCREENSHOTS=1`` photographs whole pages
+instead of their first screen.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html")).resolve()
 SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOTS", ROOT / "_build" / "screenshots")).resolve()
+FULL_SCREENSHOTS = os.environ.get("BOOK_FULL_SCREENSHOTS", "") == "1"  # else the first screen
 
 # Flags for Debian's chromium in a container with no display, no GPU and no network.
 CHROMIUM_FLAGS = [
@@ -132,6 +134,21 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep the tests of one page (or deck) of a module on one worker (``make browser`` runs
+    ``--dist loadgroup``).
+
+    Each module loads a page, a deck or a handout once per worker and checks what it found in
+    several tests (``_visit``, ``_open``, ``handout``); spread over both workers, every page was
+    loaded, typeset and photographed twice.
+    """
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        key = params.get("name", params.get("stem"))
+        if key is not None:
+            item.add_marker(pytest.mark.xdist_group(f"{item.path.stem}:{key}"))
 
 
 # Tests run in several pytest-xdist workers: each appends what it records to its own file, and

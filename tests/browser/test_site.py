@@ -3,10 +3,12 @@
 Each page is opened in a fresh browser context (cold cache, as a first-time reader sees it) from
 the built site served on 127.0.0.1. The suite fails on any console error, uncaught exception,
 failed request, request to another host, HTTP error, unrendered or erroneous math, broken image,
-a page over 3 MB, or an explorer control that does not change its figure. A screenshot of each
-page is written to ``_build/screenshots/`` for humans, and the terminal summary lists each
-page's transferred size and load time. Every page is checked in every edition (English at the
-root, Chinese under ``zh_CN/``), and each page must link to itself in the other edition.
+a page over 3 MB, an explorer control that does not change its figure, or a quiz question that
+does not answer. A screenshot of each page's first screen (of the whole page with
+``BOOK_FULL_SCREENSHOTS=1``) is written to ``_build/screenshots/`` for humans, and the terminal
+summary lists each page's transferred size and load time. Every page is checked in every
+edition (English at the root, Chinese under ``zh_CN/``), and each page must link to itself in
+the other edition.
 """
 
 from __future__ import annotations
@@ -20,8 +22,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
-from .conftest import SCREENSHOTS, SITE, TRANSLATIONS, edition_pages, is_chapter, record
+from .conftest import (
+    FULL_SCREENSHOTS,
+    SCREENSHOTS,
+    SITE,
+    TRANSLATIONS,
+    edition_pages,
+    is_chapter,
+    record,
+)
 
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 PAGES = edition_pages()  # the English pages, then the same pages of each translation
@@ -71,6 +82,10 @@ class Visit:
     downloads: list[str] = field(default_factory=list)
     lang: str = ""
     language_links: list[tuple[str, str]] = field(default_factory=list)
+    controls: int = 0  # explorer controls found
+    stuck: list[str] = field(default_factory=list)  # controls that did not change their figure
+    answered: int = 0  # quiz questions answered
+    quiz_problems: list[str] = field(default_factory=list)
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -103,7 +118,12 @@ _VISITS: dict[str, Visit] = {}
 
 
 def _visit(browser: Any, site_url: str, name: str) -> Visit:
-    """Load a page once (cached for the session), typeset its math, screenshot it."""
+    """Load a page once (cached for the session), typeset its math and photograph it, then move
+    every explorer control and answer every quiz question in it, as a reader would.
+
+    One load serves every test of the page (conftest.py keeps them on one worker): loading and
+    typesetting a chapter is most of the suite's time.
+    """
     if name in _VISITS:
         return _VISITS[name]
     context, page, visit = _open(browser, site_url, name)
@@ -135,8 +155,21 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
             transfer["load_ms"],
         )
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        # The first screen, as a reader lands on it; BOOK_FULL_SCREENSHOTS=1 photographs the
+        # whole page (a chapter is 20,000-34,000 px tall: 2.4 s of a 7 s visit, measured).
         shot = SCREENSHOTS / f"{name.replace('/', '__')}.png"
-        page.screenshot(path=str(shot), full_page=True)
+        page.screenshot(path=str(shot), full_page=FULL_SCREENSHOTS)
+        # A control or question the browser cannot work (a timeout, say) fails only its test.
+        if name in EXPLORER_PAGES:
+            try:
+                _move_every_control(page, visit)
+            except PlaywrightError as error:
+                visit.stuck.append(f"{type(error).__name__}: {error}")
+        if name in QUIZ_PAGES:
+            try:
+                _answer_every_question(page, visit)
+            except PlaywrightError as error:
+                visit.quiz_problems.append(f"{type(error).__name__}: {error}")
     finally:
         context.close()
     record(
@@ -147,6 +180,12 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         load_ms=round(visit.load_ms),
         math_ms=round(visit.math_ms),
         math=visit.math.get("count", 0),
+        **(
+            {"controls": f"{visit.controls - len(visit.stuck)}/{visit.controls}"}
+            if visit.controls
+            else {}
+        ),
+        **({"quiz": visit.answered} if name in QUIZ_PAGES else {}),
     )
     _VISITS[name] = visit
     return visit
@@ -208,29 +247,25 @@ def _move(control: Any, img: Any) -> bool:
     raise AssertionError(f"unknown explorer control kind {kind!r}")
 
 
+def _move_every_control(page: Any, visit: Visit) -> None:
+    explorers = page.locator(".posenc-explorer")
+    for e in range(explorers.count()):
+        root = explorers.nth(e)
+        img = root.locator("img.posenc-explorer-figure")
+        controls = root.locator("[data-control]")
+        for k in range(controls.count()):
+            control = controls.nth(k)
+            control.scroll_into_view_if_needed()
+            visit.controls += 1
+            if not _move(control, img):
+                visit.stuck.append(f"explorer {e}: {control.get_attribute('aria-label')}")
+
+
 @pytest.mark.parametrize("name", EXPLORER_PAGES)
 def test_every_explorer_control_changes_the_figure(browser: Any, site_url: str, name: str) -> None:
-    context, page, visit = _open(browser, site_url, name)
-    try:
-        explorers = page.locator(".posenc-explorer")
-        moved, total, stuck = 0, 0, []
-        for e in range(explorers.count()):
-            root = explorers.nth(e)
-            img = root.locator("img.posenc-explorer-figure")
-            controls = root.locator("[data-control]")
-            for k in range(controls.count()):
-                control = controls.nth(k)
-                control.scroll_into_view_if_needed()
-                total += 1
-                if _move(control, img):
-                    moved += 1
-                else:
-                    stuck.append(f"explorer {e}: {control.get_attribute('aria-label')}")
-    finally:
-        context.close()
-    record(name, controls=f"{moved}/{total}")
-    assert total > 0
-    assert stuck == [], "controls that do not change the figure"
+    visit = _visit(browser, site_url, name)
+    assert visit.controls > 0
+    assert visit.stuck == [], "controls that do not change the figure"
     assert visit.console_errors == [] and visit.page_errors == [], "errors while moving controls"
 
 
@@ -295,45 +330,43 @@ def test_chapter_has_a_self_check_quiz(name: str) -> None:
     assert name in QUIZ_PAGES, "no self-check quiz on this chapter's page"
 
 
+def _answer_every_question(page: Any, visit: Visit) -> None:
+    """Click a wrong and then the right choice (or type a wrong, then the right number)."""
+    page.wait_for_selector(".pe-quiz.pe-quiz-ready")
+    questions = page.locator(".pe-quiz-question")
+    for i in range(questions.count()):
+        q = questions.nth(i)
+        q.scroll_into_view_if_needed()
+        if "pe-quiz-type-choice" in (q.get_attribute("class") or ""):
+            q.locator(".pe-quiz-choice:not(.pe-quiz-correct)").first.click()
+            wrong, why_wrong = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+            q.locator(".pe-quiz-choice.pe-quiz-correct").click()
+            right, why_right = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+        else:
+            box = q.locator(".pe-quiz-input input")
+            answer = float(box.get_attribute("data-answer") or "nan")
+            box.fill(repr(answer + 1 + 10 * float(box.get_attribute("data-tolerance") or 0)))
+            q.locator(".pe-quiz-input button").click()
+            wrong, why_wrong = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+            box.fill(box.get_attribute("data-answer") or "")
+            q.locator(".pe-quiz-input button").click()
+            right, why_right = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
+        if not (wrong.startswith("\u2717") and right.startswith("\u2713")):
+            visit.quiz_problems.append(f"question {i + 1}: feedback {wrong!r} then {right!r}")
+        if len(why_right) != 1 or not why_right[0]:
+            visit.quiz_problems.append(f"question {i + 1}: no explanation after the right answer")
+        if "pe-quiz-type-choice" in (q.get_attribute("class") or "") and len(why_wrong) != 1:
+            visit.quiz_problems.append(f"question {i + 1}: no explanation after a wrong choice")
+        visit.answered += 1
+
+
 @pytest.mark.parametrize("name", QUIZ_PAGES)
 def test_every_quiz_question_answers_right_and_wrong(
     browser: Any, site_url: str, name: str
 ) -> None:
-    """Click a wrong and then the right choice (or type a wrong, then the right number)."""
-    context, page, visit = _open(browser, site_url, name)
-    answered, problems = 0, []
-    try:
-        page.wait_for_selector(".pe-quiz.pe-quiz-ready")
-        questions = page.locator(".pe-quiz-question")
-        for i in range(questions.count()):
-            q = questions.nth(i)
-            q.scroll_into_view_if_needed()
-            if "pe-quiz-type-choice" in (q.get_attribute("class") or ""):
-                q.locator(".pe-quiz-choice:not(.pe-quiz-correct)").first.click()
-                wrong, why_wrong = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
-                q.locator(".pe-quiz-choice.pe-quiz-correct").click()
-                right, why_right = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
-            else:
-                box = q.locator(".pe-quiz-input input")
-                answer = float(box.get_attribute("data-answer") or "nan")
-                box.fill(repr(answer + 1 + 10 * float(box.get_attribute("data-tolerance") or 0)))
-                q.locator(".pe-quiz-input button").click()
-                wrong, why_wrong = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
-                box.fill(box.get_attribute("data-answer") or "")
-                q.locator(".pe-quiz-input button").click()
-                right, why_right = q.evaluate(_QUIZ_FEEDBACK), q.evaluate(_WHY_SHOWN)
-            if not (wrong.startswith("\u2717") and right.startswith("\u2713")):
-                problems.append(f"question {i + 1}: feedback {wrong!r} then {right!r}")
-            if len(why_right) != 1 or not why_right[0]:
-                problems.append(f"question {i + 1}: no explanation after the right answer")
-            if "pe-quiz-type-choice" in (q.get_attribute("class") or "") and len(why_wrong) != 1:
-                problems.append(f"question {i + 1}: no explanation after a wrong choice")
-            answered += 1
-    finally:
-        context.close()
-    record(name, quiz=answered)
-    assert 3 <= answered <= 6, f"{answered} questions (a chapter asks 3 to 6)"
-    assert problems == []
+    visit = _visit(browser, site_url, name)
+    assert 3 <= visit.answered <= 6, f"{visit.answered} questions (a chapter asks 3 to 6)"
+    assert visit.quiz_problems == []
     assert visit.console_errors == [] and visit.page_errors == [], "errors while answering"
 
 
