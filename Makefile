@@ -23,31 +23,25 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-# Debian's chromium drives the browser tests (never `playwright install`: it cannot download
-# here). Installed when missing and running as root; otherwise `make browser` says how.
+# A Debian package the tests or the build need: installed when missing and running as root
+# (apt-get); otherwise a note says how. $(call apt_install,<is it there?>,<package>,<who needs it>)
+apt_install = @$(1) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q $(2) || { apt-get update -q && apt-get install -y -q $(2); }; \
+	  else echo "note: $(2) is not installed; $(3) need it: sudo apt-get install -y $(2)"; fi; }
+
+# Debian's chromium drives the browser tests (never `playwright install`: it cannot download here).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; \
-	  else echo "note: chromium is not installed; the browser tests need it: sudo apt-get install -y chromium"; fi; }
+	$(call apt_install,command -v chromium,chromium,the browser tests)
 
-# Chinese text in the PDF handouts and in the browser tests' screenshots needs a CJK font
-# (Debian's fonts-noto-cjk); installed like chromium.
+# Chinese text in the PDF handouts and in the browser tests' screenshots needs a CJK font.
 fonts:
-	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get install -y -q fonts-noto-cjk || { apt-get update -q && apt-get install -y -q fonts-noto-cjk; }; \
-	  else echo "note: fonts-noto-cjk is not installed; Chinese handouts need it: sudo apt-get install -y fonts-noto-cjk"; fi; }
+	$(call apt_install,fc-list 2>/dev/null | grep -q "Noto Sans CJK",fonts-noto-cjk,the Chinese handouts)
 
-# msgfmt (Debian's gettext) checks the translation catalogues in the tests; installed like chromium.
+# msgfmt (Debian's gettext) checks the translation catalogues in the tests.
 gettext:
-	@command -v msgfmt >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get install -y -q gettext || { apt-get update -q && apt-get install -y -q gettext; }; \
-	  else echo "note: msgfmt is not installed; the catalogue tests need it: sudo apt-get install -y gettext"; fi; }
+	$(call apt_install,command -v msgfmt,gettext,the catalogue tests)
 
 # Build the whole book in English and in Chinese (_build/html/zh_CN/), warnings as errors.
 # Every notebook is executed once, for both editions (tools/build_book.py).

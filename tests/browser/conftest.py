@@ -15,13 +15,13 @@ import http.server
 import json
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html")).resolve()
@@ -40,29 +40,28 @@ CHROMIUM_FLAGS = [
 ]
 
 
-def toc_pages() -> list[str]:
-    """Return the document names in ``_toc.yml``, root first, in reading order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    names = [toc["root"]]
-
-    def walk(entries: list[dict[str, Any]]) -> None:
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            for key in ("chapters", "sections", "parts"):
-                walk(entry.get(key, []))
-
-    walk(toc.get("parts", []) + toc.get("chapters", []))
-    return names
-
-
-TRANSLATIONS = ("zh_CN",)  # editions built under the site's root (tools/build_book.py)
+sys.path.insert(0, str(ROOT / "_ext"))
+sys.path.insert(0, str(ROOT / "tools"))
+from build_handouts import toc_pages  # the one reader of _toc.yml
+from editions import SOURCE_LANGUAGE, TRANSLATIONS  # built under the site's root
 
 
 def edition_pages() -> list[str]:
     """Every page of every edition: the English ones, then each translation's, as site paths."""
     pages = toc_pages()
     return pages + [f"{language}/{page}" for language in TRANSLATIONS for page in pages]
+
+
+def edition(name: str) -> tuple[str, str]:
+    """(language, page) of a site path: ("zh_CN", "intro") for "zh_CN/intro", ("en", "intro")
+    for "intro"."""
+    first, _, rest = name.partition("/")
+    return (first, rest) if first in TRANSLATIONS else (SOURCE_LANGUAGE, name)
+
+
+def edition_folder(language: str) -> str:
+    """Where an edition lies under the site's root: "" for English, "zh_CN/" for Chinese."""
+    return "" if language == SOURCE_LANGUAGE else f"{language}/"
 
 
 def is_chapter(page: str) -> bool:

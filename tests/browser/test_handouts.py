@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 import pypdf
 import pytest
 
-from .conftest import ROOT, SITE, TRANSLATIONS, edition_pages, toc_pages
+from .conftest import ROOT, SITE, TRANSLATIONS, edition, edition_folder, edition_pages, toc_pages
 
 sys.path.insert(0, str(ROOT / "_ext"))
 from editions import translate_text, ui_text
@@ -39,14 +39,8 @@ UI_EXPLORER_NOTE = (
 RAW_TEX = ("\\frac", "$$", "\\begin{")
 
 
-def edition(name: str) -> tuple[str, str]:
-    """(language, docname) of a site path: ("zh_CN", "intro") for "zh_CN/intro"."""
-    first, _, rest = name.partition("/")
-    return (first, rest) if first in TRANSLATIONS else ("en", name)
-
-
 def site_of(language: str) -> Path:
-    return SITE if language == "en" else SITE / language
+    return SITE / edition_folder(language)
 
 
 def stem(docname: str) -> str:
@@ -329,7 +323,7 @@ def test_download_menu_links_to_the_handouts(site_url: str, name: str) -> None:
         assert href, f"no {label} in the download menu"
         assert not re.match(r"[a-z]+:|/", href), f"{href} is not relative"
         url = urljoin(f"{site_url}/{name}.html", href)
-        folder = "" if edition(name)[0] == "en" else edition(name)[0] + "/"
+        folder = edition_folder(edition(name)[0])
         assert url == f"{site_url}/{folder}{target}", f"{href} points at {url}"
         with urllib.request.urlopen(url) as response:
             assert response.status == 200

@@ -29,6 +29,8 @@ from .conftest import (
     SCREENSHOTS,
     SITE,
     TRANSLATIONS,
+    edition,
+    edition_folder,
     edition_pages,
     is_chapter,
     record,
@@ -269,19 +271,12 @@ def test_every_explorer_control_changes_the_figure(browser: Any, site_url: str, 
     assert visit.console_errors == [] and visit.page_errors == [], "errors while moving controls"
 
 
-def _edition(name: str) -> tuple[str, str]:
-    """(language, page) of a site path: ("zh_CN", "intro") for "zh_CN/intro"."""
-    first, _, rest = name.partition("/")
-    return (first, rest) if first in TRANSLATIONS else ("en", name)
-
-
 @pytest.mark.parametrize("name", [p for p in PAGES if is_chapter(p)])
 def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, name: str) -> None:
     visit = _visit(browser, site_url, name)
     assert len(visit.downloads) == 1, "no (or several) download buttons for the chapter's notebook"
-    language, docname = _edition(name)
-    folder = "" if language == "en" else f"{language}/"
-    assert visit.downloads[0].endswith(f"/{folder}_sources/{docname}.ipynb")
+    language, docname = edition(name)
+    assert visit.downloads[0].endswith(f"/{edition_folder(language)}_sources/{docname}.ipynb")
     with urllib.request.urlopen(visit.downloads[0]) as response:
         notebook = json.loads(response.read())
     assert notebook["nbformat"] == 4 and notebook["cells"], "the download is not a notebook"
@@ -298,12 +293,12 @@ def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, n
 @pytest.mark.parametrize("name", PAGES)
 def test_page_links_to_itself_in_the_other_edition(browser: Any, site_url: str, name: str) -> None:
     visit = _visit(browser, site_url, name)
-    language, page = _edition(name)
+    language, page = edition(name)
     assert visit.lang == language.replace("_", "-"), f"<html lang={visit.lang!r}>"
     others = ["en", *TRANSLATIONS]
     others.remove(language)
     expected = {
-        other.replace("_", "-"): f"{site_url}/{'' if other == 'en' else other + '/'}{page}.html"
+        other.replace("_", "-"): f"{site_url}/{edition_folder(other)}{page}.html"
         for other in others
     }
     assert dict(visit.language_links) == expected
@@ -379,7 +374,7 @@ def test_every_quiz_question_answers_right_and_wrong(
         ("zh_CN/", "注意力", 10),
     ],
 )
-def test_search_finds_words_of_each_edition(
+def test_search_finds_words_of_eachedition(
     browser: Any, site_url: str, folder: str, query: str, least: int
 ) -> None:
     context = browser.new_context()
@@ -397,7 +392,7 @@ def test_search_finds_words_of_each_edition(
     assert found >= least, f"{query!r}: {found} pages found"
 
 
-@pytest.mark.parametrize("name", [p for p in PAGES if _edition(p)[0] != "en"])
+@pytest.mark.parametrize("name", [p for p in PAGES if edition(p)[0] != "en"])
 def test_translated_page_has_no_english_navigation(name: str) -> None:
     """The parts of the table of contents, the book's title and the search box are translated
     too (Sphinx leaves them to editions.py)."""

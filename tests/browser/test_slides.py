@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, record
+from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, edition, edition_folder, record
 from .test_site import _TRANSFER, _move
 
 MAX_DECK_BYTES = 3 * 1024 * 1024
@@ -46,8 +46,8 @@ DECKS = sorted(DOCNAMES) + [f"{lang}/{s}" for lang in TRANSLATIONS for s in sort
 
 def _split(deck: str) -> tuple[str, str]:
     """("zh_CN/", "03_sinusoidal") for "zh_CN/03_sinusoidal"; ("", stem) for an English deck."""
-    folder, _, stem = deck.rpartition("/")
-    return (folder + "/" if folder else ""), stem
+    language, stem = edition(deck)
+    return edition_folder(language), stem
 
 
 def deck_path(deck: str) -> Path:
