@@ -50,6 +50,15 @@ HANDOUT_JS_WORDS: tuple[str, ...] = (
     "Check yourself: answers",
     "{question}: {answer}",
 )
+# The notes handout.css prints, by the CSS variable that handouts.py sets in the page's language.
+HANDOUT_CSS_WORDS: dict[str, str] = {
+    "--handout-explorer-note": (
+        "Interactive on the web page: change the controls there to redraw the figure; printed "
+        "here with its default settings."
+    ),
+    "--handout-quiz-note": "The answers, with their reasons, are at the end of the chapter.",
+}
+PAGE_COUNTER = "page {page} of {pages}"  # a handout's page footer ({page}, {pages}: CSS counters)
 # The English words that the book's extensions and static files show to readers.
 UI_MESSAGES: tuple[str, ...] = (
     # editions.py
@@ -83,12 +92,8 @@ UI_MESSAGES: tuple[str, ...] = (
     "The whole book",
     "Introduction",
     *HANDOUT_JS_WORDS,
-    (
-        "Interactive on the web page: change the controls there to redraw the figure; printed "
-        "here with its default settings."
-    ),
-    "The answers, with their reasons, are at the end of the chapter.",
-    "page {page} of {pages}",
+    *HANDOUT_CSS_WORDS.values(),
+    PAGE_COUNTER,
     # quiz.py
     "Check",
     "Your answer",

@@ -32,7 +32,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from editions import HANDOUT_JS_WORDS, language_of, translate_text, ui_text
+from editions import (
+    HANDOUT_CSS_WORDS,
+    HANDOUT_JS_WORDS,
+    PAGE_COUNTER,
+    language_of,
+    translate_text,
+    ui_text,
+)
 from sphinx.application import Sphinx
 
 STATIC = Path(__file__).parent / "handouts_static"
@@ -53,6 +60,16 @@ def css_string(text: str) -> str:
     """
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3c ")
     return '"' + re.sub(r"[\r\n]+", " ", escaped) + '"'
+
+
+def css_counter(text: str) -> str:
+    """``text`` as CSS ``content`` with ``{page}`` and ``{pages}`` as the page counters:
+    ``"page " counter(page) " of " counter(pages)`` for ``"page {page} of {pages}"``."""
+    return " ".join(
+        css_string(part) if i % 2 == 0 else f"counter({part})"
+        for i, part in enumerate(re.split(r"\{(page|pages)\}", text))
+        if part
+    )
 
 
 def running_title(title: str) -> str:
@@ -124,28 +141,16 @@ def _page_context(
     title = running_title(context.get("title", ""))
     book = app.config.html_title or app.config.project
     language = language_of(app)
-    page_of = ui_text(language, "page {page} of {pages}")
-    counter = " ".join(
-        css_string(part) if i % 2 == 0 else f"counter({part})"
-        for i, part in enumerate(re.split(r"\{(page|pages)\}", page_of))
-        if part
+    variables = " ".join(
+        f"{name}: {css_string(ui_text(language, english))};"
+        for name, english in HANDOUT_CSS_WORDS.items()
     )
-    notes = {
-        "--handout-explorer-note": "Interactive on the web page: change the controls there to "
-        "redraw the figure; printed here with its default settings.",
-        "--handout-quiz-note": "The answers, with their reasons, are at the end of the chapter.",
-    }
-    variables = " ".join(f"{k}: {css_string(ui_text(language, v))};" for k, v in notes.items())
     style = (
         f'<style media="print">@page {{ @top-left {{ content: {css_string(title)}; }} '
-        f"@bottom-left {{ content: {css_string(book)}; }} }} :root {{ {variables} }}</style>"
+        f"@bottom-left {{ content: {css_string(book)}; }} "
+        f"@bottom-right {{ content: {css_counter(ui_text(language, PAGE_COUNTER))}; }} }} "
+        f":root {{ {variables} }}</style>"
     )
-    # after handout.css (whose own counter is English), so at the end of the body
-    counter_style = (
-        f'<style media="print">@page {{ @bottom-right {{ content: {counter}; }} }}</style>'
-    )
-    if "body" in context:
-        context["body"] += counter_style
     # handout.js's words, and the page's "Pick an answer" line as this edition writes it
     words = {key: ui_text(language, key) for key in HANDOUT_JS_WORDS}
     words["pick"] = translate_text(PICK_LINE, language, pagename)

@@ -314,4 +314,3 @@ def test_markup_check_catches_lost_roles_math_and_code() -> None:
     assert i18n.entry_problems(polib.POEntry(msgid=english, msgstr="")) == ["untranslated"]
     left = polib.POEntry(msgid="A sentence of plain English words.", msgstr="A sentence.")
     assert "no Chinese in the translation" in i18n.entry_problems(left)
-

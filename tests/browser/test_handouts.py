@@ -28,7 +28,7 @@ import pytest
 from .conftest import ROOT, SITE, TRANSLATIONS, edition, edition_folder, edition_pages, toc_pages
 
 sys.path.insert(0, str(ROOT / "_ext"))
-from editions import translate_text, ui_text
+from editions import PAGE_COUNTER, translate_text, ui_text
 
 PAGES = edition_pages()  # every page of every edition: "chapters/03_x", "zh_CN/chapters/03_x"
 EDITIONS = ["en", *TRANSLATIONS]
@@ -214,6 +214,15 @@ def test_handout_has_pages_text_and_title(name: str) -> None:
     title = article(name).title
     assert title, f"{name}.html has no title"
     assert bare(title) in bare(text), f"the title {title!r} is not in the handout"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_handout_numbers_its_pages_in_its_language(name: str) -> None:
+    """The footer counts pages in the edition's words ("page 2 of 9", "第 2 页，共 9 页")."""
+    _, pages, _ = handout(name)
+    for k in sorted({1, 2, len(pages)}):
+        footer = words(name, PAGE_COUNTER).format(page=k, pages=len(pages))
+        assert bare(footer) in bare(pages[k - 1]), f"page {k} has no footer {footer!r}"
 
 
 @pytest.mark.parametrize("name", PAGES)
