@@ -166,6 +166,13 @@ def _drop_thebe(
             context[key] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the system has one: Linux)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def _read_in_parallel(app: Sphinx) -> None:
     jobs = int(os.environ.get("BOOK_JOBS", "0")) or app.config.book_parallel_jobs
     multitoc = app.extensions.get("sphinx_multitoc_numbering")
@@ -194,7 +201,7 @@ def _cache_pybtex_plugins() -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     _cache_pybtex_plugins()
-    app.add_config_value("book_parallel_jobs", len(os.sched_getaffinity(0)), "")
+    app.add_config_value("book_parallel_jobs", usable_cpus(), "")
     app.connect("config-inited", _configure, priority=900)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_executed_notebooks, priority=400)

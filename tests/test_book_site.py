@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -67,3 +68,9 @@ def test_readers_started_together_share_a_prepared_cache(tmp_path: Path, readers
     for worker in workers:
         worker.join(60)
     assert [results.get(timeout=5) for _ in workers] == ["not cached"] * readers
+
+
+def test_the_build_reads_in_as_many_processes_as_it_may_use_cpus(monkeypatch) -> None:
+    assert 1 <= book_site.usable_cpus() <= (os.cpu_count() or 1)
+    monkeypatch.delattr(os, "sched_getaffinity")  # as on macOS
+    assert book_site.usable_cpus() == (os.cpu_count() or 1)
