@@ -386,8 +386,8 @@ def _configure_edition(app: Any, config: Any) -> None:
     options = dict(config.html_theme_options)
     options["search_bar_text"] = ui_text(language, "Search this book...")
     config.html_theme_options = options
-    if config.html_title == "Positional Encodings in Transformers":
-        config.html_title = ui_text(language, "Positional Encodings in Transformers")
+    if config.html_title in UI_MESSAGES:  # the book's title
+        config.html_title = ui_text(language, config.html_title)
     if config.html_search_language == "zh":
         words = write_search_dictionary(Path(app.doctreedir).parent / "search_dictionary.txt")
         config.html_search_options = {**config.html_search_options, "dict": str(words)}

@@ -9,7 +9,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "_ext"))
@@ -52,12 +51,12 @@ def _look_up(path: str, start: multiprocessing.synchronize.Barrier, results) -> 
         results.put(f"{type(error).__name__}: {error}")
 
 
-@pytest.mark.parametrize("readers", [8])
-def test_readers_started_together_share_a_prepared_cache(tmp_path: Path, readers: int) -> None:
+def test_readers_started_together_share_a_prepared_cache(tmp_path: Path) -> None:
     """What failed CI: reading processes that all made the cache at once (FileExistsError)."""
     path = tmp_path / "cache"
     prepare_execution_cache(path)
     prepare_execution_cache(path)  # idempotent: a rebuild finds it made
+    readers = 8
     context = multiprocessing.get_context("fork")
     start, results = context.Barrier(readers), context.Queue()
     workers = [

@@ -52,8 +52,6 @@ from editions import (
     translate_notebook,
 )
 
-LANGUAGES = TRANSLATIONS
-
 _ROLE = re.compile(r"\{([a-z:]+)\}`([^`]*)`")
 _CODE = re.compile(r"``([^`]+)``|`([^`]+)`")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.DOTALL)
@@ -329,13 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("update")
-    up.add_argument("--language", default=LANGUAGES[0])
+    up.add_argument("--language", default=TRANSLATIONS[0])
     ch = sub.add_parser("check")
     ch.add_argument("paths", nargs="*", type=Path)
     sl = sub.add_parser("stale")
-    sl.add_argument("--language", default=LANGUAGES[0])
+    sl.add_argument("--language", default=TRANSLATIONS[0])
     st = sub.add_parser("stats")
-    st.add_argument("--language", default=LANGUAGES[0])
+    st.add_argument("--language", default=TRANSLATIONS[0])
     nbp = sub.add_parser("notebook")
     nbp.add_argument("language")
     nbp.add_argument("notebook", type=Path)
@@ -344,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "update":
         return update(args.language)
     if args.command == "check":
-        return check(args.paths or [p for lang in LANGUAGES for p in catalogues(lang)])
+        return check(args.paths or [p for lang in TRANSLATIONS for p in catalogues(lang)])
     if args.command == "stale":
         return stale(args.language)
     if args.command == "stats":

@@ -43,7 +43,9 @@ CHROMIUM_FLAGS = [
 sys.path.insert(0, str(ROOT / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
 from build_handouts import toc_pages  # the one reader of _toc.yml
-from editions import SOURCE_LANGUAGE, TRANSLATIONS  # built under the site's root
+from editions import EDITIONS, SOURCE_LANGUAGE, TRANSLATIONS  # built under the site's root
+
+LANGUAGES = tuple(EDITIONS)  # the source language first, then each translation
 
 
 def edition_pages() -> list[str]:

@@ -25,17 +25,22 @@ from urllib.parse import urljoin
 import pypdf
 import pytest
 
-from .conftest import ROOT, SITE, TRANSLATIONS, edition, edition_folder, edition_pages, toc_pages
+from .conftest import (
+    LANGUAGES,
+    ROOT,
+    SITE,
+    edition,
+    edition_folder,
+    edition_pages,
+    toc_pages,
+)
 
 sys.path.insert(0, str(ROOT / "_ext"))
-from editions import PAGE_COUNTER, translate_text, ui_text
+from build_handouts import handout_stem  # the handouts' file names
+from editions import HANDOUT_CSS_WORDS, PAGE_COUNTER, translate_text, ui_text
 
 PAGES = edition_pages()  # every page of every edition: "chapters/03_x", "zh_CN/chapters/03_x"
-EDITIONS = ["en", *TRANSLATIONS]
-UI_EXPLORER_NOTE = (
-    "Interactive on the web page: change the controls there to redraw the figure; printed "
-    "here with its default settings."
-)
+UI_EXPLORER_NOTE = HANDOUT_CSS_WORDS["--handout-explorer-note"]
 RAW_TEX = ("\\frac", "$$", "\\begin{")
 
 
@@ -43,13 +48,9 @@ def site_of(language: str) -> Path:
     return SITE / edition_folder(language)
 
 
-def stem(docname: str) -> str:
-    return docname.rsplit("/", 1)[-1]
-
-
 def pdf_path(name: str) -> Path:
     language, docname = edition(name)
-    return site_of(language) / "pdf" / f"{stem(docname)}.pdf"
+    return site_of(language) / "pdf" / f"{handout_stem(docname)}.pdf"
 
 
 def words(name: str, english: str) -> str:
@@ -65,7 +66,7 @@ def heading(name: str, english: str) -> str:
 
 def page_range(docname: str) -> range:
     """Pages a handout may have: the intro is short; a chapter fits between 3 and 60 A4 pages."""
-    return range(1, 9) if stem(docname) == "intro" else range(3, 61)
+    return range(1, 9) if handout_stem(docname) == "intro" else range(3, 61)
 
 
 # pypdf reads some glyphs of the CJK font as radicals that NFKC leaves alone (⻚ for 页).
@@ -299,7 +300,7 @@ def test_handout_prints_explorers_and_moves_solutions_to_the_end(name: str) -> N
     assert max(pointers) < solutions <= min(answers), "exercises, then their solutions"
 
 
-@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_book_holds_every_page_with_a_bookmark(language: str) -> None:
     path = site_of(language) / "pdf" / "book.pdf"
     assert path.is_file(), f"no {path.relative_to(SITE)}: run `make book`"
@@ -324,7 +325,7 @@ def test_book_holds_every_page_with_a_bookmark(language: str) -> None:
 def test_download_menu_links_to_the_handouts(site_url: str, name: str) -> None:
     links = article(name).links
     expected = {
-        "btn-download-handout-button": f"pdf/{stem(name)}.pdf",
+        "btn-download-handout-button": f"pdf/{handout_stem(name)}.pdf",
         "btn-download-book-pdf-button": "pdf/book.pdf",
     }
     for label, target in expected.items():
@@ -339,12 +340,12 @@ def test_download_menu_links_to_the_handouts(site_url: str, name: str) -> None:
             assert response.read().startswith(b"%PDF-")  # whole: no broken pipe
 
 
-@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_intro_lists_every_handout(language: str) -> None:
     intro = (site_of(language) / "intro.html").read_text(encoding="utf-8")
     listed = re.findall(r'<ul class="handout-list">(.*?)</ul>', intro, re.DOTALL)
     assert listed, "the intro has no list of handouts"
     hrefs = re.findall(r'href="([^"]+)"', listed[0])
-    assert hrefs == ["pdf/book.pdf"] + [f"pdf/{stem(n)}.pdf" for n in toc_pages()]
+    assert hrefs == ["pdf/book.pdf"] + [f"pdf/{handout_stem(n)}.pdf" for n in toc_pages()]
     for href in hrefs:
         assert (site_of(language) / href).is_file(), f"the intro links to a missing {href}"

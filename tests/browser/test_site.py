@@ -26,9 +26,10 @@ from playwright.sync_api import Error as PlaywrightError
 
 from .conftest import (
     FULL_SCREENSHOTS,
+    LANGUAGES,
     SCREENSHOTS,
     SITE,
-    TRANSLATIONS,
+    SOURCE_LANGUAGE,
     edition,
     edition_folder,
     edition_pages,
@@ -284,7 +285,7 @@ def test_chapter_offers_its_notebook_for_download(browser: Any, site_url: str, n
         "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown"
     )
     chinese = sum("\u4e00" <= ch <= "\u9fff" for ch in markdown)
-    if name.split("/")[0] in TRANSLATIONS:
+    if language != SOURCE_LANGUAGE:
         assert chinese > len(markdown) / 10, "the Chinese page serves a notebook in English"
     else:
         assert chinese < len(markdown) / 50, "the English page serves a translated notebook"
@@ -295,8 +296,7 @@ def test_page_links_to_itself_in_the_other_edition(browser: Any, site_url: str, 
     visit = _visit(browser, site_url, name)
     language, page = edition(name)
     assert visit.lang == language.replace("_", "-"), f"<html lang={visit.lang!r}>"
-    others = ["en", *TRANSLATIONS]
-    others.remove(language)
+    others = [other for other in LANGUAGES if other != language]
     expected = {
         other.replace("_", "-"): f"{site_url}/{edition_folder(other)}{page}.html"
         for other in others
@@ -392,7 +392,7 @@ def test_search_finds_words_of_eachedition(
     assert found >= least, f"{query!r}: {found} pages found"
 
 
-@pytest.mark.parametrize("name", [p for p in PAGES if edition(p)[0] != "en"])
+@pytest.mark.parametrize("name", [p for p in PAGES if edition(p)[0] != SOURCE_LANGUAGE])
 def test_translated_page_has_no_english_navigation(name: str) -> None:
     """The parts of the table of contents, the book's title and the search box are translated
     too (Sphinx leaves them to editions.py)."""
