@@ -17,10 +17,10 @@ JOBS ?= 2
 
 # Create the virtual environment and install the pinned requirements and posenc (idempotent).
 setup: $(STAMP) chromium fonts gettext
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml book/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . -e book
 	@touch $(STAMP)
 
 # A Debian package the tests or the build need: installed when missing and running as root
@@ -44,40 +44,40 @@ gettext:
 	$(call apt_install,command -v msgfmt,gettext,the catalogue tests)
 
 # Build the whole book in English and in Chinese (_build/html/zh_CN/), warnings as errors.
-# Every notebook is executed once, for both editions (tools/build_book.py).
+# Every notebook is executed once, for both editions (book/tools/build_book.py).
 book: setup build-book
 	@echo "The book is in $(abspath _build/html)/index.html (Chinese: $(abspath _build/html/zh_CN)/index.html)"
 
 build-book:
-	@time $(PY) tools/build_book.py --all
+	@time $(PY) -m book build --all
 	@# PDF handouts of every page and of the whole book (before check_site: the pages link to them)
-	@time $(PY) tools/build_handouts.py _build/html
-	@time $(PY) tools/build_handouts.py _build/html/zh_CN
-	$(PY) tools/check_site.py _build/html
+	@time $(PY) -m book handouts _build/html
+	@time $(PY) -m book handouts _build/html/zh_CN
+	$(PY) -m book check-site _build/html
 
 # The catalogues against a fresh extraction of the English text (uses the build's executed
 # outputs, for the figure captions and explorers); that every entry is translated, none fuzzy,
 # markup kept, is checked earlier by the unit tests (tests/test_i18n.py).
 i18n-check:
-	$(PY) tools/i18n.py stale
-	$(PY) tools/i18n.py stats
+	$(PY) -m book i18n stale
+	$(PY) -m book i18n stats
 
 # After editing English prose: extract the text again and merge it into the catalogues of
 # locales/ (new paragraphs arrive untranslated, edited ones fuzzy); then translate them.
 i18n-update: setup
-	$(PY) tools/i18n.py update
-	$(PY) tools/i18n.py stats
+	$(PY) -m book i18n update
+	$(PY) -m book i18n stats
 
 # Rebuild only the slide decks (_build/html/slides/) from the last build's executed notebooks;
-# `make book` builds them itself (_ext/slides.py).
+# `make book` builds them itself (book/ext/slides.py).
 slides: setup
-	$(PY) _ext/slides.py _build .
-	$(PY) _ext/slides.py _build/zh_CN . zh_CN && cp -r _build/zh_CN/html/slides _build/html/zh_CN/
+	$(PY) -m book slides _build .
+	$(PY) -m book slides _build/zh_CN . zh_CN && cp -r _build/zh_CN/html/slides _build/html/zh_CN/
 
 # Reprint only the PDF handouts (_build/html/pdf/) from the last build; `make book` prints them.
 handouts: setup
-	$(PY) tools/build_handouts.py _build/html
-	$(PY) tools/build_handouts.py _build/html/zh_CN
+	$(PY) -m book handouts _build/html
+	$(PY) -m book handouts _build/html/zh_CN
 
 # Unit tests, then the notebooks under nbval, then the book build, then the translations
 # against the built English text, then the built site in a browser.
@@ -88,7 +88,7 @@ unit:
 	$(BIN)/ruff format --check .
 	$(PY) -m pytest -q -n $(JOBS) tests
 	$(PY) -m pytest -q --doctest-modules posenc
-	$(PY) tools/nbtool.py check chapters/*.ipynb appendix/*.ipynb
+	$(PY) -m book nb check chapters/*.ipynb appendix/*.ipynb
 
 notebooks:
 	$(PY) -m pytest -q -n $(JOBS) --dist loadfile --nbval-lax --nbval-current-env chapters appendix
@@ -104,7 +104,7 @@ lab: setup
 
 # Strip outputs from the chapters, keeping the cells marked NBVAL_CHECK_OUTPUT.
 strip: setup
-	$(PY) tools/nbtool.py strip chapters/*.ipynb appendix/*.ipynb
+	$(PY) -m book nb strip chapters/*.ipynb appendix/*.ipynb
 
 freeze:
 	$(PY) -m pip freeze --exclude-editable | sed 's/^torch==2.13.0+cpu$$/torch==2.13.0/'

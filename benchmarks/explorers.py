@@ -2,7 +2,7 @@
 
     python benchmarks/explorers.py
 
-For each ``*_explorer`` function in the modules of :mod:`posenc.widgets`, builds the explorer
+For each ``*_explorer`` function in the modules of :mod:`book.explorers`, builds the explorer
 and reports: the number of pre-rendered combinations; the median and worst time of one live
 redraw (drawing and PNG-encoding a combination not seen before, which is what a reader waits
 for when moving a control; target < 100 ms); the time to pre-render every combination for the
@@ -20,8 +20,8 @@ import time
 
 from matplotlib.figure import Figure
 
-import posenc.widgets
-from posenc.widgets import Explorer, explorer
+import book.explorers
+from book.explorers import Explorer, explorer
 
 
 def reference_explorer() -> Explorer:
@@ -37,9 +37,9 @@ def training_snapshots() -> Explorer:
     """Chapter 4's explorer: needs the snapshots of two short training runs."""
     import torch
 
+    from book.explorers.learned import training_snapshots_explorer
+    from book.toy import TinyTransformer, train_toy
     from posenc.learned import LearnedPositionalEmbedding
-    from posenc.toy import TinyTransformer, train_toy
-    from posenc.widgets.learned import training_snapshots_explorer
 
     steps = (0, 5, 20, 40, 60, 80, 120, 200)
     runs = {}
@@ -65,8 +65,8 @@ def training_snapshots() -> Explorer:
 def length_results() -> Explorer:
     """Chapter 10's explorer: needs the results of the length experiment (the chapter's run:
     every encoding, one stopping rule)."""
-    from posenc.toy import length_generalisation
-    from posenc.widgets.experiment import length_results_explorer
+    from book.experiments import length_generalisation
+    from book.explorers.experiment import length_results_explorer
 
     rule = {"steps": 1500, "stop_loss": 0.01, "stop_window": 20}
     return length_results_explorer(length_generalisation(progress=False, **rule))
@@ -81,10 +81,10 @@ BUILDERS = {
 
 def book_explorers() -> list[tuple[str, Explorer]]:
     found = []
-    for info in pkgutil.iter_modules(posenc.widgets.__path__):
+    for info in pkgutil.iter_modules(book.explorers.__path__):
         if info.name == "explorer":
             continue
-        module = importlib.import_module(f"posenc.widgets.{info.name}")
+        module = importlib.import_module(f"book.explorers.{info.name}")
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if name.endswith("_explorer") and fn.__module__ == module.__name__:
                 key = f"{info.name}.{name}"

@@ -7,7 +7,7 @@ Run it by hand where a GPU is available (about 2–3 minutes on an H100). Two pa
 markdown tables (also written to ``--out``):
 
 1. **Device agreement.** Every case of ``tests/test_device.py`` (each public function and module
-   of ``posenc``, ``posenc.toy`` and ``posenc.demos``, with seeded inputs built on the CPU) is run
+   of ``posenc``, ``book.toy`` and ``book.demos``, with seeded inputs built on the CPU) is run
    on the CPU and on ``--device``; the outputs must have the same structure, shapes and dtypes,
    integer and boolean tensors must be equal, and floating tensors close (``rtol`` / ``atol``
    below; float32 matrix products on a GPU round differently). Mismatches and failures are
@@ -71,8 +71,8 @@ def check_functions(device: torch.device) -> tuple[str, int]:
     cpu = torch.device("cpu")
     groups = {
         "posenc": (cases_module.CASES, cases_module.EXEMPT),
-        "posenc.toy": (cases_module.TOY_CASES, cases_module.TOY_EXEMPT),
-        "posenc.demos": (cases_module.DEMOS_CASES, cases_module.DEMOS_EXEMPT),
+        "book.toy": (cases_module.TOY_CASES, cases_module.TOY_EXEMPT),
+        "book.demos": (cases_module.DEMOS_CASES, cases_module.DEMOS_EXEMPT),
     }
     rows, problems, checked, exempt = [], 0, 0, 0
     start = time.perf_counter()

@@ -225,7 +225,7 @@ class ALiBiBias(FixedTables):
     as in :func:`alibi_bias`. The slopes are a non-persistent buffer ``slopes`` (``[h]``,
     float32; ``.to()`` moves and casts them, and the bias follows their dtype). There are no
     parameters. ``forward(n)`` returns ``[h, n, n]``, the interface of
-    :class:`posenc.toy.TinyTransformer`'s ``attention_bias``. With ``causal=True`` the
+    :class:`book.toy.TinyTransformer`'s ``attention_bias``. With ``causal=True`` the
     future is **not** masked: combine with :func:`posenc.attention.causal_mask`.
 
     Args:

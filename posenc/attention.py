@@ -191,7 +191,7 @@ class SelfAttention(nn.Module):
     ``Y(PX) = P\\,Y(X)``.
 
     Three optional ways for position information to enter, all used by
-    :class:`posenc.toy.TinyTransformer`:
+    :class:`book.toy.TinyTransformer`:
 
     * ``bias`` (``forward``): an additive logit bias ``B`` (T5, ALiBi, Swin);
     * ``mask`` (``forward``): a boolean mask, ``True`` where attention is allowed (e.g.

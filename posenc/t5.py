@@ -249,7 +249,7 @@ class T5RelativePositionBias(nn.Module):
     name, so the table of a T5 checkpoint loads unchanged (T5 keeps it in the first layer's
     self-attention and shares its output with the other layers). It is initialised
     ``N(0, 0.02²)``, as the other bias tables in posenc. ``forward(n)`` returns
-    ``[h, n, n]``, the interface of :class:`posenc.toy.TinyTransformer`'s ``attention_bias``.
+    ``[h, n, n]``, the interface of :class:`book.toy.TinyTransformer`'s ``attention_bias``.
 
     Args:
         num_heads: ``h``.

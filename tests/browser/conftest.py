@@ -15,7 +15,6 @@ import http.server
 import json
 import os
 import shutil
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,10 +39,8 @@ CHROMIUM_FLAGS = [
 ]
 
 
-sys.path.insert(0, str(ROOT / "_ext"))
-sys.path.insert(0, str(ROOT / "tools"))
-from build_handouts import toc_pages  # the one reader of _toc.yml
-from editions import EDITIONS, SOURCE_LANGUAGE, TRANSLATIONS  # built under the site's root
+from book.ext.editions import EDITIONS, SOURCE_LANGUAGE, TRANSLATIONS  # built under the site's root
+from book.tools.build_handouts import toc_pages  # the one reader of _toc.yml
 
 LANGUAGES = tuple(EDITIONS)  # the source language first, then each translation
 

@@ -1,4 +1,4 @@
-"""The PDF handouts that ``tools/build_handouts.py`` prints from the built book (``make book``).
+"""The PDF handouts that ``book/tools/build_handouts.py`` prints from the built book (``make book``).
 
 For every page of ``_toc.yml`` there must be ``pdf/<stem>.pdf``, printed after the page was
 built, with a sane number of pages, text that pypdf can extract (so it is real text, not
@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import html
 import re
-import sys
 import unicodedata
 import urllib.request
 from html.parser import HTMLParser
@@ -25,19 +24,17 @@ from urllib.parse import urljoin
 import pypdf
 import pytest
 
+from book.ext.editions import HANDOUT_CSS_WORDS, PAGE_COUNTER, translate_text, ui_text
+from book.tools.build_handouts import handout_stem  # the handouts' file names
+
 from .conftest import (
     LANGUAGES,
-    ROOT,
     SITE,
     edition,
     edition_folder,
     edition_pages,
     toc_pages,
 )
-
-sys.path.insert(0, str(ROOT / "_ext"))
-from build_handouts import handout_stem  # the handouts' file names
-from editions import HANDOUT_CSS_WORDS, PAGE_COUNTER, translate_text, ui_text
 
 PAGES = edition_pages()  # every page of every edition: "chapters/03_x", "zh_CN/chapters/03_x"
 UI_EXPLORER_NOTE = HANDOUT_CSS_WORDS["--handout-explorer-note"]

@@ -1,7 +1,7 @@
 """The slide decks in a real browser: each opens offline, typesets its math, presents and navigates.
 
 Every notebook of the book whose cells mark slides (``metadata.slideshow.slide_type``) has a
-deck at ``slides/<stem>.slides.html`` (built by ``_ext/slides.py``). Each deck is opened in a
+deck at ``slides/<stem>.slides.html`` (built by ``book/ext/slides.py``). Each deck is opened in a
 fresh context from the built site served on 127.0.0.1: no console error, no failed or off-site
 request, reveal.js ready, 10 to 30 slides, every formula typeset by the site's MathJax with no
 raw TeX left, every slide with speaker notes, every explorer control changing its figure, the

@@ -1,0 +1,19 @@
+"""The book's own package: everything the chapters and the build use beyond :mod:`posenc`.
+
+:mod:`posenc` is the library a model imports; this package is the book around it, in layers
+that only ever import downwards (``tests/book/test_layers.py`` checks the order declared in
+:data:`book.layers.LAYERS`):
+
+* :mod:`book.toy`, :mod:`book.demos` and :mod:`book.catalogue`: the data of the book, the
+  tiny Transformer, the chapters' worked examples and the one registry of encodings;
+* :mod:`book.experiments`: one toy per encoding, trained short and run long (chapters 10, 11);
+* :mod:`book.figures`: the figures, pure matplotlib;
+* :mod:`book.explorers`: the interactive explorers (live ipywidgets, pre-rendered HTML);
+* :mod:`book.ext`: the Sphinx extensions of the Jupyter Book build;
+* :mod:`book.tools`: the command-line tools, behind one entry point, ``python -m book``.
+
+Importing this package imports nothing else; a chapter imports what it shows by name,
+``from book.figures.sinusoidal import sinusoidal_heatmap``.
+"""
+
+__all__: list[str] = []

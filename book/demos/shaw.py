@@ -1,0 +1,160 @@
+"""Chapter 6's cost demonstrations for Shaw attention: a byte count and a small timing run.
+
+Not model code: :mod:`posenc.shaw` holds what a model imports. These two functions feed the
+chapter's cost figure (:func:`book.figures.shaw.shaw_cost_figure`) and its printouts;
+``benchmarks/shaw_attention.py`` and ``benchmarks/gpu_check.py`` measure more thoroughly.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Sequence
+
+import torch
+
+from posenc._checks import check_int
+from posenc._threads import torch_threads
+from posenc.shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_attention_reference
+
+__all__ = ["shaw_attention_timings", "shaw_intermediate_bytes"]
+
+
+def shaw_intermediate_bytes(
+    n: int, dim: int, max_relative_position: int, *, element_size: int = 4
+) -> dict[str, int]:
+    """Bytes of the large intermediate tensors of one head's Shaw attention (analytic count).
+
+    .. math::
+
+        \\text{naive} = 2n^2d\\,s, \\qquad
+        \\text{posenc} = \\big(c(c + n + 2k - 1) + 3cn + 2c(2k+1)\\big)\\,s, \\qquad
+        \\text{attention} = n^2 s
+
+    with ``s`` the element size and ``c`` the query rows per block:
+
+    * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
+      builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
+      ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
+    * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds on the CPU (its blocked path)
+      for one block of ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after
+      another): the padded key-term buffer ``c × (c + n + 2k − 1)``; the block's logits, its
+      weights and their running sum, ``c × n`` each; and the two ``c × (2k+1)`` matrices
+      (``q·w^K`` and the bucket sums). With ``cn ≈ 2^18`` that is about
+      ``2^20 + c(c + 6k + 1)`` numbers. The outputs (``n × d`` in all) are not counted;
+    * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
+
+    Args:
+        n: sequence length.
+        dim: ``d``, channels per head.
+        max_relative_position: ``k``.
+        element_size: bytes per number (4 for float32).
+
+    Returns:
+        ``{"naive": …, "posenc": …, "attention": …}`` in bytes.
+
+    Shapes:
+        ``n`` positions, ``d`` channels, ``k`` clipping distance (counts only, no tensors).
+
+    Matches: Huang et al. (2019) for the size of one of the two naive tensors: their 1.1 GB
+    per head at ``n = 2048``, ``d = 64`` (and 8.5 GB per layer for their 8 heads, ``d = 512``).
+    ``tests/test_demos_shaw.py`` checks the ``"posenc"`` count against the tensors that one call
+    of :func:`posenc.shaw.shaw_attention` keeps alive.
+    """
+    n = check_int("n", n)
+    d = check_int("dim", dim)
+    k = check_int("max_relative_position", max_relative_position, minimum=0)
+    size = check_int("element_size", element_size)
+    c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
+    return {
+        "naive": 2 * n * n * d * size,
+        "posenc": (c * (c + n + 2 * k - 1) + 3 * c * n + 2 * c * (2 * k + 1)) * size,
+        "attention": n * n * size,
+    }
+
+
+def shaw_attention_timings(
+    sizes: Sequence[int] = (128, 256, 512, 1024),
+    *,
+    dim: int = 64,
+    max_relative_position: int = 16,
+    naive_max: int = 256,
+    repeats: int = 3,
+    threads: int = 1,
+    seed: int = 0,
+) -> dict[str, list[float | None]]:
+    """Median time in ms of one call of plain attention, ``shaw_attention`` and the naive version.
+
+    One head, float32, on the CPU with ``threads`` intra-op threads (restored afterwards; one
+    thread keeps the numbers steady on a busy machine), after one warm-up call; ``None`` where
+    ``n > naive_max`` for the naive version (its ``n × n × d`` tensors grow fast). Cheap
+    enough to run while a chapter builds (well under a second with the defaults).
+
+    Args:
+        sizes: the sequence lengths ``n`` to time.
+        dim: ``d``, channels of the single head.
+        max_relative_position: ``k``.
+        naive_max: the largest ``n`` at which the naive version is timed.
+        repeats: timed calls per measurement (the median is kept).
+        threads: ``torch`` intra-op threads during the measurement.
+        seed: seed of the random inputs.
+
+    Returns:
+        ``{"n": sizes, "plain": […], "posenc": […], "naive": […]}``.
+
+    Shapes:
+        ``q``, ``k``, ``v``: ``[n, d]``; tables ``[2k+1, d]`` (random, seeded).
+
+    Matches: plain attention ``softmax(q kᵀ/√d) v`` as the time reference.
+    """
+    repeats = check_int("repeats", repeats)
+    dim = check_int("dim", dim)
+    max_relative_position = check_int("max_relative_position", max_relative_position, minimum=0)
+    naive_max = check_int("naive_max", naive_max, minimum=0)
+    seed = check_int("seed", seed, minimum=0)
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or not sizes:
+        raise ValueError(f"sizes must be a non-empty sequence of positive ints, got {sizes!r}")
+    sizes = [check_int(f"sizes[{i}]", n) for i, n in enumerate(sizes)]
+    with torch_threads(threads):
+        return _timings(sizes, dim, max_relative_position, naive_max, repeats, seed)
+
+
+def _timings(
+    sizes: Sequence[int],
+    dim: int,
+    max_relative_position: int,
+    naive_max: int,
+    repeats: int,
+    seed: int,
+) -> dict[str, list[float | None]]:
+    g = torch.Generator().manual_seed(seed)
+    out: dict[str, list[float | None]] = {
+        "n": [float(s) for s in sizes],
+        "plain": [],
+        "posenc": [],
+        "naive": [],
+    }
+    for n in sizes:
+        q, k, v = (torch.randn(n, dim, generator=g) for _ in range(3))  # [n, d] each
+        rk = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
+        rv = torch.randn(2 * max_relative_position + 1, dim, generator=g)  # [2k+1, d]
+        args = (q, k, v, rk, rv)
+        calls = {
+            "plain": lambda a=args: torch.softmax(a[0] @ a[1].T / math.sqrt(dim), -1) @ a[2],
+            "posenc": lambda a=args: shaw_attention(*a),
+            "naive": lambda a=args: shaw_attention_reference(*a),
+        }
+        for name, call in calls.items():
+            if name == "naive" and n > naive_max:
+                out[name].append(None)
+                continue
+            with torch.no_grad():
+                call()
+                times = []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    call()
+                    times.append(1e3 * (time.perf_counter() - start))
+            out[name].append(statistics.median(times))
+    return out

@@ -1,0 +1,57 @@
+"""Explorer for chapter 2: naive numeric codes, their collisions and their resolution."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from book.explorers.explorer import Explorer, explorer
+from book.figures.numeric import ENCODINGS, numeric_codes_figure
+from posenc._checks import check_int, check_positive_float, check_values
+
+__all__ = ["numeric_explorer"]
+
+
+def numeric_explorer(
+    alphas: Sequence[float] = (0.5, 2.0, 8.0, 32.0),
+    lengths: Sequence[int] = (20, 60),
+    encodings: Sequence[str] = ("sine", "circle"),
+) -> Explorer:
+    """Choose a periodic code, its ``α`` and the sequence length ``T``.
+
+    Shows the code of each position with the closest distinct pair circled and the full
+    distance matrix: small ``α`` gives collisions, large ``α`` gives tiny neighbour steps.
+    ``encodings`` may also list ``"index"`` and ``"normalized"`` (for which ``α`` is
+    ignored); every listed combination is pre-rendered, so keep the lists short.
+
+    Controls: ``encoding`` (drop-down), ``alpha`` (slider), ``T`` (slider).
+
+    Args:
+        alphas: values of the ``alpha`` control (finite numbers ``> 0``).
+        lengths: values of the ``T`` control (sequence lengths, each at least 2).
+        encodings: the codes offered, among ``"index"``, ``"normalized"``, ``"sine"`` and
+            ``"circle"``.
+
+    Returns:
+        an :class:`~book.explorers.explorer.Explorer`; every combination is pre-rendered for
+        the static book (16 with the defaults).
+    """
+    alphas = check_values("alphas", alphas, check_positive_float)
+    lengths = check_values("lengths", lengths, lambda name, t: check_int(name, t, minimum=2))
+    encodings = check_values("encodings", encodings)
+    labels = {label: key for label, key in ENCODINGS.items() if key in encodings}
+    unknown = set(encodings) - set(labels.values())
+    if unknown:
+        raise ValueError(
+            f"encodings must be among {sorted(ENCODINGS.values())}, got {sorted(unknown)}"
+        )
+
+    def render(encoding: str, alpha: float, T: int) -> Figure:
+        return numeric_codes_figure(encoding, alpha if encoding in ("sine", "circle") else 1.0, T)
+
+    return explorer(
+        render,
+        {"encoding": labels, "alpha": alphas, "T": lengths},
+        title="Naive position codes: α and T",
+    )

@@ -1,0 +1,10 @@
+"""The book's Sphinx extensions, loaded by name from ``_config.yml`` (``extra_extensions``).
+
+* :mod:`book.ext.book_site`: offline MathJax, parallel reading, the execution cache;
+* :mod:`book.ext.quiz`: the ``{quiz}`` directive (``quiz_static/``);
+* :mod:`book.ext.slides`: a reveal.js deck per chapter (``slides_template/``);
+* :mod:`book.ext.handouts`: the print stylesheet and the PDF links (``handouts_static/``);
+* :mod:`book.ext.editions`: the editions' languages, links, translated notebooks and words.
+"""
+
+__all__: list[str] = []

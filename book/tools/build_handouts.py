@@ -1,0 +1,435 @@
+"""Print the built book into PDF handouts: one per page of ``_toc.yml``, and the whole book.
+
+    python -m book handouts [_build/html] [--jobs N] [--force] [--toc _toc.yml]
+                                   [--only STEM ...]
+
+Writes ``<site>/pdf/<stem>.pdf`` for every page of ``_toc.yml`` (intro, chapters, appendix;
+``<stem>`` is the file's name without its folder) and ``<site>/pdf/book.pdf``, the pages
+joined in reading order with one bookmark per page and the pages' own headings below it.
+``make book`` runs it after the build (and before ``book/tools/check_site.py``, which checks that
+the download menus' links to these files resolve).
+
+The pages are printed by Debian's chromium, driven by playwright (never
+``playwright install``), from the built site served on 127.0.0.1, so what is printed is what
+a reader sees, with the print stylesheet of ``book/ext/handouts.py``. Each page is printed once the
+network is idle, MathJax has typeset every formula and the fonts and images have loaded, after
+``bookHandout.prepare()`` has moved the solutions to the end of the chapter. Several pages
+print at once in one browser (``--jobs``, default 3). A page whose math or images did not
+render fails the run.
+
+Printing costs about 3 s of CPU per page, so a page whose HTML has not changed since its
+handout was printed keeps it: ``_build/handouts_cache.json`` records, per page, a digest of
+what its print depends on (``page_key``: its stylesheets and scripts, which Sphinx names with
+a digest of their content, and its article, whose images are data or content-named files) and
+of this script. ``--force`` reprints everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import hashlib
+import http.server
+import json
+import re
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+PDF_FOLDER = "pdf"
+BOOK_STEM = "book"
+CACHE_NAME = "handouts_cache.json"  # beside the site (_build/), not published with it
+TIMEOUT_MS = 120_000  # per step of a page; generous for a loaded 2-core machine
+
+# Debian's chromium in a container with no display, no GPU and no network.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+# Resolves once MathJax (when the page loads it) has typeset, fonts are loaded and every image
+# has decoded; returns what did not render.
+_READY = """async () => {
+  if (document.querySelector('script[src*="mathjax"]')) {
+    const deadline = Date.now() + 30000;
+    while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
+      if (Date.now() > deadline) { return {error: "MathJax never started"}; }
+      await new Promise(r => setTimeout(r, 50));
+    }
+    await MathJax.startup.promise;
+  }
+  await document.fonts.ready;
+  await Promise.all(Array.from(document.images).map(img => img.decode().catch(() => null)));
+  return {
+    raw_math: Array.from(document.querySelectorAll('.math'))
+      .filter(e => !e.querySelector('mjx-container')).length,
+    math_errors: document.querySelectorAll('mjx-merror').length,
+    broken_images: Array.from(document.images)
+      .filter(img => !(img.complete && img.naturalWidth > 0)).length,
+    handout_js: !!window.bookHandout,
+    title: document.title.split(" \\u2014 ")[0].trim(),
+  };
+}"""
+
+# Each heading's text as chromium's bookmarks spell it (no math: MathJax draws it), and as the
+# reader sees it (math as its text from MathJax's assistive MathML).
+_HEADINGS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(h => {
+  const bare = h.cloneNode(true);
+  bare.querySelectorAll('.headerlink, mjx-container').forEach(e => e.remove());
+  const full = h.cloneNode(true);
+  full.querySelectorAll('.headerlink').forEach(e => e.remove());
+  full.querySelectorAll('mjx-container').forEach(m => {
+    const mml = m.querySelector('mjx-assistive-mml');
+    m.replaceWith(mml ? mml.textContent : '');
+  });
+  return [bare.textContent, full.textContent.replace(/\\s+/g, ' ').trim()];
+})"""
+
+
+def toc_pages(toc_file: Path = ROOT / "_toc.yml") -> list[str]:
+    """Return the document names in ``_toc.yml``, root first, in reading order."""
+    toc = yaml.safe_load(toc_file.read_text())
+    names = [toc["root"]]
+
+    def walk(entries: list[dict[str, Any]]) -> None:
+        for entry in entries:
+            if "file" in entry:
+                names.append(entry["file"])
+            for key in ("chapters", "sections", "parts"):
+                walk(entry.get(key, []))
+
+    walk(toc.get("parts", []) + toc.get("chapters", []))
+    return names
+
+
+def handout_stem(docname: str) -> str:
+    """The file stem of a page's handout: ``chapters/03_sinusoidal`` -> ``03_sinusoidal``."""
+    return docname.rsplit("/", 1)[-1]
+
+
+@dataclass
+class Printed:
+    """One page printed to PDF."""
+
+    docname: str
+    path: Path
+    title: str
+    seconds: float
+    headings: list[tuple[str, str]] = field(default_factory=list)
+    pages: int = 0
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve ``site`` on a free port of 127.0.0.1; yield its base URL."""
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def _print_page(context: Any, base: str, docname: str, out: Path) -> Printed:
+    start = time.perf_counter()
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        await page.goto(f"{base}/{docname}.html", wait_until="networkidle")
+        state = await page.evaluate(_READY)
+        problems = [
+            f"{state[key]} {what}"
+            for key, what in (
+                ("raw_math", "formulas not typeset"),
+                ("math_errors", "MathJax errors"),
+                ("broken_images", "broken images"),
+            )
+            if state.get(key)
+        ]
+        if state.get("error"):
+            problems.append(state["error"])
+        if not state.get("handout_js"):
+            problems.append("no handout.js (was the site built with book/ext/handouts.py?)")
+        if problems:
+            raise RuntimeError(f"{docname}: " + "; ".join(problems))
+        await page.evaluate("() => window.bookHandout.prepare()")
+        headings = [tuple(h) for h in await page.evaluate(_HEADINGS)]
+        tmp = out.with_suffix(".pdf.part")
+        await page.pdf(
+            path=str(tmp),
+            print_background=True,
+            prefer_css_page_size=True,
+            outline=True,
+            tagged=True,
+        )
+        tmp.replace(out)
+        return Printed(docname, out, state["title"], time.perf_counter() - start, headings)
+    finally:
+        await page.close()
+
+
+async def print_pages(site: Path, docnames: list[str], out_dir: Path, jobs: int) -> list[Printed]:
+    """Print each page of ``docnames`` to ``out_dir/<stem>.pdf``, ``jobs`` at a time."""
+    from playwright.async_api import async_playwright
+
+    chromium_path = shutil.which("chromium")
+    if chromium_path is None:
+        raise SystemExit(
+            "build_handouts: Debian's chromium is not installed (sudo apt-get install -y "
+            "chromium); do not run `playwright install`."
+        )
+    limit = asyncio.Semaphore(jobs)
+    with serve(site) as base:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
+            # one context: the pages share the HTTP cache and compiled scripts (MathJax)
+            context = await browser.new_context()
+            try:
+
+                async def one(docname: str) -> Printed:
+                    async with limit:
+                        out = out_dir / f"{handout_stem(docname)}.pdf"
+                        return await _print_page(context, base, docname, out)
+
+                return list(await asyncio.gather(*(one(d) for d in docnames)))
+            finally:
+                await browser.close()
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def heading_titles(titles: list[str], headings: list[tuple[str, str]]) -> list[str]:
+    """Chromium's bookmark titles, each replaced by its heading's text as the page shows it.
+
+    Chromium drops the math from a heading, joins the lines of a wrapped heading without a
+    space, and spells a heading that starts a page twice; each bookmark is matched, in order,
+    with the next heading whose text (without math) it equals up to white space, or twice over.
+    A bookmark with no match keeps its title.
+    """
+    fixed, k = [], 0
+    for title in titles:
+        key = _squash(title)
+        for j in range(k, len(headings)):
+            bare = _squash(headings[j][0])
+            if bare and key in (bare, bare + bare):
+                fixed.append(headings[j][1])
+                k = j + 1
+                break
+        else:
+            fixed.append(title)
+    return fixed
+
+
+def _bookmarks(reader: Any, items: Any, depth: int = 0) -> list[tuple[int, str, int, Any]]:
+    """(depth, title, page index, top) of every bookmark, depth first."""
+    found = []
+    for item in items:
+        if isinstance(item, list):
+            found += _bookmarks(reader, item, depth + 1)
+        else:
+            page = reader.get_destination_page_number(item)
+            found.append((depth, str(item.title), page, item.get("/Top")))
+    return found
+
+
+def join_book(printed: list[Printed], out: Path) -> int:
+    """Join the handouts into ``out``: one bookmark per page, its sections' bookmarks below.
+
+    Each page's bookmarks are chromium's (from its headings, ``outline=True``), with their
+    titles spelled as the page shows them; the page's own title (its ``<h1>``) is the
+    top-level bookmark, numbered like the chapter.
+    """
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import Fit
+
+    writer = PdfWriter()
+    for item in printed:
+        reader = PdfReader(item.path)
+        item.pages = len(reader.pages)
+        first = len(writer.pages)
+        writer.append(reader, import_outline=False)
+        parents = [writer.add_outline_item(title=item.title, page_number=first)]
+        marks = _bookmarks(reader, reader.outline)
+        titles = heading_titles([title for _, title, _, _ in marks], item.headings)
+        for n, ((depth, _, page, top), title) in enumerate(zip(marks, titles)):
+            if n == 0 and depth == 0 and page == 0:
+                continue  # the page's <h1>: the top-level bookmark already
+            level = max(depth, 1)
+            del parents[level:]
+            fit = Fit.xyz(top=float(top)) if top is not None else Fit.fit()
+            parent = parents[-1]  # the nearest enclosing bookmark
+            parents.append(
+                writer.add_outline_item(
+                    title=title, page_number=first + page, parent=parent, fit=fit
+                )
+            )
+    writer.add_metadata(
+        {
+            "/Title": printed[0].title if printed else "",
+            "/Creator": "posenc book: book/tools/build_handouts.py",
+        }
+    )
+    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
+    tmp = out.with_suffix(".pdf.part")
+    with tmp.open("wb") as f:
+        writer.write(f)
+    tmp.replace(out)
+    return len(writer.pages)
+
+
+def _count_pages(path: Path) -> int:
+    from pypdf import PdfReader
+
+    return len(PdfReader(path).pages)
+
+
+# What a printed page depends on: its stylesheets and scripts (each named with a digest of its
+# content by Sphinx), its print style, and its article (images are data: URIs or files named
+# by their content). Not the sidebars, which do not print, nor the widget state of the live
+# explorers, whose model ids are new at every execution.
+_ASSETS = re.compile(
+    r'<link[^>]*rel="stylesheet"[^>]*>|<script[^>]*\ssrc="[^"]*"[^>]*>'
+    r'|<style media="print">.*?</style>',
+    re.DOTALL,
+)
+
+
+def page_key(site: Path, docname: str) -> str:
+    """A digest of what the handout of ``docname`` depends on (see ``_ASSETS``) and of this
+    script: a page whose key has not changed prints the same handout."""
+    page = (site / f"{docname}.html").read_text(encoding="utf-8")
+    start = page.find('<div id="jb-print-docs-body"')
+    end = page.rfind("</article>")
+    printed = page[start:end] if 0 <= start < end else page
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for part in [*_ASSETS.findall(page), printed]:
+        digest.update(part.encode())
+    return digest.hexdigest()
+
+
+def cache_path(site: Path) -> Path:
+    """Where the handouts of ``site`` keep their cache: beside the site, never inside a site
+    (a translated edition, ``_build/html/zh_CN``, lies inside the English one)."""
+    if (site.parent / "index.html").is_file():
+        return site.parent.parent / f"{site.name}_{CACHE_NAME}"
+    return site.parent / CACHE_NAME
+
+
+def load_cache(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", nargs="?", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--jobs", type=int, default=3, help="pages printed at once (default 3)")
+    parser.add_argument(
+        "--toc", default=str(ROOT / "_toc.yml"), help="the book's _toc.yml (default: this repo's)"
+    )
+    parser.add_argument(
+        "--only", nargs="*", metavar="STEM", help="print only these pages; no book.pdf"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="reprint every page, even those that did not change"
+    )
+    args = parser.parse_args(argv)
+    site = Path(args.site).resolve()
+    if not (site / "index.html").is_file():
+        print(f"build_handouts: no built book at {site}", file=sys.stderr)
+        return 1
+    docnames = toc_pages(Path(args.toc))
+    if args.only:
+        docnames = [d for d in docnames if handout_stem(d) in set(args.only)]
+    out_dir = site / PDF_FOLDER
+    out_dir.mkdir(exist_ok=True)
+    start = time.perf_counter()
+
+    # A page whose HTML did not change since its handout was printed keeps its handout.
+    cache_file = cache_path(site)
+    cache = {} if args.force else load_cache(cache_file)
+    keys = {d: page_key(site, d) for d in docnames}
+    kept: dict[str, Printed] = {}
+    for d in docnames:
+        entry = cache.get(d, {})
+        path = out_dir / f"{handout_stem(d)}.pdf"
+        if entry.get("key") == keys[d] and path.is_file():
+            path.touch()  # printed from this very page: as new as it
+            headings = [(bare, full) for bare, full in entry["headings"]]
+            kept[d] = Printed(d, path, entry["title"], 0.0, headings, entry["pages"])
+    todo = [d for d in docnames if d not in kept]
+    try:
+        fresh = asyncio.run(print_pages(site, todo, out_dir, max(1, args.jobs))) if todo else []
+    except RuntimeError as error:
+        print(f"build_handouts: {error}", file=sys.stderr)
+        return 1
+    printed_s = time.perf_counter() - start
+    by_name = {item.docname: item for item in fresh} | kept
+    printed = [by_name[d] for d in docnames]
+    for item in fresh:
+        print(f"  printed {item.docname} in {item.seconds:.1f} s")
+    if kept:
+        print(f"  kept {len(kept)} handout(s) whose page did not change")
+
+    book = out_dir / f"{BOOK_STEM}.pdf"
+    book_key = hashlib.sha256("".join(keys[d] for d in docnames).encode()).hexdigest()
+    if args.only:
+        book_pages = 0
+    elif cache.get(BOOK_STEM, {}).get("key") == book_key and book.is_file():
+        book.touch()
+        book_pages = cache[BOOK_STEM]["pages"]
+    else:
+        book_pages = join_book(printed, book)
+    for item in printed:
+        item.pages = item.pages or _count_pages(item.path)
+        cache[item.docname] = {
+            "key": keys[item.docname],
+            "title": item.title,
+            "headings": item.headings,
+            "pages": item.pages,
+        }
+    if book_pages:
+        cache[BOOK_STEM] = {"key": book_key, "pages": book_pages}
+    cache_file.write_text(json.dumps(cache, indent=1))
+
+    lines = [(item.path.name, item.pages, item.path) for item in printed]
+    if book_pages:
+        lines.append((book.name, book_pages, book))
+    for name, pages, path in lines:
+        print(f"{name:28s} {pages:4d} pages {path.stat().st_size / 1e6:6.2f} MB")
+    print(
+        f"build_handouts: {len(fresh)} page(s) printed in {printed_s:.1f} s, "
+        f"{time.perf_counter() - start:.1f} s in all, into {out_dir}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Chapter 6's cost demonstrations: the analytic byte count against golden values and the
+tensors it counts; the timing run's shape and its argument checks."""
+
+from __future__ import annotations
+
+import weakref
+
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+import posenc.shaw
+from book.demos.shaw import shaw_attention_timings, shaw_intermediate_bytes
+from tests.references import t2t_relative_positions_matrix
+
+
+def test_intermediate_bytes_golden_values():
+    # Huang et al.'s example: L = 2048, D = 512 in float32, one n × n × d tensor ≈ 8.6 GB
+    got = shaw_intermediate_bytes(2048, 512, 16)
+    assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
+    assert got["attention"] == 2048 * 2048 * 4
+    c = 2**18 // 2048  # query rows per block in shaw_attention
+    assert got["posenc"] == (c * (c + 2048 + 31) + 3 * c * 2048 + 2 * c * 33) * 4
+    assert (
+        shaw_intermediate_bytes(64, 8, 2)["posenc"]
+        == (64 * (64 + 64 + 3) + 3 * 64 * 64 + 2 * 64 * 5) * 4
+    )
+    # the naive count is the size of the two gathered tables for a small case
+    n, d, k = 7, 3, 2
+    idx = torch.as_tensor(t2t_relative_positions_matrix(n, n, k))
+    a = torch.zeros(2 * k + 1, d)[idx]  # [n, n, d] float32
+    assert shaw_intermediate_bytes(n, d, k)["naive"] == 2 * a.numel() * a.element_size()
+    in_float64 = shaw_intermediate_bytes(n, d, k, element_size=8)["naive"]
+    assert in_float64 == 4 * a.numel() * a.element_size()
+    with pytest.raises(ValueError, match="dim must be positive"):
+        shaw_intermediate_bytes(4, 0, 1)
+
+
+def test_intermediate_bytes_follows_the_block_size_of_shaw_attention(monkeypatch):
+    monkeypatch.setattr("book.demos.shaw._BLOCK_ELEMENTS", 64)
+    c = 64 // 16  # rows per block at n = 16
+    assert (
+        shaw_intermediate_bytes(16, 4, 1)["posenc"]
+        == (c * (c + 16 + 1) + 3 * c * 16 + 2 * c * 3) * 4
+    )
+    assert posenc.shaw._BLOCK_ELEMENTS == 2**18  # the library's constant is untouched
+
+
+class _LiveBytes(TorchDispatchMode):
+    """The peak of the bytes held by the tensors that ops create while the mode is active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live: dict[int, int] = {}
+        self.current = self.peak = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        out = func(*args, **(kwargs or {}))
+        for t in tree_flatten(out)[0]:
+            if isinstance(t, torch.Tensor):
+                storage = t.untyped_storage()
+                key = storage.data_ptr()
+                if key in self.live or storage.nbytes() == 0:
+                    continue  # a view of a tensor already counted
+                self.live[key] = storage.nbytes()
+                self.current += storage.nbytes()
+                self.peak = max(self.peak, self.current)
+                weakref.finalize(t, self._free, key)
+        return out
+
+    def _free(self, key: int) -> None:
+        self.current -= self.live.pop(key, 0)
+
+
+@pytest.mark.parametrize("n", [512, 2048])
+def test_intermediate_bytes_match_what_shaw_attention_keeps_alive(n):
+    # An independent count: follow every tensor that one call creates, and when it dies.
+    d, k = 64, 16
+    g = torch.Generator().manual_seed(0)
+    q, kk, v = (torch.randn(n, d, generator=g) for _ in range(3))
+    rel_k, rel_v = torch.randn(2, 2 * k + 1, d, generator=g)
+    tracker = _LiveBytes()
+    with torch.no_grad(), tracker:
+        posenc.shaw.shaw_attention(q, kk, v, rel_k, rel_v, strategy="blocked")
+    outputs = 2 * n * d * 4  # the blocks' outputs and their concatenation, not counted
+    expected = shaw_intermediate_bytes(n, d, k)["posenc"]
+    assert abs(tracker.peak - outputs - expected) <= 0.05 * expected
+
+
+def test_intermediate_bytes_arguments_are_checked():
+    with pytest.raises(TypeError, match="n must be an integer"):
+        shaw_intermediate_bytes(2048.0, 64, 16)
+    with pytest.raises(TypeError, match="max_relative_position must be an integer"):
+        shaw_intermediate_bytes(2048, 64, True)
+    with pytest.raises(ValueError, match="max_relative_position must be >= 0"):
+        shaw_intermediate_bytes(2048, 64, -1)
+    with pytest.raises(ValueError, match="element_size must be positive"):
+        shaw_intermediate_bytes(2048, 64, 16, element_size=0)
+
+
+def test_timings_shape_and_threads():
+    before = torch.get_num_threads()
+    out = shaw_attention_timings((4, 8), dim=4, max_relative_position=1, naive_max=4, repeats=1)
+    assert torch.get_num_threads() == before
+    assert set(out) == {"n", "plain", "posenc", "naive"}
+    assert out["n"] == [4.0, 8.0]
+    assert out["naive"][1] is None and out["naive"][0] > 0
+    assert all(t > 0 for key in ("plain", "posenc") for t in out[key])
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,message",
+    [
+        ({"sizes": ()}, ValueError, "sizes must be a non-empty sequence"),
+        ({"sizes": "12"}, ValueError, "sizes must be a non-empty sequence"),
+        ({"sizes": (8, 0)}, ValueError, r"sizes\[1\] must be positive"),
+        ({"sizes": (8.0,)}, TypeError, r"sizes\[0\] must be an integer"),
+        ({"dim": 0}, ValueError, "dim must be positive"),
+        ({"max_relative_position": -1}, ValueError, "max_relative_position must be >= 0"),
+        ({"naive_max": -1}, ValueError, "naive_max must be >= 0"),
+        ({"repeats": 0}, ValueError, "repeats must be positive"),
+        ({"seed": -1}, ValueError, "seed must be >= 0"),
+        ({"threads": 0}, ValueError, "threads must be positive"),
+    ],
+)
+def test_timings_arguments_are_checked(kwargs, error, message):
+    args = {"sizes": (4,), "dim": 4, "max_relative_position": 1, "repeats": 1, **kwargs}
+    with pytest.raises(error, match=message):
+        shaw_attention_timings(**args)

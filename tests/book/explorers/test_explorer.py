@@ -1,0 +1,228 @@
+"""The explorer mechanism: live widget and static HTML show the same pictures."""
+
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from book.explorers import explorer
+from book.explorers.explorer import COLUMN_PX, WIDGET_VIEW_MIME, palette_png, png_size
+
+CALLS = []
+
+
+def render(n, flip, colour):
+    """A figure whose pixels depend on every control."""
+    CALLS.append((n, flip, colour))
+    fig = Figure(figsize=(2, 1.5))
+    ax = fig.add_subplot()
+    ys = list(range(n))
+    ax.plot(ys[::-1] if flip else ys, color=colour)
+    return fig
+
+
+def make(**kwargs):
+    return explorer(
+        render,
+        {"n": [2, 3, 5], "flip": [False, True], "colour": {"red": "r", "blue": "b"}},
+        **kwargs,
+    )
+
+
+def decoded_payload(html):
+    match = re.search(r"var data = (\{.*?\});\n", html)
+    return json.loads(match.group(1))
+
+
+def test_control_kinds_and_defaults():
+    ex = make(defaults={"n": 3, "colour": "b"})
+    kinds = [c.kind for c in ex.controls]
+    assert kinds == ["slider", "checkbox", "select"]
+    assert [c.default_index for c in ex.controls] == [1, 0, 1]
+    assert ex.n_combinations == 12
+
+
+def test_png_is_cached_and_depends_on_every_control():
+    ex = make()
+    CALLS.clear()
+    first = ex.png(n=2)
+    assert ex.png(n=2) == first and len(CALLS) == 1
+    others = {ex.png(n=5), ex.png(flip=True, n=3), ex.png(colour="b")}
+    assert first not in others and len(others) == 3
+    assert first.startswith(b"\x89PNG")
+
+
+def test_static_html_holds_every_combination_in_row_major_order():
+    ex = make()
+    html = ex.static_html()
+    data = decoded_payload(html)
+    assert data["shape"] == [3, 2, 2]
+    assert len(data["table"]) == 12
+    # every combination's image is the one png() gives for those values (last control fastest)
+    for flat, (i, j, k) in enumerate(ex.all_indices()):
+        values = {"n": [2, 3, 5][i], "flip": [False, True][j], "colour": ["r", "b"][k]}
+        assert base64.b64decode(data["images"][data["table"][flat]]) == palette_png(
+            ex.png(**values)
+        )
+    assert len(set(data["images"])) == len(data["images"])  # deduplicated
+    # the controls are in the page, with the slider over indices 0..2 and the shown default
+    assert 'type="range"' in html and 'max="2"' in html
+    assert 'type="checkbox"' in html and "<select" in html and ">blue</option>" in html
+    assert "<script>" in html and "cdn" not in html.lower()
+
+
+def test_identical_figures_are_stored_once():
+    ex = explorer(lambda a, b: render(3, False, "r"), {"a": [1, 2, 3], "b": [False, True]})
+    data = decoded_payload(ex.static_html())
+    assert len(data["images"]) == 1 and data["table"] == [0] * 6
+
+
+def test_mimebundle_carries_live_widget_and_static_html():
+    bundle = make()._repr_mimebundle_()
+    assert WIDGET_VIEW_MIME in bundle
+    assert bundle["text/html"].startswith('<div class="posenc-explorer"')
+    assert bundle["text/plain"].startswith("Explorer(")
+
+
+def test_live_widget_redraws_when_a_control_moves():
+    ex = make()
+    box = ex.widget
+    slider, checkbox, dropdown = box.inputs
+    before = box.image.value
+    assert before == ex.png()
+    slider.value = 5
+    assert box.image.value == ex.png(n=5) != before
+    checkbox.value = True
+    dropdown.value = "b"
+    assert box.image.value == ex.png(n=5, flip=True, colour="b")
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(ValueError, match="max_combinations"):
+        explorer(
+            render,
+            {"n": list(range(20)), "flip": [False, True], "colour": list("rgbcmyk")},
+            max_combinations=100,
+        )
+    with pytest.raises(ValueError, match="default 4 of control 'n'"):
+        make(defaults={"n": 4})
+    with pytest.raises(ValueError, match="unknown control"):
+        make(defaults={"m": 4})
+    with pytest.raises(ValueError, match="n must be one of"):
+        make().png(n=7)
+    with pytest.raises(TypeError, match="render must be callable"):
+        explorer(None, {"n": [1]})
+    with pytest.raises(ValueError, match="at least one value"):
+        explorer(render, {"n": []})
+    with pytest.raises(TypeError, match="render must return a matplotlib Figure"):
+        explorer(lambda n: None, {"n": [1]}).png()
+
+
+def test_one_does_not_select_true():
+    ex = explorer(lambda flag: render(2, flag, "r"), {"flag": [False, True]})
+    with pytest.raises(ValueError):
+        ex.png(flag=1)
+
+
+def test_two_displays_of_one_explorer_get_different_ids():
+    ex = make()
+    ids = {
+        re.search(r'id="(posenc-explorer-[0-9a-f]+)"', ex.static_html()).group(1) for _ in range(2)
+    }
+    assert len(ids) == 2
+
+
+def test_true_false_order_is_a_select_not_a_checkbox():
+    """The static checkbox maps ticked to index 1, so only (False, True) may be a checkbox."""
+    ex = explorer(lambda flag: render(2, flag, "r"), {"flag": [True, False]})
+    assert ex.controls[0].kind == "select"
+    html = ex.static_html()
+    assert 'type="checkbox"' not in html and ">True</option>" in html
+
+
+def _pixels(data):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data))
+    return image.mode, np.asarray(image.convert("RGB"), dtype=np.int16)
+
+
+def test_palette_png_keeps_the_picture_in_fewer_bytes():
+    from book.explorers.sinusoidal import sinusoidal_explorer
+
+    original = sinusoidal_explorer().png()  # a heatmap with a diverging colour map and a curve
+    small = palette_png(original)
+    mode, pixels = _pixels(small)
+    _, reference = _pixels(original)
+    assert mode == "P" and pixels.shape == reference.shape
+    assert pixels[0, 0].tolist() == reference[0, 0].tolist() == [255, 255, 255]  # white stays white
+    assert np.abs(pixels - reference).max() <= 16  # every channel within 16 of 255 levels
+    assert np.abs(pixels - reference).mean() < 1.0
+    assert len(small) < 0.6 * len(original)
+    assert palette_png(small) == small or _pixels(palette_png(small))[1].tolist() == pixels.tolist()
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"dpi": 0}, ValueError, "dpi must be positive"),
+        ({"dpi": 72.5}, TypeError, "dpi must be an integer"),
+        ({"pixel_ratio": 0}, ValueError, "pixel_ratio must be positive"),
+        ({"colors": 1}, ValueError, "colors must be >= 2"),
+        ({"colors": 300}, ValueError, "colors must be <= 256"),
+        ({"max_combinations": True}, TypeError, "max_combinations must be an integer"),
+        ({"title": 3}, TypeError, "title must be a string"),
+        ({"defaults": [("n", 1)]}, TypeError, "defaults must be a mapping"),
+    ],
+)
+def test_explorer_refuses_bad_settings(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        explorer(lambda n: Figure(), {"n": [1, 2]}, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"colors": 1}, ValueError, "colors must be >= 2"),
+        ({"colors": 257}, ValueError, "colors must be <= 256"),
+        ({"colors": True}, TypeError, "colors must be an integer"),
+    ],
+)
+def test_palette_png_refuses_bad_settings(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        palette_png(b"", **kwargs)
+    with pytest.raises(TypeError, match="data must be the bytes of a PNG file"):
+        palette_png("not bytes")
+
+
+def test_frames_are_2x_pngs_shown_at_1x_size():
+    """A 2 x 1.5 inch figure: 400 x 300 PNG pixels, shown 200 x 150 CSS px (100 per inch)."""
+    ex = make()
+    data = ex.png()
+    assert png_size(data) == (400, 300) and ex.shown_size(data) == (200, 150)
+    html = ex.static_html()
+    assert 'width="200" height="150"' in html and "height:auto" in html
+    assert decoded_payload(html)["sizes"] == [[200, 150]] * len(decoded_payload(html)["images"])
+    assert ex.widget.image.width == "200"
+    sharp = explorer(render, {"n": [2], "flip": [False], "colour": ["r"]}, pixel_ratio=3)
+    assert png_size(sharp.png()) == (600, 450) and sharp.shown_size(sharp.png()) == (200, 150)
+
+
+def test_a_frame_wider_than_the_column_is_rendered_no_wider_than_twice_it():
+    ex = explorer(lambda k: Figure(figsize=(13.6, 2.0)), {"k": [1]})
+    width, height = png_size(ex.png())
+    assert width == 2 * COLUMN_PX and height == 200  # shown 680 x 100 CSS px
+    assert ex.shown_size(ex.png()) == (COLUMN_PX, 100)
+
+
+def test_png_size_refuses_other_data():
+    with pytest.raises(ValueError, match="no PNG header"):
+        png_size(b"GIF89a" + bytes(30))
+    with pytest.raises(TypeError, match="bytes of a PNG file"):
+        png_size("x")

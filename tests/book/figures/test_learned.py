@@ -1,0 +1,171 @@
+"""Tests for book.figures.learned: the figures hold the data they claim to show."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from matplotlib.figure import Figure
+
+from book.figures._base import new_figure
+from book.figures.learned import similarity_heatmap, snapshot_figure, trained_table_figure
+from posenc.sinusoidal import sinusoidal_encoding
+
+
+def _cosine(table: torch.Tensor) -> np.ndarray:
+    t = table.double()
+    return F.cosine_similarity(t[:, None], t[None, :], dim=-1).numpy()
+
+
+def _main_axes(fig: Figure) -> list:
+    """The axes that are not colour bars."""
+    return [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+
+
+def test_similarity_heatmap_shows_the_cosine_matrix() -> None:
+    torch.manual_seed(0)
+    table = torch.randn(9, 4)
+    fig = new_figure()
+    ax = fig.add_subplot()
+    image = similarity_heatmap(ax, table, train_length=6)
+    np.testing.assert_allclose(np.asarray(image.get_array()), _cosine(table), atol=1e-12)
+    assert image.get_clim() == (-1.0, 1.0)
+    assert len(ax.lines) == 2  # the dashed lines at the training length
+
+
+def test_similarity_heatmap_of_a_zero_table_says_undefined() -> None:
+    fig = new_figure()
+    ax = fig.add_subplot()
+    image = similarity_heatmap(ax, torch.zeros(5, 3))
+    assert np.isnan(np.asarray(image.get_array(), dtype=float)).all()
+    assert any("undefined" in t.get_text() for t in ax.texts)
+
+
+def test_snapshot_figure_panels() -> None:
+    torch.manual_seed(0)
+    table = torch.randn(10, 6)
+    fig = snapshot_figure(table, vmax=3.0, train_length=8)
+    axes = _main_axes(fig)
+    assert isinstance(fig, Figure) and len(axes) == 2
+    np.testing.assert_allclose(np.asarray(axes[0].images[0].get_array()), table.double().numpy())
+    assert axes[0].images[0].get_clim() == (-3.0, 3.0)
+    np.testing.assert_allclose(np.asarray(axes[1].images[0].get_array()), _cosine(table))
+    losses = [2.0, 1.0, 0.5, 0.25]
+    fig = snapshot_figure(table, losses=losses, step=2, title="t")
+    axes = _main_axes(fig)
+    assert len(axes) == 3
+    np.testing.assert_allclose(axes[2].lines[0].get_ydata(), losses)
+    np.testing.assert_allclose(axes[2].lines[1].get_ydata(), losses[:2])
+    assert fig.get_suptitle() == "t"
+
+
+def test_snapshot_figure_is_cheap_to_draw_and_shows_its_scales() -> None:
+    table = torch.linspace(-0.5, 0.5, 12).reshape(4, 3)
+    fig = snapshot_figure(
+        table,
+        vmax=0.62,
+        losses=[2.5, 2.0, 1.0],
+        step=3,
+        reference_loss=1.6,
+        reference_label="no position",
+    )
+    assert fig.get_layout_engine() is None  # a layout engine would make savefig draw twice
+    assert len(fig.axes) == 3  # colour bars are drawn on the figure, not as axes
+    texts = {t.get_text() for t in fig.texts}
+    assert {"-0.62", "0.62", "-1", "1"} <= texts  # colour-bar end labels: table, similarity
+    loss_ax = fig.axes[2]
+    reference = [line for line in loss_ax.lines if list(line.get_ydata()) == [1.6, 1.6]]
+    assert len(reference) == 1
+    assert any(t.get_text() == "no position (1.60)" for t in loss_ax.texts)
+    assert loss_ax.get_yscale() == "linear" and loss_ax.get_ylim()[0] == 0.0
+
+
+def test_trained_table_figure_bars_are_row_distances() -> None:
+    torch.manual_seed(0)
+    initial = torch.randn(12, 4) * 0.02
+    trained = initial.clone()
+    trained[:8] += torch.randn(8, 4)
+    reference = sinusoidal_encoding(12, 4)
+    fig = trained_table_figure(trained, initial, train_length=8, reference=reference)
+    axes = _main_axes(fig)
+    assert len(axes) == 3
+    np.testing.assert_allclose(np.asarray(axes[0].images[0].get_array()), _cosine(trained))
+    np.testing.assert_allclose(np.asarray(axes[1].images[0].get_array()), _cosine(reference))
+    heights = [patch.get_height() for patch in axes[2].patches]
+    expected = (trained - initial).double().norm(dim=1).numpy()
+    np.testing.assert_allclose(heights, expected, rtol=1e-6)
+    assert heights[8:] == [0.0] * 4
+    for ax in axes[:2]:
+        assert ax.get_title().startswith("cosine similarity $S_{pq}$")
+    colorbars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert [cb.get_ylabel() for cb in colorbars] == ["cosine similarity $S_{pq}$"]
+    assert len(_main_axes(trained_table_figure(trained, initial, train_length=8))) == 2
+
+
+def test_trained_table_figure_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="same shape"):
+        trained_table_figure(torch.zeros(4, 2), torch.zeros(5, 2), train_length=2)
+    with pytest.raises(ValueError, match="train_length"):
+        trained_table_figure(torch.zeros(4, 2), torch.zeros(4, 2), train_length=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+
+_T = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda: snapshot_figure(torch.zeros(0, 4)), ValueError, "table must have at least one"),
+        (lambda: snapshot_figure(torch.zeros(8, 0)), ValueError, "table must have at least one"),
+        (lambda: snapshot_figure(torch.ones(8, 4, dtype=torch.long)), TypeError, "floating"),
+        (lambda: snapshot_figure(torch.ones(8, 4).bool()), TypeError, "table must be a floating"),
+        (lambda: snapshot_figure(torch.full((8, 4), float("nan"))), ValueError, "finite"),
+        (lambda: snapshot_figure(_T.numpy()), TypeError, "table must be a torch.Tensor"),
+        (lambda: snapshot_figure(_T[0]), ValueError, "table must have 2 dimensions"),
+        (lambda: snapshot_figure(_T, train_length=0), ValueError, "train_length must be pos"),
+        (lambda: snapshot_figure(_T, train_length=True), TypeError, "train_length must be an"),
+        (lambda: snapshot_figure(_T, vmax=0.0), ValueError, "vmax must be a finite number > 0"),
+        (lambda: snapshot_figure(_T, losses="0.5"), TypeError, "losses must be a sequence"),
+        (lambda: snapshot_figure(_T, losses=[0.5, True]), TypeError, r"losses\[1\] must be"),
+        (lambda: snapshot_figure(_T, losses=[0.5], step=2), ValueError, "step must be <= len"),
+        (lambda: snapshot_figure(_T, step=-1), ValueError, "step must be >= 0"),
+        (lambda: snapshot_figure(_T, reference_loss=np.nan), ValueError, "reference_loss must"),
+        (
+            lambda: similarity_heatmap(new_figure().add_subplot(), _T, colorbar="no"),
+            TypeError,
+            "colorbar must be a bool",
+        ),
+        (
+            lambda: similarity_heatmap(new_figure().add_subplot(), torch.zeros(0, 3)),
+            ValueError,
+            "table must have at least one",
+        ),
+        (
+            lambda: trained_table_figure(_T, _T, train_length=4, reference=torch.zeros(3)),
+            ValueError,
+            "reference must have 2 dimensions",
+        ),
+        (
+            lambda: trained_table_figure(_T, _T * np.inf, train_length=4),
+            ValueError,
+            "initial must be finite",
+        ),
+        (
+            lambda: trained_table_figure(_T.int(), _T, train_length=4),
+            TypeError,
+            "trained must be a floating",
+        ),
+    ],
+)
+def test_figures_refuse_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_snapshot_figure_draws_a_diverged_loss_as_a_gap():
+    fig = snapshot_figure(_T, losses=[1.0, float("nan"), 0.5], step=3)
+    assert len(fig.axes) == 3

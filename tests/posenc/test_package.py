@@ -1,0 +1,117 @@
+"""The public surface: every module declares its exports, and every export is documented and typed."""
+
+import importlib
+import inspect
+import pkgutil
+import warnings
+
+import pytest
+
+import posenc
+
+
+def _modules() -> list[str]:
+    names = [posenc.__name__]
+    for info in pkgutil.walk_packages(posenc.__path__, prefix="posenc."):
+        names.append(info.name)
+    return sorted(names)
+
+
+MODULES = _modules()
+
+
+def _public_exports() -> list[tuple[str, str]]:
+    """(module, name) for each export of a public module (no ``_`` in its dotted path)."""
+    pairs = []
+    for name in MODULES:
+        if any(part.startswith("_") for part in name.split(".")):
+            continue
+        module = importlib.import_module(name)
+        pairs += [(name, export) for export in getattr(module, "__all__", [])]
+    return pairs
+
+
+def test_the_walk_finds_the_families_and_the_subpackages():
+    for expected in ("posenc.sinusoidal", "book.toy", "book.figures._base", "book.demos"):
+        assert expected in MODULES
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_module_declares_its_exports(name):
+    module = importlib.import_module(name)
+    assert hasattr(module, "__all__"), f"{name} has no __all__"
+    exports = list(module.__all__)
+    assert len(exports) == len(set(exports)), f"{name}.__all__ repeats a name"
+    missing = [export for export in exports if not hasattr(module, export)]
+    assert not missing, f"{name}.__all__ names what the module lacks: {missing}"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_public_definition_is_exported(name):
+    """A public function or class defined in a module is in its ``__all__`` (or ``_``-named)."""
+    module = importlib.import_module(name)
+    defined = [
+        attr
+        for attr, obj in vars(module).items()
+        if not attr.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and getattr(obj, "__module__", None) == name
+    ]
+    unexported = sorted(set(defined) - set(getattr(module, "__all__", ())))
+    assert not unexported, f"{name} defines public names outside __all__: {unexported}"
+
+
+def test_the_package_exports_only_what_its_modules_export():
+    exported_by_modules = {
+        export
+        for mod in MODULES
+        if mod != "posenc"
+        for export in getattr(importlib.import_module(mod), "__all__", ())
+    }
+    stray = sorted(set(posenc.__all__) - exported_by_modules)
+    assert not stray, f"posenc.__all__ names that no module exports: {stray}"
+
+
+@pytest.mark.parametrize(("module", "name"), _public_exports(), ids=lambda x: str(x))
+def test_every_export_is_documented(module, name):
+    obj = getattr(importlib.import_module(module), name)
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+        return  # a constant (a registry, a type alias) is documented by its module
+    doc = inspect.getdoc(obj) or ""
+    assert len(doc.splitlines()) >= 3, f"{module}.{name} needs a real docstring"
+
+
+@pytest.mark.parametrize(("module", "name"), _public_exports(), ids=lambda x: str(x))
+def test_every_export_is_fully_type_hinted(module, name):
+    obj = getattr(importlib.import_module(module), name)
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+        return
+    # a NamedTuple's or dataclass's fields are its constructor's parameters
+    named_tuple = inspect.isclass(obj) and issubclass(obj, tuple) and hasattr(obj, "_fields")
+    fn = obj if named_tuple or not inspect.isclass(obj) else obj.__init__
+    if fn is object.__init__:
+        return
+    sig = inspect.signature(fn)
+    missing = [
+        p
+        for p, v in sig.parameters.items()
+        if p != "self"
+        and v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)
+        and v.annotation is inspect.Parameter.empty
+    ]
+    assert not missing, f"{module}.{name}: parameters without type hints: {missing}"
+    if not inspect.isclass(obj):
+        assert sig.return_annotation is not inspect.Signature.empty, (
+            f"{module}.{name}: no return annotation"
+        )
+
+
+def test_sources_compile_without_warnings():
+    """Catches invalid escapes such as an unescaped backslash in a docstring's math."""
+    import pathlib
+
+    root = pathlib.Path(posenc.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(), str(path), "exec")
