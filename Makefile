@@ -117,6 +117,6 @@ clean:
 preview: setup
 	@test -n "$(CH)" || { echo "usage: make preview CH=chapters/NN_name.ipynb"; exit 2; }
 	@name=$$(basename $(CH) .ipynb); dir=_build/preview/$$name; rm -rf $$dir; mkdir -p $$dir/chapters; \
-	cp -r _config.yml references.bib intro.md _ext images quizzes $$dir/; cp $(CH) $$dir/chapters/; \
+	cp -r _config.yml references.bib intro.md images quizzes $$dir/; cp $(CH) $$dir/chapters/; \
 	printf 'format: jb-book\nroot: intro\nchapters:\n  - file: chapters/%s\n' $$name > $$dir/_toc.yml; \
 	cd $$dir && $(BIN)/jupyter-book build --all -W -n --keep-going . && echo "preview: $$PWD/_build/html/chapters/$$name.html"

@@ -1,6 +1,6 @@
 """Time every explorer of the book: live redraw, static pre-render, and static HTML size.
 
-    python benchmarks/explorers.py
+    python -m benchmarks.explorers
 
 For each ``*_explorer`` function in the modules of :mod:`book.explorers`, builds the explorer
 and reports: the number of pre-rendered combinations; the median and worst time of one live

@@ -1,13 +1,16 @@
 """posenc on an accelerator: every public function against the CPU, and Shaw attention's timings.
 
-    python benchmarks/gpu_check.py [--device cuda] [--out gpu_check.md] [--quick]
-    python benchmarks/gpu_check.py --device cpu --quick        # smoke test, no GPU needed
+    python -m benchmarks.gpu_check [--device cuda] [--out gpu_check.md] [--quick]
+    python -m benchmarks.gpu_check --device cpu --quick        # smoke test, no GPU needed
+
+Run from the repository's root (``-m`` puts it on the path, so the cases of ``tests/`` import).
 
 Run it by hand where a GPU is available (about 2–3 minutes on an H100). Two parts, printed as
 markdown tables (also written to ``--out``):
 
-1. **Device agreement.** Every case of ``tests/test_device.py`` (each public function and module
-   of ``posenc``, ``book.toy`` and ``book.demos``, with seeded inputs built on the CPU) is run
+1. **Device agreement.** Every case of ``tests/posenc/test_device.py`` and
+   ``tests/book/test_device.py`` (each public function and module of ``posenc``, ``book.toy``,
+   ``book.experiments``, ``book.demos`` and ``book.catalogue``, with seeded inputs built on the CPU) is run
    on the CPU and on ``--device``; the outputs must have the same structure, shapes and dtypes,
    integer and boolean tensors must be equal, and floating tensors close (``rtol`` / ``atol``
    below; float32 matrix products on a GPU round differently). Mismatches and failures are
@@ -26,11 +29,8 @@ markdown tables (also written to ``--out``):
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
 import math
 import statistics
-import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -40,10 +40,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 from posenc.shaw import shaw_attention
+from tests.book import test_device as book_cases
+from tests.posenc import test_device as posenc_cases
 
 RTOL, ATOL = 1e-4, 1e-5  # float32 on a GPU against the CPU
 TIME_BUDGET_S = 0.4  # target time per measured cell; repeats are chosen from the warm-up call
@@ -53,27 +52,10 @@ TIME_BUDGET_S = 0.4  # target time per measured cell; repeats are chosen from th
 # Part 1: every public name on the device against the CPU
 
 
-@functools.cache
-def load_device_cases() -> object:
-    """``tests/test_device.py`` as a module: its ``CASES`` / ``TOY_CASES`` / ``DEMOS_CASES``."""
-    path = ROOT / "tests" / "test_device.py"
-    spec = importlib.util.spec_from_file_location("posenc_test_device", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def check_functions(device: torch.device) -> tuple[str, int]:
     """Markdown report of part 1 and the number of mismatches and failures."""
-    cases_module = load_device_cases()
     cpu = torch.device("cpu")
-    groups = {
-        "posenc": (cases_module.CASES, cases_module.EXEMPT),
-        "book.toy": (cases_module.TOY_CASES, cases_module.TOY_EXEMPT),
-        "book.demos": (cases_module.DEMOS_CASES, cases_module.DEMOS_EXEMPT),
-    }
+    groups = {"posenc": (posenc_cases.CASES, posenc_cases.EXEMPT), **book_cases.GROUPS}
     rows, problems, checked, exempt = [], 0, 0, 0
     start = time.perf_counter()
     for group, (cases, exemptions) in groups.items():
@@ -95,7 +77,7 @@ def check_functions(device: torch.device) -> tuple[str, int]:
                     rows.append((f"{group}.{name}[{i}]", f"fails on {device}: {last}"))
                     problems += 1
                     continue
-                why = cases_module.difference(
+                why = posenc_cases.difference(
                     expected, got, device, equal_nan=True, close_floats=True
                 )
                 if why is not None:
@@ -106,7 +88,7 @@ def check_functions(device: torch.device) -> tuple[str, int]:
         "",
         (
             f"{checked} cases checked, {problems} mismatches or failures, {exempt} names exempt "
-            f"(no tensor input; see tests/test_device.py), rtol = {RTOL:g}, atol = {ATOL:g}, "
+            f"(no tensor input; see tests/posenc/test_device.py and tests/book/test_device.py), rtol = {RTOL:g}, atol = {ATOL:g}, "
             f"{time.perf_counter() - start:.1f} s."
         ),
         "",

@@ -1,6 +1,6 @@
 """Peak memory and time of Shaw relative attention, naive vs posenc vs plain attention.
 
-    python benchmarks/shaw_attention.py [--sizes 256 512 1024 2048 4096] [--repeats 3]
+    python -m benchmarks.shaw_attention [--sizes 256 512 1024 2048 4096] [--repeats 3]
 
 One head, d = 64, k = 16, float32 on the CPU. Rows:
 

@@ -1,8 +1,8 @@
 """The book's own package: everything the chapters and the build use beyond :mod:`posenc`.
 
 :mod:`posenc` is the library a model imports; this package is the book around it, in layers
-that only ever import downwards (``tests/book/test_layers.py`` checks the order declared in
-:data:`book.layers.LAYERS`):
+that only ever import downwards (``LAYERS`` in ``tests/test_layers.py`` declares the order of
+both packages, and the test reads every import, those inside functions too):
 
 * :mod:`book.toy`, :mod:`book.demos` and :mod:`book.catalogue`: the data of the book, the
   tiny Transformer, the chapters' worked examples and the one registry of encodings;

@@ -41,7 +41,7 @@ from posenc.alibi import ALiBiBias
 from posenc.attention import SelfAttention, dot_product_attention
 from posenc.learned import LearnedPositionalEmbedding
 from posenc.numeric import numeric_encoding
-from posenc.rotary import RotaryEmbedding, stretched_rotary_frequencies
+from posenc.rotary import RotaryEmbedding, scaled_rotary_frequencies
 from posenc.rotary_nd import apply_rotary_nd
 from posenc.shaw import ShawRelativeMultiheadAttention
 from posenc.sinusoidal import SinusoidalPositionalEncoding
@@ -384,7 +384,7 @@ def _toy_rope(options: ToyOptions) -> ToyPlugIn:
 def _build_rope_scaled(size: CatalogueSize) -> nn.Module:
     """RoPE built for ``n`` positions, stretched by YaRN to ``4n`` (chapter 11)."""
     head_dim = size.d // size.h
-    inv_freq, scale = stretched_rotary_frequencies(
+    inv_freq, scale = scaled_rotary_frequencies(
         head_dim, "yarn", factor=4.0, original_max_positions=size.n
     )
     return RotaryEmbedding(head_dim, max_positions=size.n, inv_freq=inv_freq, attention_scale=scale)
@@ -634,7 +634,6 @@ ENCODINGS: tuple[Encoding, ...] = (
         chapter="11_stretching_rope",
         posenc=(
             "posenc.rotary.scaled_rotary_frequencies",
-            "posenc.rotary.stretched_rotary_frequencies",
             "posenc.rotary.RotaryEmbedding",
         ),
         parameter_formula="0",

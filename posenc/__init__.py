@@ -35,6 +35,7 @@ from .attention import (
 from .learned import LearnedPositionalEmbedding
 from .numeric import numeric_encoding
 from .rotary import (
+    ROTARY_SCALINGS,
     RotaryEmbedding,
     apply_rotary,
     rotary_angles,
@@ -58,6 +59,7 @@ from .window_v2 import ContinuousPositionBias, log_spaced_relative_coords
 __version__ = "0.1.0"
 
 __all__ = [
+    "ROTARY_SCALINGS",
     "ALiBiBias",
     "ContinuousPositionBias",
     "LearnedPositionalEmbedding",

@@ -39,6 +39,8 @@ __all__ = [
     "check_rotated",
     "check_same_device",
     "check_same_dtype",
+    "check_shape",
+    "check_shaw_inputs",
     "check_state_dict_tables",
     "check_table_shape",
     "check_tensor",
@@ -495,3 +497,90 @@ def check_rotated(name: str, x: object) -> tuple[int, int]:
             f"got {d}"
         )
     return n, d
+
+
+def check_shape(
+    name: str, shape: object, *, rank: int | None = None, minimum: int = 1
+) -> tuple[int, ...]:
+    """Return ``shape`` as a tuple of ints after checking each is an integer ``>= minimum``.
+
+    ``shape`` is a sequence (not a string) of at least one entry, of exactly ``rank`` entries
+    when given: a window ``(Wh, Ww)``, a grid ``(D, Wh, Ww)``, a step per axis. Messages name
+    the entry at fault (``window_size[1]``).
+    """
+    example = "(7, 7)" if rank in (None, 2) else str(tuple([7] * rank))
+    if not isinstance(shape, Sequence) or isinstance(shape, (str, bytes)):
+        raise TypeError(
+            f"{name} must be a tuple of ints such as {example}, got {type(shape).__name__} "
+            f"{shape!r}"
+        )
+    if len(shape) == 0:
+        raise ValueError(f"{name} must have at least one axis, got {shape!r}")
+    if rank is not None and len(shape) != rank:
+        raise ValueError(f"{name} must have {rank} entries such as {example}, got {shape!r}")
+    return tuple(check_int(f"{name}[{a}]", s, minimum=minimum) for a, s in enumerate(shape))
+
+
+def check_shaw_inputs(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None
+) -> tuple[int, tuple[int, ...]]:
+    """Check the inputs of Shaw attention: types, dtypes, devices and shapes.
+
+    ``q [..., n_q, d]``, ``k [..., n_k, d]``, ``v [..., n_k, d_v]``, the tables
+    ``rel_k [2k+1, d]`` and ``rel_v [2k+1, d_v]`` and an optional boolean ``mask`` that
+    broadcasts to ``[..., n_q, n_k]`` (:func:`posenc.shaw.shaw_attention` and the book's
+    written-out reference share it). Returns the clipping distance (read from the table length) and the broadcast batch shape
+    of ``q``, ``k``, ``v`` and ``mask``.
+    """
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_float_tensor(name, t)
+        if t.ndim < 2:
+            raise ValueError(
+                f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}"
+            )
+    check_float_tensor("rel_k", rel_k, ndim=2)
+    check_float_tensor("rel_v", rel_v, ndim=2)
+    check_same_dtype(q=q, k=k, v=v, rel_k=rel_k, rel_v=rel_v)
+    devices = {t.device for t in (q, k, v, rel_k, rel_v)}
+    if mask is not None:
+        check_tensor("mask", mask)
+        devices.add(mask.device)
+    if len(devices) > 1:
+        each = ", ".join(
+            f"{name} {t.device}"
+            for name, t in (("q", q), ("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v))
+        )
+        extra = f", mask {mask.device}" if mask is not None else ""
+        raise ValueError(f"q, k, v, rel_k, rel_v and mask must be on one device, got {each}{extra}")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q must have at least one channel, got shape {tuple(q.shape)}")
+    if k.shape[-2] == 0:
+        raise ValueError(f"k must have at least one key position, got shape {tuple(k.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
+        )
+    length = rel_k.shape[0]
+    if length % 2 == 0:
+        raise ValueError(
+            f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}"
+        )
+    if rel_v.shape[0] != length:
+        raise ValueError(f"rel_v must have as many rows as rel_k ({length}), got {rel_v.shape[0]}")
+    if rel_k.shape[1] != q.shape[-1]:
+        raise ValueError(f"rel_k must have q's {q.shape[-1]} channels, got {rel_k.shape[1]}")
+    if rel_v.shape[1] != v.shape[-1]:
+        raise ValueError(f"rel_v must have v's {v.shape[-1]} channels, got {rel_v.shape[1]}")
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    mask_batch = tuple(mask.shape[:-2]) if mask is not None and mask.ndim > 2 else ()
+    shapes = [tuple(t.shape[:-2]) for t in (q, k, v)] + [mask_batch]
+    batch = broadcast_shape(*shapes)
+    if batch is None:
+        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
+    if mask is not None:
+        check_mask("mask", mask, (*batch, n_q, n_k))
+    return (length - 1) // 2, batch

@@ -25,10 +25,10 @@ import torch
 from torch import Tensor
 
 from ._buffers import FixedTables
-from ._checks import check_bool, check_floating_dtype, check_int, check_real
+from ._checks import check_bool, check_floating_dtype, check_int
 from .attention import query_key_positions
 
-__all__ = ["ALiBiBias", "alibi_bias", "alibi_distances", "alibi_slopes", "alibi_span"]
+__all__ = ["ALiBiBias", "alibi_bias", "alibi_distances", "alibi_slopes"]
 
 Device = torch.device | str | None
 
@@ -173,46 +173,6 @@ def alibi_bias(
     return (slopes[:, None, None] * (-dist).to(torch.float64)).to(
         dtype
     )  # [h, n_q, n_k], +0.0 where D = 0
-
-
-def alibi_span(num_heads: int, n: int, *, mass: float = 0.9, device: Device = None) -> Tensor:
-    """Return how many of the nearest keys hold ``mass`` of each head's attention, by the bias alone.
-
-    Take the last query of a causal sequence of ``n`` tokens whose content logits
-    ``q·k/√d`` are all equal, so that only ALiBi's bias tells the keys apart. The key at
-    distance ``r`` then gets the weight ``e^{−m_h r} / Σ_{r'<n} e^{−m_h r'}``, and the span is
-    the smallest number ``c`` of nearest keys (distances ``0..c−1``) whose weights add up to
-    at least ``mass``:
-
-    .. math::
-
-        c_h = \\min\\Big\\{c : \\frac{1 - e^{-m_h c}}{1 - e^{-m_h n}} \\ge \\text{mass}\\Big\\}
-        \\approx \\frac{-\\ln(1 - \\text{mass})}{m_h} \\quad (n \\to \\infty)
-
-    A head's span is a property of its slope alone (about ``2.3/m_h`` keys for 90 %), which
-    is the sense in which ALiBi's heads look at windows of different widths. Real queries and
-    keys move the weights around; the bias is what they start from.
-
-    Args:
-        num_heads: ``h``.
-        n: the number of keys the query sees (itself included).
-        mass: the share of the attention to cover, in ``(0, 1)``.
-        device: where to build the result.
-
-    Returns:
-        LongTensor ``[h]``, values in ``1..n``.
-
-    Shapes:
-        ``h``: heads.
-    """
-    n = check_int("n", n)
-    mass = check_real("mass", mass, minimum=0, maximum=1, inclusive=False)
-    slopes = alibi_slopes(num_heads, device=device)  # [h]
-    dist = torch.arange(n, dtype=torch.float64, device=device)  # [n]: distance back from the query
-    weights = torch.softmax(-slopes[:, None] * dist, dim=-1)  # [h, n]
-    covered = weights.cumsum(-1)  # [h, n]
-    count = (covered < mass).sum(-1) + 1  # [h]: keys before the first that reaches mass, plus it
-    return count.clamp(max=n)
 
 
 class ALiBiBias(FixedTables):

@@ -23,9 +23,11 @@ Two channel layouts are in use, and a checkpoint only works with the one it was 
 
 A model trained on ``L_0`` positions can be run on longer inputs by rescaling its
 frequencies: :func:`scaled_rotary_frequencies` returns those of position interpolation,
-dynamic NTK scaling, YaRN and Llama 3.1, with the attention scale YaRN adds; pass them as
-``inv_freq=`` and ``attention_scale=`` to :func:`rotary_cos_sin`, :func:`apply_rotary` or
-:class:`RotaryEmbedding`.
+NTK-aware and dynamic NTK scaling, YaRN and Llama 3.1 (with the attention scale YaRN adds),
+plain RoPE and partial RoPE; pass them as ``inv_freq=`` and ``attention_scale=`` to
+:func:`rotary_cos_sin`, :func:`apply_rotary` or :class:`RotaryEmbedding`. It looks each method
+up in :data:`ROTARY_SCALINGS`, an open registry like transformers' ``ROPE_INIT_FUNCTIONS``, of
+functions with the :class:`RotaryScaling` signature.
 
 Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoidal`.
 """
@@ -33,6 +35,7 @@ Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoida
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import torch
 from torch import Tensor
@@ -57,7 +60,9 @@ from ._checks import (
 from .sinusoidal import sinusoidal_frequencies
 
 __all__ = [
+    "ROTARY_SCALINGS",
     "RotaryEmbedding",
+    "RotaryScaling",
     "apply_rotary",
     "rotary_angles",
     "rotary_cos_sin",
@@ -67,7 +72,6 @@ __all__ = [
     "rotary_permutation",
     "rotary_quarter_turn",
     "scaled_rotary_frequencies",
-    "stretched_rotary_frequencies",
 ]
 
 Device = torch.device | str | None
@@ -87,7 +91,338 @@ def _rotary_positions(name: str, positions: object, device: Device = None) -> Te
     return torch.arange(n, dtype=torch.float64, device=device)
 
 
-_SCALINGS = ("linear", "dynamic", "yarn", "llama3")
+# -- Scaled frequencies: one registry of methods, one function that dispatches --------------------
+
+
+class RotaryScaling(Protocol):
+    """The signature of a RoPE scaling method, the values of :data:`ROTARY_SCALINGS`.
+
+    .. math::
+
+        (\\theta', a) = f(d;\\ \\text{base}, s, L_0, L, r, \\dots), \\qquad
+        \\theta' \\in \\mathbb{R}^{d/2}
+
+    :func:`scaled_rotary_frequencies` calls ``ROTARY_SCALINGS[method](dim, method=method,
+    base=..., factor=..., original_max_positions=..., seq_len=..., rotary_dim=...,
+    beta_fast=..., beta_slow=..., low_freq_factor=..., high_freq_factor=..., device=...)``:
+    ``dim`` by position, every other argument by keyword, always all of them, each already
+    checked by :func:`scaled_rotary_frequencies` (types, ranges, ``beta_fast > beta_slow``,
+    ``high_freq_factor > low_freq_factor``, ``rotary_dim <= dim``). A method reads what it
+    needs, refuses with a ``ValueError`` the arguments it does not use when the caller set
+    them (``factor != 1`` or an optional one not ``None``) and those it needs when they are
+    missing, and returns its frequencies on ``device``. A function that reads only a few
+    arguments may take the rest as ``**unused: object``.
+
+    Args:
+        dim: ``d``, channels per head (an even int ``>= 2``).
+        method: the name the function was called under (one function may be registered
+            under several names, e.g. ``"default"`` and ``"plain"``); for error messages.
+        base: the base of the plain frequencies (a float ``> 1``).
+        factor: ``s``, how many times longer the input may be (a float ``> 0``; 1 if unset).
+        original_max_positions: ``L_0``, the trained length (a positive int, or ``None``).
+        seq_len: the current input length (a positive int, or ``None``).
+        rotary_dim: ``r``, the channels that rotate (an even int ``<= d``, or ``None``).
+        beta_fast, beta_slow: YaRN's ramp ends, in turns over ``L_0`` (floats ``> 0``).
+        low_freq_factor, high_freq_factor: Llama 3.1's band ends (floats ``> 0``).
+        device: where to build the frequencies.
+
+    Returns:
+        ``(inv_freq, attention_scale)``: a float tensor ``[d/2]`` (finite, float64 for the
+        built-in methods) and a float ``> 0``; :func:`scaled_rotary_frequencies` checks both.
+
+    Shapes:
+        ``d``: channels per head.
+
+    Matches: transformers 5.23.0 `modeling_rope_utils.py`, whose ``ROPE_INIT_FUNCTIONS``
+    values take ``(config, device, seq_len)`` and return ``(inv_freq, attention_factor)``;
+    here the config's fields are keyword arguments.
+    """
+
+    def __call__(
+        self,
+        dim: int,
+        *,
+        method: str,
+        base: float,
+        factor: float,
+        original_max_positions: int | None,
+        seq_len: int | None,
+        rotary_dim: int | None,
+        beta_fast: float,
+        beta_slow: float,
+        low_freq_factor: float,
+        high_freq_factor: float,
+        device: Device,
+    ) -> tuple[Tensor, float]: ...
+
+
+# what an optional argument is, for "... is required" messages
+_MEANINGS = {
+    "original_max_positions": "the trained length",
+    "rotary_dim": "the channels that rotate",
+}
+
+
+def _refuse_unread(
+    method: str,
+    reads: tuple[str, ...],
+    *,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+) -> None:
+    """Refuse each of the four optional arguments that ``method`` does not read but was set."""
+    given = {
+        "factor": (factor, 1.0),
+        "original_max_positions": (original_max_positions, None),
+        "seq_len": (seq_len, None),
+        "rotary_dim": (rotary_dim, None),
+    }
+    only = {"seq_len": "'dynamic'", "rotary_dim": "'partial'"}  # built-in methods reading them
+    for name, (value, unset) in given.items():
+        if name not in reads and value != unset:
+            hint = f" ({name} is used by method={only[name]} only)" if name in only else ""
+            raise ValueError(f"{name} is not used by method={method!r}{hint}; leave it {unset!r}")
+
+
+def _require(method: str, name: str, value: int | None) -> int:
+    """``value`` of the optional argument ``name``, refused when ``None``."""
+    if value is None:
+        raise ValueError(f"{name} ({_MEANINGS[name]}) is required for method={method!r}")
+    return value
+
+
+def _plain_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"default"``/``"plain"``: RoPE as trained, ``θ_i = base^{-2i/d}``; reads nothing else."""
+    _refuse_unread(
+        method,
+        (),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
+
+
+def _linear_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"linear"``: position interpolation, ``θ'_i = θ_i / s``."""
+    _refuse_unread(
+        method,
+        ("factor",),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    return sinusoidal_frequencies(dim, base=base, device=device) / factor, 1.0  # [d/2]
+
+
+def _ntk_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"ntk"``: NTK-aware scaling, the larger base ``base · s^{d/(d−2)}``."""
+    _refuse_unread(
+        method,
+        ("factor",),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    stretched = base * factor ** (dim / (dim - 2)) if dim > 2 else base  # d = 2: θ_0 = 1 anyway
+    return sinusoidal_frequencies(dim, base=stretched, device=device), 1.0  # [d/2]
+
+
+def _dynamic_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"dynamic"``: dynamic NTK, a base that grows with ``seq_len`` beyond ``L_0``."""
+    _refuse_unread(
+        method,
+        ("factor", "original_max_positions", "seq_len"),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    trained = _require(method, "original_max_positions", original_max_positions)
+    length = max(seq_len or trained, trained)
+    stretch = factor * length / trained - (factor - 1)
+    if dim > 2 and stretch != 1.0:  # d = 2: the one frequency is base^0 = 1 for any base
+        base = base * stretch ** (dim / (dim - 2))
+    return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
+
+
+def _yarn_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    beta_fast: float,
+    beta_slow: float,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"yarn"``: YaRN's ramp between ``beta_fast`` and ``beta_slow`` turns, and its scale."""
+    _refuse_unread(
+        method,
+        ("factor", "original_max_positions"),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    trained = _require(method, "original_max_positions", original_max_positions)
+
+    def pair_turning(rotations: float) -> float:  # i(β): the pair that turns β times over L_0
+        return dim * math.log(trained / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(pair_turning(beta_fast)), 0)
+    high = min(math.ceil(pair_turning(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001  # as transformers: avoids 0/0
+    theta = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
+    i = torch.arange(dim // 2, dtype=torch.float64, device=theta.device)  # [d/2]
+    ramp = ((i - low) / (high - low)).clamp(0, 1)  # [d/2]: 0 keep, 1 interpolate
+    scale = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+    return theta * (1 - ramp) + theta / factor * ramp, scale  # [d/2]
+
+
+def _llama3_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    low_freq_factor: float,
+    high_freq_factor: float,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"llama3"``: Llama 3.1's band, kept fast pairs, divided slow ones, blended between."""
+    _refuse_unread(
+        method,
+        ("factor", "original_max_positions"),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    trained = _require(method, "original_max_positions", original_max_positions)
+    theta = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
+    wavelength = 2 * math.pi / theta  # [d/2]
+    smooth = (trained / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1 - smooth) * theta / factor + smooth * theta  # [d/2]
+    out = torch.where(wavelength > trained / low_freq_factor, theta / factor, blended)
+    out = torch.where(wavelength < trained / high_freq_factor, theta, out)
+    return out, 1.0  # [d/2]
+
+
+def _partial_frequencies(
+    dim: int,
+    *,
+    method: str,
+    base: float,
+    factor: float,
+    original_max_positions: int | None,
+    seq_len: int | None,
+    rotary_dim: int | None,
+    device: Device,
+    **unused: object,
+) -> tuple[Tensor, float]:
+    """``"partial"``: the frequencies of an ``r``-channel RoPE, then ``(d − r)/2`` zeros."""
+    _refuse_unread(
+        method,
+        ("rotary_dim",),
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+    )
+    rotated_dim = _require(method, "rotary_dim", rotary_dim)
+    rotated = sinusoidal_frequencies(rotated_dim, base=base, device=device)  # [r/2]
+    still = torch.zeros((dim - rotated_dim) // 2, dtype=torch.float64, device=rotated.device)
+    return torch.cat((rotated, still)), 1.0  # [d/2]
+
+
+ROTARY_SCALINGS: dict[str, RotaryScaling] = {
+    "default": _plain_frequencies,
+    "plain": _plain_frequencies,
+    "linear": _linear_frequencies,
+    "ntk": _ntk_frequencies,
+    "dynamic": _dynamic_frequencies,
+    "yarn": _yarn_frequencies,
+    "llama3": _llama3_frequencies,
+    "partial": _partial_frequencies,
+}
+"""The methods of :func:`scaled_rotary_frequencies`: method name -> :class:`RotaryScaling`.
+
+Like transformers' ``ROPE_INIT_FUNCTIONS``, it is open: ``ROTARY_SCALINGS["mine"] = my_fn``
+makes ``scaled_rotary_frequencies(dim, "mine", ...)`` call ``my_fn``. ``"default"``
+(transformers' name) and ``"plain"`` (the book's) are the same function.
+"""
+
+
+def _check_scaling_result(method: str, dim: int, result: object) -> tuple[Tensor, float]:
+    """The ``(inv_freq, attention_scale)`` a scaling method returned, checked and in float64."""
+    what = f"ROTARY_SCALINGS[{method!r}]"
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise TypeError(
+            f"{what} must return a pair (inv_freq, attention_scale), got "
+            f"{type(result).__name__} {result!r}"
+        )
+    inv_freq = _check_inv_freq(dim, result[0], name=f"the inv_freq returned by {what}")
+    scale = check_positive_float(f"the attention_scale returned by {what}", result[1])
+    return inv_freq.to(torch.float64), scale
 
 
 def scaled_rotary_frequencies(
@@ -98,30 +433,40 @@ def scaled_rotary_frequencies(
     factor: float = 1.0,
     original_max_positions: int | None = None,
     seq_len: int | None = None,
+    rotary_dim: int | None = None,
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
     device: Device = None,
 ) -> tuple[Tensor, float]:
-    """Return RoPE's frequencies rescaled to reach beyond the trained length, and the logit scale.
+    """Return RoPE's frequencies, plain or scaled beyond the trained length, and the logit scale.
 
     .. math::
 
         \\theta_i = \\text{base}^{-2i/d}, \\qquad
         \\theta'_i = \\begin{cases}
+          \\theta_i & \\text{default, plain} \\\\
           \\theta_i / s & \\text{linear} \\\\
+          \\big(\\text{base}\\, s^{d/(d-2)}\\big)^{-2i/d} & \\text{ntk} \\\\
           \\text{base}'^{-2i/d},\\ \\text{base}' = \\text{base}\\,
             \\big(s L / L_0 - (s - 1)\\big)^{d/(d-2)} & \\text{dynamic} \\\\
           \\big(1 - \\gamma_i\\big)\\,\\theta_i + \\gamma_i\\,\\theta_i / s & \\text{yarn} \\\\
-          \\big(1 - \\sigma_i\\big)\\,\\theta_i / s + \\sigma_i\\,\\theta_i & \\text{llama3}
+          \\big(1 - \\sigma_i\\big)\\,\\theta_i / s + \\sigma_i\\,\\theta_i & \\text{llama3} \\\\
+          \\text{base}^{-2i/r}\\ (i < r/2), \\quad 0\\ (i \\ge r/2) & \\text{partial}
         \\end{cases}
 
-    with ``s`` = ``factor``, ``L_0`` = ``original_max_positions`` and ``L`` =
-    ``max(seq_len, L_0)``. The four methods:
+    with ``s`` = ``factor``, ``L_0`` = ``original_max_positions``, ``L`` =
+    ``max(seq_len, L_0)`` and ``r`` = ``rotary_dim``. The methods, the keys of
+    :data:`ROTARY_SCALINGS`:
 
+    * ``"default"`` or ``"plain"``: RoPE as trained; reads nothing else.
     * ``"linear"``: position interpolation (Chen et al. 2023): every frequency divided by
       ``s``, i.e. positions squeezed into the trained range. Reads ``factor``.
+    * ``"ntk"``: NTK-aware scaling (/u/bloc97, 2023): a larger base, ``base · s^{d/(d−2)}``,
+      chosen so that the slowest pair is divided by exactly ``s`` while the fastest keeps its
+      frequency. Reads ``factor``. It is ``"dynamic"`` frozen at one length: ``"dynamic"``
+      with ``factor = 1`` and ``seq_len = s·L_0`` gives the same base.
     * ``"dynamic"``: dynamic NTK-aware scaling (/u/bloc97, /u/emozilla): a larger ``base``
       once the input is longer than ``L_0``, so the slow pairs are interpolated and the fast
       ones barely change. Reads ``factor``, ``original_max_positions`` and ``seq_len`` (the
@@ -132,33 +477,61 @@ def scaled_rotary_frequencies(
       ``L_0`` positions: pairs that turn more than ``β_fast`` times keep their frequency, pairs
       that turn fewer than ``β_slow`` times are divided by ``s``. (This ``γ_i`` is 1 for a pair
       that is interpolated; the YaRN paper's ramp, and chapter 11's, is ``1 − γ_i``, 1 for a
-      pair that is kept.) The attention scale is ``0.1·ln s + 1`` (``1`` for ``s <= 1``). Reads ``factor``, ``original_max_positions``,
-      ``beta_fast``, ``beta_slow``.
+      pair that is kept.) The attention scale is ``0.1·ln s + 1`` (``1`` for ``s <= 1``).
+      Reads ``factor``, ``original_max_positions``, ``beta_fast``, ``beta_slow``.
     * ``"llama3"``: Llama 3.1's smooth band: with wavelength ``λ_i = 2π/θ_i``, pairs with
       ``λ_i < L_0 / high_freq_factor`` keep their frequency, pairs with
       ``λ_i > L_0 / low_freq_factor`` are divided by ``s``, and between them
       ``σ_i = (L_0/λ_i − low_freq_factor) / (high_freq_factor − low_freq_factor)`` blends the
-      two (the formula above holds for every pair with ``σ_i`` clamped to ``[0, 1]``). Reads ``factor``, ``original_max_positions``, ``low_freq_factor``,
-      ``high_freq_factor``.
+      two (the formula above holds for every pair with ``σ_i`` clamped to ``[0, 1]``). Reads
+      ``factor``, ``original_max_positions``, ``low_freq_factor``, ``high_freq_factor``.
+    * ``"partial"``: partial RoPE (GPT-NeoX's ``rotary_pct``, transformers'
+      ``partial_rotary_factor = r/d``): only the first ``r`` channels rotate, with the
+      frequencies of an ``r``-channel RoPE; the remaining ``(d − r)/2`` pairs get frequency 0,
+      i.e. they are not rotated at all and carry no position. Reads ``rotary_dim``. GPT-NeoX
+      rotates the first ``r`` channels in its own layout; frequency 0 on the last pairs of a
+      ``d``-channel RoPE is the same up to a fixed permutation of channels, which a model's
+      learned ``W_q`` and ``W_k`` absorb. A choice made before training, where the other
+      methods are applied to a model trained with plain frequencies.
 
-    Only YaRN returns an attention scale other than 1; pass it with the frequencies as
-    ``apply_rotary(x, inv_freq=..., attention_scale=...)``, which multiplies the cosine and sine
-    tables by it (so each logit of a rotated query and key grows by its square, as in
+    A method refuses the arguments it does not read when they are set (``factor != 1``,
+    ``original_max_positions``, ``seq_len`` or ``rotary_dim`` not ``None``). Only YaRN returns
+    an attention scale other than 1; pass it with the frequencies as
+    ``apply_rotary(x, inv_freq=..., attention_scale=...)``, which multiplies the cosine and
+    sine tables by it (so each logit of a rotated query and key grows by its square, as in
     transformers).
+
+    The method is looked up in :data:`ROTARY_SCALINGS`, which a user may extend with a
+    function of the :class:`RotaryScaling` signature; it gets every argument by keyword,
+    already checked, and what it returns is checked in turn:
+
+    .. code-block:: python
+
+        def halved(dim, *, base, device, **unused):
+            inv_freq, _ = scaled_rotary_frequencies(dim, "plain", base=base, device=device)
+            return inv_freq / 2, 1.0
+
+        ROTARY_SCALINGS["halved"] = halved
+        inv_freq, scale = scaled_rotary_frequencies(64, "halved")
 
     The frequencies are computed and returned in float64 (transformers computes them in
     float32; the two agree to float32 rounding). Transformers calls the frequencies
     ``inv_freq``, ``L_0`` ``original_max_position_embeddings`` (``max_position_embeddings`` for
-    ``dynamic``) and ``base`` ``rope_theta``.
+    ``dynamic``), ``base`` ``rope_theta`` and ``r/d`` ``partial_rotary_factor``.
 
     Args:
         dim: ``d``, channels per head (even).
-        method: ``"linear"``, ``"dynamic"``, ``"yarn"`` or ``"llama3"``.
+        method: a key of :data:`ROTARY_SCALINGS`: ``"default"``, ``"plain"``, ``"linear"``,
+            ``"ntk"``, ``"dynamic"``, ``"yarn"``, ``"llama3"``, ``"partial"``, or one a user
+            registered.
         base: as in :func:`rotary_angles` (finite, ``> 1``).
-        factor: ``s``, how many times longer the input may be (finite, ``> 0``).
+        factor: ``s``, how many times longer the input may be (finite, ``> 0``); read by
+            ``linear``, ``ntk``, ``dynamic``, ``yarn`` and ``llama3``.
         original_max_positions: ``L_0``, the length the model was trained on (a positive int);
-            required by ``dynamic``, ``yarn`` and ``llama3``, refused by ``linear``.
+            required by ``dynamic``, ``yarn`` and ``llama3``, refused by the others.
         seq_len: ``dynamic`` only: the current input length (a positive int, or ``None``).
+        rotary_dim: ``partial`` only: ``r``, the channels that rotate (even,
+            ``2 <= r <= d``); required there.
         beta_fast: ``yarn`` only: rotations over ``L_0`` above which a pair is kept
             (finite, ``> beta_slow``).
         beta_slow: ``yarn`` only: rotations below which a pair is fully interpolated (``> 0``).
@@ -167,7 +540,8 @@ def scaled_rotary_frequencies(
         device: where to build the frequencies.
 
     Returns:
-        ``(inv_freq, attention_scale)``: float64 tensor ``[d/2]`` and a Python float.
+        ``(inv_freq, attention_scale)``: float64 tensor ``[d/2]`` on ``device`` and a Python
+        float.
 
     Shapes:
         ``d``: channels per head.
@@ -175,28 +549,24 @@ def scaled_rotary_frequencies(
     Matches: transformers 5.23.0 `modeling_rope_utils.py` ``ROPE_INIT_FUNCTIONS[method]``
     (``_compute_linear_scaling_rope_parameters``, ``_compute_dynamic_ntk_parameters``,
     ``_compute_yarn_parameters`` with ``truncate=True`` and no ``mscale``,
-    ``_compute_llama3_parameters``).
+    ``_compute_llama3_parameters``) and ``compute_default_rope_parameters`` of its Llama and
+    GPT-NeoX rotary embeddings (``"default"``; ``"partial"`` with ``partial_rotary_factor =
+    r/d`` gives its ``r/2`` frequencies, and ``GPTNeoXAttention``'s ``rotary_ndims`` the
+    unrotated channels); bloc97, "NTK-Aware Scaled RoPE" (r/LocalLLaMA, June 2023),
+    ``base = base * alpha ** (dim / (dim - 2))``.
     """
-    method = check_choice("method", method, _SCALINGS)
+    method = check_choice("method", method, tuple(ROTARY_SCALINGS))
     dim = check_even("dim", dim)
     base = check_base("base", base)
     factor = check_positive_float("factor", factor)
-    if original_max_positions is None:
-        if method != "linear":
-            raise ValueError(
-                f"original_max_positions (the trained length) is required for method={method!r}"
-            )
-    elif method == "linear":
-        raise ValueError(
-            "original_max_positions is not used by method='linear' (it divides every "
-            "frequency by factor); leave it None"
-        )
-    else:
+    if original_max_positions is not None:
         original_max_positions = check_int("original_max_positions", original_max_positions)
     if seq_len is not None:
-        if method != "dynamic":
-            raise ValueError(f"seq_len is used by method='dynamic' only, got method={method!r}")
         seq_len = check_int("seq_len", seq_len)
+    if rotary_dim is not None:
+        rotary_dim = check_even("rotary_dim", rotary_dim)
+        if rotary_dim > dim:
+            raise ValueError(f"rotary_dim must be <= dim={dim}, got {rotary_dim}")
     beta_fast = check_positive_float("beta_fast", beta_fast)
     beta_slow = check_positive_float("beta_slow", beta_slow)
     if beta_fast <= beta_slow:
@@ -208,55 +578,39 @@ def scaled_rotary_frequencies(
             f"high_freq_factor must be > low_freq_factor, got {high_freq_factor} "
             f"and {low_freq_factor}"
         )
-
-    if method == "dynamic":
-        length = max(seq_len or original_max_positions, original_max_positions)
-        stretch = factor * length / original_max_positions - (factor - 1)
-        if dim > 2 and stretch != 1.0:  # d = 2: the one frequency is base^0 = 1 for any base
-            base = base * stretch ** (dim / (dim - 2))
-        return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
-    theta = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
-    if method == "linear":
-        return theta / factor, 1.0  # [d/2]
-    if method == "yarn":
-
-        def pair_turning(rotations: float) -> float:  # i(β): the pair that turns β times over L_0
-            return (
-                dim
-                * math.log(original_max_positions / (rotations * 2 * math.pi))
-                / (2 * math.log(base))
-            )
-
-        low = max(math.floor(pair_turning(beta_fast)), 0)
-        high = min(math.ceil(pair_turning(beta_slow)), dim - 1)
-        if low == high:
-            high += 0.001  # as transformers: avoids 0/0
-        i = torch.arange(dim // 2, dtype=torch.float64, device=theta.device)  # [d/2]
-        ramp = ((i - low) / (high - low)).clamp(0, 1)  # [d/2]: 0 keep, 1 interpolate
-        scale = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
-        return theta * (1 - ramp) + theta / factor * ramp, scale  # [d/2]
-    wavelength = 2 * math.pi / theta  # [d/2]
-    smooth = (original_max_positions / wavelength - low_freq_factor) / (
-        high_freq_factor - low_freq_factor
-    )  # [d/2]
-    blended = (1 - smooth) * theta / factor + smooth * theta  # [d/2]
-    out = torch.where(
-        wavelength > original_max_positions / low_freq_factor, theta / factor, blended
+    scaling = ROTARY_SCALINGS[method]
+    if not callable(scaling):
+        raise TypeError(
+            f"ROTARY_SCALINGS[{method!r}] must be a function (see RotaryScaling), "
+            f"got {type(scaling).__name__} {scaling!r}"
+        )
+    result = scaling(
+        dim,
+        method=method,
+        base=base,
+        factor=factor,
+        original_max_positions=original_max_positions,
+        seq_len=seq_len,
+        rotary_dim=rotary_dim,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        low_freq_factor=low_freq_factor,
+        high_freq_factor=high_freq_factor,
+        device=device,
     )
-    out = torch.where(wavelength < original_max_positions / high_freq_factor, theta, out)
-    return out, 1.0  # [d/2]
+    return _check_scaling_result(method, dim, result)
 
 
-def _check_inv_freq(dim: int, inv_freq: object) -> Tensor:
+def _check_inv_freq(dim: int, inv_freq: object, *, name: str = "inv_freq") -> Tensor:
     """``inv_freq`` checked as a finite float tensor ``[dim // 2]`` (``dim`` checked first)."""
     dim = check_even("dim", dim)
-    check_float_tensor("inv_freq", inv_freq, ndim=1)
+    check_float_tensor(name, inv_freq, ndim=1)
     if inv_freq.shape[0] != dim // 2:
         raise ValueError(
-            f"inv_freq must hold dim // 2 = {dim // 2} frequencies (one per channel pair), "
+            f"{name} must hold dim // 2 = {dim // 2} frequencies (one per channel pair), "
             f"got shape {tuple(inv_freq.shape)}"
         )
-    return check_finite("inv_freq", inv_freq)
+    return check_finite(name, inv_freq)
 
 
 def rotary_angles(
@@ -803,116 +1157,3 @@ class RotaryEmbedding(FixedTables):
         if self.attention_scale != 1.0:
             text += f", attention_scale={self.attention_scale}"
         return text
-
-
-# -- Chapter 11: every way of stretching RoPE's frequencies, under one name ---------------------
-
-_STRETCHES = ("plain", "linear", "ntk", "dynamic", "yarn", "llama3", "partial")
-
-
-def stretched_rotary_frequencies(
-    dim: int,
-    method: str,
-    *,
-    base: float = 10000.0,
-    factor: float = 1.0,
-    original_max_positions: int | None = None,
-    seq_len: int | None = None,
-    rotary_dim: int | None = None,
-    device: Device = None,
-) -> tuple[Tensor, float]:
-    """Return the frequencies and logit scale of RoPE, plain or stretched by one of seven methods.
-
-    .. math::
-
-        \\theta'_i = \\begin{cases}
-          \\text{base}^{-2i/d} & \\text{plain} \\\\
-          (\\text{base}\\, s^{d/(d-2)})^{-2i/d} & \\text{ntk} \\\\
-          \\text{base}^{-2i/r}\\ (i < r/2), \\quad 0\\ (i \\ge r/2) & \\text{partial}
-        \\end{cases}
-
-    and ``"linear"``, ``"dynamic"``, ``"yarn"``, ``"llama3"`` as
-    :func:`scaled_rotary_frequencies`. The three methods of its own:
-
-    * ``"plain"``: RoPE as trained, ``θ_i = base^{-2i/d}``; reads nothing else.
-    * ``"ntk"``: NTK-aware scaling (/u/bloc97, 2023): a larger base,
-      ``base · s^{d/(d−2)}``, chosen so that the slowest pair is divided by exactly ``s``
-      while the fastest keeps its frequency; reads ``factor``. It is ``"dynamic"`` frozen
-      at one length: ``"dynamic"`` with ``factor = 1`` and ``seq_len = s·L_0`` gives the same
-      base.
-    * ``"partial"``: partial RoPE (GPT-NeoX's ``rotary_pct``, transformers'
-      ``partial_rotary_factor``): only the first ``r = rotary_dim`` channels rotate, with the
-      frequencies of a ``r``-channel RoPE; the remaining ``(d − r)/2`` pairs get frequency 0,
-      i.e. they are not rotated at all and carry no position. Reads ``rotary_dim``. GPT-NeoX
-      rotates the first ``r`` channels in its own layout; frequency 0 on the last pairs of a
-      ``d``-channel RoPE is the same up to a fixed permutation of channels, which a model's
-      learned ``W_q`` and ``W_k`` absorb.
-
-    Partial RoPE is a choice made before training; the other methods are applied to a model
-    trained with ``"plain"`` frequencies, to run it on inputs up to ``s`` times longer.
-
-    Args:
-        dim: ``d``, channels per head (even).
-        method: one of ``"plain"``, ``"linear"``, ``"ntk"``, ``"dynamic"``, ``"yarn"``,
-            ``"llama3"``, ``"partial"``.
-        base: as in :func:`rotary_angles`.
-        factor: ``s`` (finite, ``> 0``); read by every method but ``"plain"`` and
-            ``"partial"``.
-        original_max_positions: ``L_0``, as in :func:`scaled_rotary_frequencies` (required
-            by ``"dynamic"``, ``"yarn"``, ``"llama3"``; refused by the others).
-        seq_len: ``"dynamic"`` only, as in :func:`scaled_rotary_frequencies`.
-        rotary_dim: ``"partial"`` only: ``r``, the channels that rotate (even, ``2 <= r <= d``).
-        device: where to build the frequencies.
-
-    Returns:
-        ``(inv_freq, attention_scale)``: float64 tensor ``[d/2]`` and a Python float (not 1
-        only for ``"yarn"``).
-
-    Shapes:
-        ``d``: channels per head.
-
-    Matches: bloc97, "NTK-Aware Scaled RoPE" (r/LocalLLaMA, June 2023), ``base = base *
-    alpha ** (dim / (dim - 2))``; transformers 5.23.0 ``_compute_default_rope_parameters``
-    with ``partial_rotary_factor = r/d`` (the ``r/2`` frequencies) and ``GPTNeoXAttention``'s
-    ``rotary_ndims`` (the unrotated channels).
-    """
-    method = check_choice("method", method, _STRETCHES)
-    own = {"plain": set(), "ntk": {"factor"}, "partial": {"rotary_dim"}}
-    if method not in own:
-        if rotary_dim is not None:
-            raise ValueError(f"rotary_dim is used by method='partial' only, got method={method!r}")
-        return scaled_rotary_frequencies(
-            dim,
-            method,
-            base=base,
-            factor=factor,
-            original_max_positions=original_max_positions,
-            seq_len=seq_len,
-            device=device,
-        )
-    dim = check_even("dim", dim)
-    base = check_base("base", base)
-    factor = check_positive_float("factor", factor)
-    given = {
-        "original_max_positions": original_max_positions,
-        "seq_len": seq_len,
-        "rotary_dim": rotary_dim,
-    }
-    for name, value in given.items():
-        if value is not None and name not in own[method]:
-            raise ValueError(f"{name} is not used by method={method!r}; leave it None")
-    if method != "ntk" and factor != 1.0:
-        raise ValueError(f"factor is not used by method={method!r}; leave it 1.0")
-    if method == "plain":
-        return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
-    if method == "ntk":
-        stretched = base * factor ** (dim / (dim - 2)) if dim > 2 else base
-        return sinusoidal_frequencies(dim, base=stretched, device=device), 1.0  # [d/2]
-    if rotary_dim is None:
-        raise ValueError("rotary_dim (the channels that rotate) is required for method='partial'")
-    rotary_dim = check_even("rotary_dim", rotary_dim)
-    if rotary_dim > dim:
-        raise ValueError(f"rotary_dim must be <= dim={dim}, got {rotary_dim}")
-    rotated = sinusoidal_frequencies(rotary_dim, base=base, device=device)  # [r/2]
-    still = torch.zeros((dim - rotary_dim) // 2, dtype=torch.float64, device=rotated.device)
-    return torch.cat((rotated, still)), 1.0  # [d/2]

@@ -14,7 +14,8 @@ builds it: the key term is a lookup in ``q · w^Kᵀ`` (``n_q × (2k+1)`` number
 term collects each row's attention weights into ``2k+1`` buckets before multiplying by
 ``w^V``. On the CPU it works through cache-sized blocks of query rows; on a GPU (and any other
 device) through whole rows with a few large kernels (``strategy=`` forces either).
-:func:`shaw_attention_reference` is the plain version, kept for teaching and tests.
+The plain version, which builds it, is the book's ``book.demos.shaw.shaw_attention_reference``
+(for teaching and tests).
 """
 
 from __future__ import annotations
@@ -26,24 +27,18 @@ import torch
 from torch import Tensor, nn
 
 from ._checks import (
-    broadcast_shape,
     check_bool,
     check_float_tensor,
     check_heads,
     check_int,
     check_mask,
     check_same_dtype,
+    check_shaw_inputs,
     check_state_dict_tables,
-    check_tensor,
 )
 from .attention import masked_softmax
 
-__all__ = [
-    "ShawRelativeMultiheadAttention",
-    "shaw_attention",
-    "shaw_attention_reference",
-    "shaw_relative_index",
-]
+__all__ = ["ShawRelativeMultiheadAttention", "shaw_attention", "shaw_relative_index"]
 
 Strategy = Literal["auto", "blocked", "whole"]
 _STRATEGIES = ("auto", "blocked", "whole")
@@ -88,109 +83,6 @@ def shaw_relative_index(
     i = torch.arange(n_q, device=device)[:, None]  # [n_q, 1]
     j = torch.arange(n_k, device=device)[None, :]  # [1, n_k]
     return (j - i).clamp(-k, k) + k  # [n_q, n_k]
-
-
-def _check_shaw_inputs(
-    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None
-) -> tuple[int, tuple[int, ...]]:
-    """Validate types, dtypes, devices and shapes.
-
-    Returns the clipping distance (read from the table length) and the broadcast batch shape
-    of ``q``, ``k``, ``v`` and ``mask``.
-    """
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        check_float_tensor(name, t)
-        if t.ndim < 2:
-            raise ValueError(
-                f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}"
-            )
-    check_float_tensor("rel_k", rel_k, ndim=2)
-    check_float_tensor("rel_v", rel_v, ndim=2)
-    check_same_dtype(q=q, k=k, v=v, rel_k=rel_k, rel_v=rel_v)
-    devices = {t.device for t in (q, k, v, rel_k, rel_v)}
-    if mask is not None:
-        check_tensor("mask", mask)
-        devices.add(mask.device)
-    if len(devices) > 1:
-        each = ", ".join(
-            f"{name} {t.device}"
-            for name, t in (("q", q), ("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v))
-        )
-        extra = f", mask {mask.device}" if mask is not None else ""
-        raise ValueError(f"q, k, v, rel_k, rel_v and mask must be on one device, got {each}{extra}")
-    if q.shape[-1] == 0:
-        raise ValueError(f"q must have at least one channel, got shape {tuple(q.shape)}")
-    if k.shape[-2] == 0:
-        raise ValueError(f"k must have at least one key position, got shape {tuple(k.shape)}")
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
-        )
-    length = rel_k.shape[0]
-    if length % 2 == 0:
-        raise ValueError(
-            f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}"
-        )
-    if rel_v.shape[0] != length:
-        raise ValueError(f"rel_v must have as many rows as rel_k ({length}), got {rel_v.shape[0]}")
-    if rel_k.shape[1] != q.shape[-1]:
-        raise ValueError(f"rel_k must have q's {q.shape[-1]} channels, got {rel_k.shape[1]}")
-    if rel_v.shape[1] != v.shape[-1]:
-        raise ValueError(f"rel_v must have v's {v.shape[-1]} channels, got {rel_v.shape[1]}")
-    n_q, n_k = q.shape[-2], k.shape[-2]
-    mask_batch = tuple(mask.shape[:-2]) if mask is not None and mask.ndim > 2 else ()
-    shapes = [tuple(t.shape[:-2]) for t in (q, k, v)] + [mask_batch]
-    batch = broadcast_shape(*shapes)
-    if batch is None:
-        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
-    if mask is not None:
-        check_mask("mask", mask, (*batch, n_q, n_k))
-    return (length - 1) // 2, batch
-
-
-def shaw_attention_reference(
-    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, *, mask: Tensor | None = None
-) -> Tensor:
-    """Shaw attention written the obvious way, with the full ``n_q × n_k × d`` tensors.
-
-    .. math::
-
-        z_i = \\sum_j \\operatorname{softmax}_j\\!\\Big(\\frac{q_i\\cdot(k_j + a^K_{ij})}{\\sqrt d}
-        \\Big)(v_j + a^V_{ij})
-
-    Same formula, arguments and result as :func:`shaw_attention`; memory grows as
-    ``n_q · n_k · d``. Use it to read the formula, not in a model.
-
-    Args:
-        q: queries ``[..., n_q, d]``.
-        k: keys ``[..., n_k, d]``.
-        v: values ``[..., n_k, d_v]``.
-        rel_k: ``w^K``, ``[2k+1, d]``.
-        rel_v: ``w^V``, ``[2k+1, d_v]``.
-        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` = attend.
-
-    Returns:
-        ``[..., n_q, d_v]``.
-
-    Shapes:
-        ``n_q``/``n_k``: query/key positions, ``d``: channels per head, ``k``: clipping distance.
-
-    Matches: Shaw et al. (2018), eq. (3)-(4), term by term.
-    """
-    max_k, _ = _check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
-    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
-    idx = shaw_relative_index(max(n_q, 1), n_k, max_k, device=q.device)[:n_q]  # [n_q, n_k]
-    a_k = rel_k[idx]  # [n_q, n_k, d]
-    a_v = rel_v[idx]  # [n_q, n_k, d_v]
-    keys = k[..., None, :, :] + a_k  # [..., n_q, n_k, d]: k_j + a^K_ij
-    values = v[..., None, :, :] + a_v  # [..., n_q, n_k, d_v]: v_j + a^V_ij
-    logits = (q[..., :, None, :] * keys).sum(-1) / math.sqrt(d)  # [..., n_q, n_k]
-    weights = masked_softmax(logits, mask)  # [..., n_q, n_k]
-    return (weights[..., None] * values).sum(-2)  # [..., n_q, d_v]
 
 
 def shaw_attention(
@@ -255,7 +147,7 @@ def shaw_attention(
         raise TypeError(f"strategy must be one of {_STRATEGIES}, got {type(strategy).__name__}")
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
-    max_k, batch = _check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
+    max_k, batch = check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
     n_q, n_k, d, d_v = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     b = math.prod(batch)
     q = q.expand(*batch, n_q, d).reshape(b, n_q, d)  # [B, n_q, d]

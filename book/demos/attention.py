@@ -1,8 +1,12 @@
-"""Chapter 1's word demos: toy sentences, a seeded attention layer, and what shuffling does.
+"""Worked examples of plain attention: chapter 1's word demos and chapter 9's logit terms.
 
-Not model code: the figures and explorers of chapter 1 (:mod:`book.figures.attention`,
-:mod:`book.explorers.attention`) and its code cells use these to show that attention without
-positions is permutation-equivariant (:class:`posenc.attention.SelfAttention`).
+Not model code: :mod:`posenc.attention` holds the attention a model runs. Chapter 1's figures
+and explorers (:mod:`book.figures.attention`, :mod:`book.explorers.attention`) and its code
+cells use the word demos (toy sentences, a seeded layer, what shuffling does) to show that
+attention without positions is permutation-equivariant
+(:class:`posenc.attention.SelfAttention`). Chapter 9 splits the logit of tokens that carry
+added positions into its four terms (:func:`absolute_logit_terms`) and measures how much of a
+map a function of the offset alone explains (:func:`offset_variance_share`).
 """
 
 from __future__ import annotations
@@ -14,16 +18,23 @@ import torch
 from torch import Tensor
 
 from posenc._checks import (
+    broadcast_shape,
     check_bool,
+    check_float_tensor,
     check_int,
     check_permutation,
     check_positive_float,
+    check_same_device,
+    check_same_dtype,
     check_tensor,
 )
 from posenc.attention import SelfAttention
 from posenc.sinusoidal import sinusoidal_encoding
 
 __all__ = [
+    "LOGIT_TERMS",
+    "absolute_logit_terms",
+    "offset_variance_share",
     "permutation_matrix",
     "sentence_attention",
     "sentence_vectors",
@@ -224,3 +235,132 @@ def shuffled_attention(
     y_perm, a_perm = sentence_attention(layer, shuffled)  # [n, d], [n, n]
     inverse = torch.argsort(torch.tensor(order))  # [n]: where each original word went
     return a, a_perm, (y_perm[inverse] - y).norm(dim=-1)  # [n, n], [n, n], [n]
+
+
+LOGIT_TERMS = ("content–content", "content–position", "position–content", "position–position")
+"""The names of the four terms of :func:`absolute_logit_terms`, in its order."""
+
+
+def absolute_logit_terms(x: Tensor, p: Tensor, w_q: Tensor, w_k: Tensor) -> Tensor:
+    """Return the four terms of the attention logit of tokens that carry added positions.
+
+    With position vectors added to the tokens, ``x_i + p_i``, the logit of query ``i`` and key
+    ``j`` (before the division by ``√d``) splits into four terms:
+
+    .. math::
+
+        (x_i + p_i)^\\top W_Q^\\top W_K (x_j + p_j)
+        = \\underbrace{x_i^\\top A\\, x_j}_{\\text{content–content}}
+        + \\underbrace{x_i^\\top A\\, p_j}_{\\text{content–position}}
+        + \\underbrace{p_i^\\top A\\, x_j}_{\\text{position–content}}
+        + \\underbrace{p_i^\\top A\\, p_j}_{\\text{position–position}},
+        \\qquad A = W_Q^\\top W_K
+
+    The four are returned stacked in this order (the names are in ``LOGIT_TERMS``); their sum
+    is ``q kᵀ`` for ``q = (x + p) W_Qᵀ`` and ``k = (x + p) W_Kᵀ``. Dai et al. (2019, section
+    3.3) write this expansion as the starting point of Transformer-XL's relative attention,
+    and He et al. (2021) name its terms as here for DeBERTa. Projection biases are left out
+    (a bias adds terms that depend on one side only).
+
+    Args:
+        x: the token contents ``[..., n, d_x]`` (floating point).
+        p: the position vectors added to them, ``[..., n, d_x]`` or any shape that broadcasts
+            to ``x``'s (e.g. one ``[n, d_x]`` table for a batch).
+        w_q: the query projection ``[d, d_x]`` (``nn.Linear``'s weight layout: ``q = x W_Qᵀ``).
+        w_k: the key projection ``[d, d_x]``.
+
+    Returns:
+        ``[4, ..., n, n]``: entry ``[t, ..., i, j]`` is term ``t`` for query ``i`` and key ``j``.
+        Divide by ``√d`` to get the logits of :func:`posenc.attention.attention_weights`.
+
+    Raises:
+        TypeError: a tensor that is not floating point, or tensors of different dtypes.
+        ValueError: ``w_q`` and ``w_k`` not both ``[d, d_x]`` with ``d ≥ 1`` and the ``d_x``
+            of ``x``, ``p`` that does not broadcast to ``x``, or tensors on two devices.
+
+    Shapes:
+        ``n``: positions, ``d_x``: channels of the tokens, ``d``: channels of a query.
+
+    Matches the four terms (a)–(d) of Dai et al. 2019, eq. in section 3.3 (``E_x`` = ``x``,
+    ``U`` = ``p``), and, with relative vectors in place of ``p``, He et al. 2021, eq. (2).
+    """
+    check_float_tensor("x", x)
+    check_float_tensor("p", p)
+    check_float_tensor("w_q", w_q, ndim=2)
+    check_float_tensor("w_k", w_k, ndim=2)
+    if x.ndim < 2:
+        raise ValueError(
+            f"x must have at least 2 dimensions [..., n, d_x], got shape {tuple(x.shape)}"
+        )
+    d_x = x.shape[-1]
+    if w_q.shape != w_k.shape or w_q.shape[1] != d_x or w_q.shape[0] == 0:
+        raise ValueError(
+            f"w_q and w_k must both be [d, d_x] with d >= 1 and d_x = x.shape[-1] = {d_x}, got "
+            f"{tuple(w_q.shape)} and {tuple(w_k.shape)}"
+        )
+    if broadcast_shape(tuple(x.shape), tuple(p.shape)) != tuple(x.shape):
+        raise ValueError(
+            f"p must broadcast to the shape of x {tuple(x.shape)}, got shape {tuple(p.shape)}"
+        )
+    check_same_dtype(x=x, p=p, w_q=w_q, w_k=w_k)
+    check_same_device(x=x, p=p, w_q=w_q, w_k=w_k)
+    p = p.expand_as(x)  # [..., n, d_x]
+    x_q, x_k = x @ w_q.T, x @ w_k.T  # [..., n, d]: the content's query and key
+    p_q, p_k = p @ w_q.T, p @ w_k.T  # [..., n, d]: the positions' query and key
+    return torch.stack(
+        [
+            x_q @ x_k.transpose(-2, -1),  # [..., n, n]: content–content
+            x_q @ p_k.transpose(-2, -1),  # [..., n, n]: content–position
+            p_q @ x_k.transpose(-2, -1),  # [..., n, n]: position–content
+            p_q @ p_k.transpose(-2, -1),  # [..., n, n]: position–position
+        ]
+    )  # [4, ..., n, n]
+
+
+def offset_variance_share(logits: Tensor) -> Tensor:
+    """Return how much of a map's variance a function of the offset ``j − i`` alone explains.
+
+    Replace every entry by the mean of its diagonal (the entries with the same offset
+    ``j − i``): that is the closest map, in squared error, that depends on the offset only
+    (a Toeplitz map). The share is one minus the squared error left, over the map's variance:
+
+    .. math::
+
+        s(L) = 1 - \\frac{\\sum_{ij} \\big(L_{ij} - \\bar L_{j-i}\\big)^2}
+        {\\sum_{ij} \\big(L_{ij} - \\bar L\\big)^2},
+        \\qquad \\bar L_r = \\operatorname{mean}_{j - i = r} L_{ij}
+
+    1 for a map that depends on the offset only (and for a constant map), near 0 for one in
+    which the offset says nothing. It is the ``R²`` of fitting one number per diagonal.
+
+    Args:
+        logits: maps ``[..., n_q, n_k]`` (floating point, ``n_q, n_k ≥ 1``).
+
+    Returns:
+        ``[...]``, one share per map, in ``[0, 1]`` (up to rounding).
+
+    Raises:
+        TypeError: ``logits`` not a floating-point tensor.
+        ValueError: fewer than 2 dimensions, or no query or no key.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions; query ``i`` and key ``j`` are at positions ``i``
+        and ``j``.
+    """
+    check_float_tensor("logits", logits)
+    if logits.ndim < 2 or logits.shape[-2] == 0 or logits.shape[-1] == 0:
+        raise ValueError(
+            "logits must be maps [..., n_q, n_k] with n_q, n_k >= 1, got shape "
+            f"{tuple(logits.shape)}"
+        )
+    n_q, n_k = logits.shape[-2:]
+    device = logits.device
+    offsets = torch.arange(n_k, device=device)[None, :] - torch.arange(n_q, device=device)[:, None]
+    index = (offsets + n_q - 1).reshape(-1)  # [n_q n_k]: the diagonal of each entry, from 0
+    flat = logits.reshape(*logits.shape[:-2], n_q * n_k)  # [..., n_q n_k]
+    sums = flat.new_zeros(*flat.shape[:-1], n_q + n_k - 1).index_add(-1, index, flat)
+    counts = flat.new_zeros(n_q + n_k - 1).index_add(0, index, flat.new_ones(n_q * n_k))
+    diagonal_means = (sums / counts)[..., index]  # [..., n_q n_k]
+    residual = (flat - diagonal_means).square().sum(-1)  # [...]
+    total = (flat - flat.mean(-1, keepdim=True)).square().sum(-1)  # [...]
+    return torch.where(total > 0, 1 - residual / total.clamp_min(torch.finfo(flat.dtype).tiny), 1.0)

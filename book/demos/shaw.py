@@ -1,8 +1,12 @@
-"""Chapter 6's cost demonstrations for Shaw attention: a byte count and a small timing run.
+"""Chapter 6's Shaw attention written out, and its cost: a byte count and a small timing run.
 
-Not model code: :mod:`posenc.shaw` holds what a model imports. These two functions feed the
-chapter's cost figure (:func:`book.figures.shaw.shaw_cost_figure`) and its printouts;
-``benchmarks/shaw_attention.py`` and ``benchmarks/gpu_check.py`` measure more thoroughly.
+Not model code: :mod:`posenc.shaw` holds what a model imports.
+:func:`shaw_attention_reference` is the formula written the obvious way, with the full
+``n_q × n_k × d`` tensors: the chapter reads it, and the tests check
+:func:`posenc.shaw.shaw_attention` against it. :func:`shaw_intermediate_bytes` and
+:func:`shaw_attention_timings` feed the chapter's cost figure
+(:func:`book.figures.shaw.shaw_cost_figure`) and its printouts; ``benchmarks/shaw_attention.py``
+and ``benchmarks/gpu_check.py`` measure more thoroughly.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ import time
 from collections.abc import Sequence
 
 import torch
+from torch import Tensor
 
-from posenc._checks import check_int
+from posenc._checks import check_int, check_shaw_inputs
 from posenc._threads import torch_threads
-from posenc.shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_attention_reference
+from posenc.attention import masked_softmax
+from posenc.shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_relative_index
 
-__all__ = ["shaw_attention_timings", "shaw_intermediate_bytes"]
+__all__ = ["shaw_attention_reference", "shaw_attention_timings", "shaw_intermediate_bytes"]
 
 
 def shaw_intermediate_bytes(
@@ -35,7 +41,7 @@ def shaw_intermediate_bytes(
     with ``s`` the element size and ``c`` the query rows per block:
 
     * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
-      builds (:func:`posenc.shaw.shaw_attention_reference` builds two more of that size,
+      builds (:func:`shaw_attention_reference` builds two more of that size,
       ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
     * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds on the CPU (its blocked path)
       for one block of ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after
@@ -158,3 +164,44 @@ def _timings(
                     times.append(1e3 * (time.perf_counter() - start))
             out[name].append(statistics.median(times))
     return out
+
+
+def shaw_attention_reference(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, *, mask: Tensor | None = None
+) -> Tensor:
+    """Shaw attention written the obvious way, with the full ``n_q × n_k × d`` tensors.
+
+    .. math::
+
+        z_i = \\sum_j \\operatorname{softmax}_j\\!\\Big(\\frac{q_i\\cdot(k_j + a^K_{ij})}{\\sqrt d}
+        \\Big)(v_j + a^V_{ij})
+
+    Same formula, arguments and result as :func:`posenc.shaw.shaw_attention`; memory grows as
+    ``n_q · n_k · d``. Use it to read the formula, not in a model.
+
+    Args:
+        q: queries ``[..., n_q, d]``.
+        k: keys ``[..., n_k, d]``.
+        v: values ``[..., n_k, d_v]``.
+        rel_k: ``w^K``, ``[2k+1, d]``.
+        rel_v: ``w^V``, ``[2k+1, d_v]``.
+        mask: optional boolean mask broadcastable to ``[..., n_q, n_k]``, ``True`` = attend.
+
+    Returns:
+        ``[..., n_q, d_v]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions, ``d``: channels per head, ``k``: clipping distance.
+
+    Matches: Shaw et al. (2018), eq. (3)-(4), term by term.
+    """
+    max_k, _ = check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
+    n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
+    idx = shaw_relative_index(max(n_q, 1), n_k, max_k, device=q.device)[:n_q]  # [n_q, n_k]
+    a_k = rel_k[idx]  # [n_q, n_k, d]
+    a_v = rel_v[idx]  # [n_q, n_k, d_v]
+    keys = k[..., None, :, :] + a_k  # [..., n_q, n_k, d]: k_j + a^K_ij
+    values = v[..., None, :, :] + a_v  # [..., n_q, n_k, d_v]: v_j + a^V_ij
+    logits = (q[..., :, None, :] * keys).sum(-1) / math.sqrt(d)  # [..., n_q, n_k]
+    weights = masked_softmax(logits, mask)  # [..., n_q, n_k]
+    return (weights[..., None] * values).sum(-2)  # [..., n_q, d_v]

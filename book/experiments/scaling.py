@@ -2,7 +2,7 @@
 
 * :func:`rope_stretching` trains one tiny RoPE model on short sequences, then runs it
   ``factor`` times longer with each way of stretching its frequencies
-  (:func:`posenc.rotary.stretched_rotary_frequencies`), first as it is and then after a short
+  (:func:`posenc.rotary.scaled_rotary_frequencies`), first as it is and then after a short
   fine-tune at the longer length, and returns a :class:`StretchResults`;
 * :func:`stretch_toy_rotary` swaps a toy model's rotary frequencies (and attention scale) in
   place, the step every method needs.
@@ -29,7 +29,7 @@ from book.toy.tasks import TASKS, Task
 from book.toy.training import _length_range, _stop_rule, train_toy
 from posenc._checks import check_bool, check_choice, check_int, check_positive_float
 from posenc._threads import torch_threads
-from posenc.rotary import RotaryEmbedding, stretched_rotary_frequencies
+from posenc.rotary import RotaryEmbedding, scaled_rotary_frequencies
 
 __all__ = ["STRETCH_METHODS", "StretchResults", "rope_stretching", "stretch_toy_rotary"]
 
@@ -228,7 +228,7 @@ def rope_stretching(
        :func:`~book.toy.training.train_toy` on lengths ``train_lengths`` until its last
        ``stop_window`` losses lie below ``stop_loss`` (at most ``steps`` steps).
     2. For each method ``μ`` a copy of it gets the frequencies
-       :func:`~posenc.rotary.stretched_rotary_frequencies` returns for ``μ`` (``L_0 = L``,
+       :func:`~posenc.rotary.scaled_rotary_frequencies` returns for ``μ`` (``L_0 = L``,
        ``factor = s``; ``"dynamic"`` with ``seq_len = n``, so at ``n <= L`` it is plain RoPE)
        and is tested at ``L`` and ``s·L`` (stage ``"as trained"``).
     3. Each copy is fine-tuned on sequences of length ``s·L`` with the frequencies for ``s·L``,
@@ -303,7 +303,7 @@ def rope_stretching(
 
     def frequencies(method: str, n: int) -> tuple[Tensor, float]:
         needs_length = method in ("dynamic", "yarn", "llama3")
-        return stretched_rotary_frequencies(
+        return scaled_rotary_frequencies(
             head_dim,
             method,
             base=base,

@@ -21,14 +21,24 @@
   and merged (``env-updated``), so reading in parallel is safe for it.
 * **Citations formatted fast.** pybtex's plugin lookups are cached (``_cache_pybtex_plugins``).
 * **Executed once, for both editions.** ``execute_notebooks: cache`` stores each chapter's
-  outputs in a jupyter-cache keyed by its code cells. ``posenc``'s sources and
-  ``requirements.txt`` are not part of that key, so the cache lives in a folder named by their
-  digest, ``_build/.jupyter_cache/<digest>``: a change to the library or to a pinned package
-  re-executes every chapter, a change to prose re-executes nothing, and the Chinese edition
-  (``book/tools/build_book.py``) reuses the English edition's outputs. The cache's folder and
-  database are made before the reading processes start (``prepare_execution_cache``):
-  jupyter-cache 1.0 makes them on first use, and processes that do so at the same time fail
-  (``FileExistsError`` in its ``mkdir``).
+  outputs in a jupyter-cache keyed by its code cells. What the chapters import is not part of
+  that key: ``posenc``'s sources, the ``book`` package's (figures, explorers, toy model,
+  catalogue, demos, experiments; not ``book/ext`` or ``book/tools``, which no chapter imports)
+  and ``requirements.txt``; so the cache lives in a folder named by their digest,
+  ``_build/.jupyter_cache/<digest>`` (``execution_digest``): a change to the library, to a
+  figure or to a pinned package re-executes every chapter, a change to prose re-executes
+  nothing, and the Chinese edition (``book/tools/build_book.py``) reuses the English edition's
+  outputs. The cache's folder and database are made before the reading processes start
+  (``prepare_execution_cache``): jupyter-cache 1.0 makes them on first use, and processes that
+  do so at the same time fail (``FileExistsError`` in its ``mkdir``).
+* **Incremental builds.** ``book/tools/build_book.py`` decides from its stamps what a build must
+  redo (``book/tools/stamps.py``) and names the pages whose own inputs changed (the page, its
+  quiz, its catalogue) in ``book_reread_docs``: Sphinx re-reads them even where it would not
+  see the change by itself (``env-get-outdated``). When a re-read page's title, sections,
+  labels or numbers changed, every page is written again (``env-get-updated``), since the
+  sidebars and cross-references of the others show them. The build-finished steps redo only
+  the pages this build wrote: the executed notebooks of the pages it read, the thebe-free
+  heads of the pages it wrote.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from importlib.metadata import distribution
 from importlib.util import find_spec
 from pathlib import Path
@@ -63,16 +74,41 @@ def mathjax_source() -> Path:
     return folder
 
 
-def execution_digest(root: Path) -> str:
-    """A digest of what a chapter's outputs depend on besides its code: posenc and the pins."""
-    spec = find_spec("posenc")
-    if spec is None or spec.origin is None:
-        raise ModuleNotFoundError("posenc is not installed: run `make setup`")
-    package = Path(spec.origin).parent
+# The packages the chapters' kernels import: their outputs depend on them besides the code
+# cells. The build's own code (Sphinx extensions, tools) is imported by no chapter.
+EXECUTED_PACKAGES = ("posenc", "book")
+NOT_EXECUTED = ("book/ext/", "book/tools/")
+
+
+def executed_packages() -> list[Path]:
+    """The folders of the installed packages that the chapters import (``EXECUTED_PACKAGES``)."""
+    folders = []
+    for name in EXECUTED_PACKAGES:
+        spec = find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ModuleNotFoundError(f"{name} is not installed: run `make setup`")
+        folders.append(Path(spec.origin).parent)
+    return folders
+
+
+def executed_sources(root: Path, packages: list[Path] | None = None) -> list[tuple[str, Path]]:
+    """(name, path) of every file a chapter's outputs depend on besides its code: the Python
+    sources of ``packages`` (default: ``executed_packages()``) but ``NOT_EXECUTED``, and
+    ``requirements.txt``; sorted by name."""
+    named = [("requirements.txt", root / "requirements.txt")]
+    for package in executed_packages() if packages is None else packages:
+        for path in package.rglob("*.py"):
+            name = f"{package.name}/{path.relative_to(package).as_posix()}"
+            if not name.startswith(NOT_EXECUTED):
+                named.append((name, path))
+    return sorted(named)
+
+
+def execution_digest(root: Path, packages: list[Path] | None = None) -> str:
+    """A digest of what a chapter's outputs depend on besides its code (``executed_sources``):
+    posenc, the book's figures, explorers, toy model…, and the pins."""
     digest = hashlib.sha256()
-    named = [(path.relative_to(package.parent).as_posix(), path) for path in package.rglob("*.py")]
-    named.append(("requirements.txt", root / "requirements.txt"))
-    for name, path in sorted(named):
+    for name, path in executed_sources(root, packages):
         digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() if path.is_file() else b"")
     return digest.hexdigest()[:16]
@@ -109,7 +145,8 @@ def _write_executed_notebooks(app: Sphinx, exception: Exception | None) -> None:
     In ``cache`` mode myst-nb 1.4 renders the page from the cached outputs but writes the
     notebook it read, without them, to ``jupyter_execute/``, where the slide decks
     (``slides.py``, which runs after this) and ``book/tools/i18n.py`` look for the executed
-    notebooks. This writes the merged notebook instead.
+    notebooks. This writes the merged notebook instead, for each page this build read (the
+    others' are as the build that read them left them) or whose notebook is missing.
     """
     if exception is not None or app.config.nb_execution_mode != "cache":
         return
@@ -118,17 +155,79 @@ def _write_executed_notebooks(app: Sphinx, exception: Exception | None) -> None:
 
     cache = get_cache(app.env.mystnb_config.execution_cache_path)
     executed = Path(app.outdir).parent / "jupyter_execute"
+    read = getattr(app, READ_DOCS, None)
     for docname in sorted(app.env.found_docs):
         source = Path(app.srcdir) / f"{docname}.ipynb"
-        if not source.is_file():
+        target = executed / f"{docname}.ipynb"
+        if not source.is_file() or (read is not None and docname not in read and target.is_file()):
             continue
         try:
             _, merged = cache.merge_match_into_notebook(nbformat.read(source, as_version=4))
         except KeyError:  # not in the cache: the page was built without executing it
             continue
-        target = executed / f"{docname}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(merged, target)
+
+
+# ---------------------------------------------------------------------------------------------
+# incremental builds
+
+READ_DOCS = "_book_read_docs"  # the pages this build reads (an attribute of the application)
+_OUTLINES = "_book_outlines"  # their outlines before reading
+_STARTED = "_book_started"  # when this build began (time.time())
+
+
+def _reread_named_docs(
+    app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    """Re-read the pages that book/tools/build_book.py names (their page, quiz or catalogue
+    changed), whatever their files' times say."""
+    return [d for d in app.config.book_reread_docs if d in env.found_docs]
+
+
+def outline(env: Any, docname: str) -> str | None:
+    """What the other pages show of ``docname``: its title, its sections, its labels and
+    equations, and its numbers (sections, figures, tables, exercises). None before it is read."""
+    if docname not in env.all_docs:
+        return None
+    std = env.get_domain("std")
+    math = env.get_domain("math")
+    parts = [
+        env.titles[docname].astext() if docname in env.titles else "",
+        env.tocs[docname].astext() if docname in env.tocs else "",
+        sorted((k, *v[1:]) for k, v in std.labels.items() if v[0] == docname),
+        sorted((k, *v[1:]) for k, v in std.anonlabels.items() if v[0] == docname),
+        sorted((k, v[1]) for k, v in math.equations.items() if v[0] == docname),
+        sorted(env.toc_secnumbers.get(docname, {}).items()),
+        sorted((k, sorted(v.items())) for k, v in env.toc_fignumbers.get(docname, {}).items()),
+    ]
+    return repr(parts)
+
+
+def _before_reading(app: Sphinx, env: Any, docnames: list[str]) -> None:
+    setattr(app, READ_DOCS, set(docnames))
+    setattr(app, _OUTLINES, {d: outline(env, d) for d in docnames})
+
+
+def _write_all_when_an_outline_changed(app: Sphinx, env: Any) -> list[str]:
+    """Every page, when a page read by this build changed what the others show of it (their
+    sidebars, the numbers and titles of their cross-references); else none beyond Sphinx's."""
+    before: dict[str, str | None] = getattr(app, _OUTLINES, {})
+    changed = sorted(d for d, old in before.items() if outline(env, d) != old)
+    if not changed or len(changed) == len(env.found_docs):
+        return []
+    logger.info(f"book_site: the outline of {', '.join(changed)} changed: writing every page")
+    return sorted(env.found_docs)
+
+
+def _note_start(app: Sphinx) -> None:
+    setattr(app, _STARTED, time.time())
+
+
+def written_pages(app: Sphinx) -> list[Path]:
+    """The HTML pages this build wrote (newer than its start)."""
+    since = getattr(app, _STARTED, 0.0) - 2.0  # the file system's clock may round
+    return [page for page in Path(app.outdir).rglob("*.html") if page.stat().st_mtime >= since]
 
 
 def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
@@ -151,7 +250,7 @@ _FONTAWESOME_TAG = re.compile(
 def _strip_fontawesome(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    for page in Path(app.outdir).rglob("*.html"):
+    for page in written_pages(app):
         text = page.read_text(encoding="utf-8")
         stripped = _FONTAWESOME_TAG.sub("", text)
         if stripped != text:
@@ -202,6 +301,13 @@ def _cache_pybtex_plugins() -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     _cache_pybtex_plugins()
     app.add_config_value("book_parallel_jobs", usable_cpus(), "")
+    # pages to re-read whatever Sphinx sees (set by book/tools/build_book.py; not a rebuild)
+    app.add_config_value("book_reread_docs", [], "")
+    app.connect("builder-inited", _note_start)
+    app.connect("env-get-outdated", _reread_named_docs)
+    app.connect("env-before-read-docs", _before_reading)
+    # after Sphinx's own handlers (500) have numbered the sections and figures
+    app.connect("env-get-updated", _write_all_when_an_outline_changed, priority=900)
     app.connect("config-inited", _configure, priority=900)
     app.connect("build-finished", _copy_mathjax)
     app.connect("build-finished", _write_executed_notebooks, priority=400)

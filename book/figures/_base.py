@@ -25,6 +25,8 @@ from matplotlib.image import AxesImage
 from matplotlib.ticker import MaxNLocator
 from torch import Tensor
 
+from book.figures._labels import relabel
+from book.figures.png import palette_png, png_size
 from posenc._checks import check_bool, check_int, check_positive_float, check_real
 
 __all__ = [
@@ -456,8 +458,6 @@ def fit_column(
                     axis.set_tick_params(which=which, labelsize=min_size)
         for c in ax.collections:  # glyph-outline labels (_grid.draw_labels)
             if hasattr(c, "labels") and getattr(c, "fontsize", min_size) < min_size:
-                from book.figures._grid import relabel
-
                 relabel(c, min_size)
     for t in fig.findobj(Text):
         if t.get_fontsize() < min_size:
@@ -469,7 +469,7 @@ def retina_palette_png(fig: Figure) -> tuple[str, dict[str, int]]:
     """``fig`` as a 2× PNG (cropped to its tight box) with a 256-colour palette, and its 1× size.
 
     What Jupyter's "retina" format does (twice ``fig.dpi``, the metadata giving the width and
-    height to show it at), plus the explorers' palette (:func:`book.explorers.palette_png`),
+    height to show it at), plus the explorers' palette (:func:`book.figures.png.palette_png`),
     which keeps about a third of the bytes: the book's pages stay small.
 
     Args:
@@ -481,8 +481,6 @@ def retina_palette_png(fig: Figure) -> tuple[str, dict[str, int]]:
     """
     import base64
     import io
-
-    from book.explorers.explorer import palette_png, png_size
 
     buffer = io.BytesIO()
     fig.savefig(

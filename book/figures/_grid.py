@@ -18,7 +18,6 @@ Nothing here touches pyplot.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,15 +27,13 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
-from matplotlib.path import Path
-from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 from torch import Tensor
 
 from book.figures._base import as_colormap, new_figure, to_numpy
+from book.figures._labels import _label_path, relabel
 from posenc._checks import check_bool, check_int, check_positive_float, check_real
 
 __all__ = [
@@ -49,7 +46,6 @@ __all__ = [
     "relabel",
 ]
 
-_LABEL_FONT = FontProperties(family="DejaVu Sans")
 _HA = ("left", "center", "right")
 _VA = ("top", "center", "bottom")
 
@@ -102,33 +98,6 @@ def inch_canvas(width: float, height: float) -> tuple[Figure, Axes]:
     ax.set_ylim(height, 0)
     ax.set_autoscale_on(False)
     return fig, ax
-
-
-@functools.lru_cache(maxsize=4096)
-def _label_path(text: str, fontsize: float) -> Path:
-    """The outline of ``text`` in points, centred on ``(0, 0)``, lines centred one below another.
-
-    Cached: laying out glyphs is the slow part of drawing text, and an explorer draws the
-    same labels again and again. The path is read-only (its vertex and code arrays cannot be
-    written, nor replaced), since every caller shares it.
-    """
-    lines = text.split("\n")
-    pitch = 1.25 * fontsize  # distance between baselines
-    parts = []
-    for k, line in enumerate(lines):
-        if not line.strip():
-            continue  # an empty line only takes its place
-        path = TextPath((0, 0), line, size=fontsize, prop=_LABEL_FONT)
-        if len(path.vertices) == 0:
-            continue
-        x0, x1 = path.vertices[:, 0].min(), path.vertices[:, 0].max()
-        # centre each line; the block's middle sits at y = 0 (0.36·size: the middle of a digit)
-        shift = np.array([-(x0 + x1) / 2, -0.36 * fontsize + (len(lines) - 1 - 2 * k) * pitch / 2])
-        parts.append(Path(path.vertices + shift, path.codes))
-    if not parts:
-        return Path(np.zeros((0, 2)), readonly=True)
-    compound = Path.make_compound_path(*parts)
-    return Path(compound.vertices, compound.codes, readonly=True)
 
 
 def draw_labels(
@@ -184,24 +153,6 @@ def draw_labels(
     collection.fontsize = fontsize
     collection.centres = [tuple(map(float, c)) for c in centres]
     ax.add_collection(collection, autolim=False)
-    return collection
-
-
-def relabel(collection: PathCollection, fontsize: float) -> PathCollection:
-    """Redraw the labels of a :func:`draw_labels` collection at another size, in place.
-
-    Args:
-        collection: a collection made by :func:`draw_labels`.
-        fontsize: the new size in points.
-
-    Returns:
-        the collection.
-    """
-    if not hasattr(collection, "labels"):
-        raise TypeError("collection must be made by draw_labels (it has no .labels)")
-    fontsize = check_positive_float("fontsize", fontsize)
-    collection.set_paths([_label_path(t, fontsize) for t in collection.labels])
-    collection.fontsize = fontsize
     return collection
 
 

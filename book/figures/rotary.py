@@ -46,7 +46,7 @@ from posenc.rotary import (
     rotary_decay_bound,
     rotary_offset_logits,
     rotary_permutation,
-    stretched_rotary_frequencies,
+    scaled_rotary_frequencies,
 )
 from posenc.sinusoidal import sinusoidal_frequencies
 
@@ -715,7 +715,7 @@ def _stretch_frequencies(
         kwargs["seq_len"] = round(factor * original_max_positions)
     if method == "partial":
         kwargs["rotary_dim"] = rotary_dim
-    inv_freq, _ = stretched_rotary_frequencies(dim, method, **kwargs)  # type: ignore[arg-type]
+    inv_freq, _ = scaled_rotary_frequencies(dim, method, **kwargs)  # type: ignore[arg-type]
     return inv_freq.numpy()  # [d/2]
 
 
@@ -745,7 +745,7 @@ def rotary_stretch_figure(
     frequencies for the length ``s·L_0``.
 
     Args:
-        methods: methods of :func:`posenc.rotary.stretched_rotary_frequencies` other than
+        methods: methods of :func:`posenc.rotary.scaled_rotary_frequencies` other than
             ``"plain"`` (which is always drawn), each at most once.
         dim: ``d``, channels per head (even, at least 4).
         base: the base of the frequencies (Llama 3.1: 500000).

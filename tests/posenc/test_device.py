@@ -15,13 +15,12 @@ import inspect
 import math
 import pkgutil
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import pytest
 import torch
 from torch import Tensor, nn
 
-import book.demos
-import book.toy
 import posenc
 
 META = torch.device("meta")
@@ -56,7 +55,22 @@ def seeded(build: Callable[[], nn.Module]) -> nn.Module:
 # Python value). Several cases per name exercise optional tensor arguments (masks, biases,
 # positions given as tensors).
 
-P = posenc
+
+def posenc_exports() -> dict[str, object]:
+    """Every name in the ``__all__`` of posenc and of its public modules (no ``_`` in the path)."""
+    exports: dict[str, object] = {}
+    modules = [posenc] + [
+        importlib.import_module(info.name)
+        for info in pkgutil.walk_packages(posenc.__path__, prefix="posenc.")
+        if not any(part.startswith("_") for part in info.name.split("."))
+    ]
+    for module in modules:
+        for name in module.__all__:
+            exports[name] = getattr(module, name)
+    return exports
+
+
+P = SimpleNamespace(**posenc_exports())
 CASES: dict[str, list[Case]] = {
     # -- attention
     "attention_weights": [
@@ -287,22 +301,11 @@ CASES: dict[str, list[Case]] = {
         lambda dev: P.t5_relative_bucket(on(dev, torch.arange(-40, 41).reshape(9, 9)))
     ],
     # -- a Python value from a module: it must work on a meta module
-    "position_parameter_count": [
-        lambda dev: P.position_parameter_count(on(dev, seeded(lambda: P.SelfAttention(8, 2)))),
-        lambda dev: P.position_parameter_count(
-            on(dev, seeded(lambda: P.SwinRelativePositionBias((2, 3), 2)))
-        ),
-    ],
 }
 
 NO_TENSOR = "takes no tensor (sizes and options only): its result is built on the default device"
 EXEMPT: dict[str, str] = {
-    "CatalogueSize": "a dataclass of sizes, holds no tensor",
-    "Encoding": "a catalogue record (names, formulas, builders), holds no tensor",
     "IndexCheck": "a NamedTuple of Python counts and lists returned by relative_index_check",
-    "get_encoding": "looks up a catalogue record by key: takes a string, returns an Encoding",
-    "learned_parameter_count": "builds the module itself and returns an int",
-    "runs_beyond": "builds the module itself and returns a bool",
     "closest_distinct_pair": "returns Python numbers (two indices and a distance): needs values",
     "relative_index_check": "returns Python lists read from the index's values: refuses meta",
     "relative_table_size": "returns an int from a window shape",
@@ -340,138 +343,6 @@ EXEMPT: dict[str, str] = {
 }
 
 # ---------------------------------------------------------------------------------------------
-# book.toy and book.demos: public names that take tensors
-
-
-def toy_names() -> list[str]:
-    """``book.toy``'s public names: its ``__all__``, or what it defines without a leading _."""
-    toy = book.toy
-    if hasattr(toy, "__all__"):
-        return list(toy.__all__)
-    return sorted(
-        name
-        for name, obj in vars(toy).items()
-        if not name.startswith("_") and str(getattr(obj, "__module__", "")).startswith("book.toy")
-    )
-
-
-def demos_names() -> list[str]:
-    """``module.name`` for every name in the ``__all__`` of each ``book.demos`` module."""
-    names = []
-    for info in pkgutil.iter_modules(book.demos.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"book.demos.{info.name}")
-        names += [f"{info.name}.{name}" for name in getattr(module, "__all__", [])]
-    return names
-
-
-def toy_case(encoding: str) -> Case:
-    def case(dev: torch.device) -> Tensor:
-        model = on(dev, book.toy.toy_model(encoding, num_layers=1, seed=0))
-        tokens = on(dev, torch.randint(0, 16, (2, 7), generator=torch.Generator().manual_seed(0)))
-        return model(tokens)  # [b, n, vocab]
-
-    return case
-
-
-def toy_weights_case(encoding: str, function: str) -> Case:
-    def case(dev: torch.device) -> object:
-        model = on(dev, book.toy.toy_model(encoding, num_layers=1, seed=0))
-        tokens = on(dev, torch.randint(0, 16, (2, 7), generator=torch.Generator().manual_seed(0)))
-        return getattr(book.toy, function)(model, tokens)
-
-    return case
-
-
-def stretched_toy_case(dev: torch.device) -> Tensor:
-    """A toy RoPE model given YaRN's frequencies and scale, then run (chapter 11)."""
-    model = on(dev, book.toy.toy_model("rope", num_layers=1, seed=0))
-    # CPU frequencies, as RotaryEmbedding(inv_freq=...) takes them: it moves them when it rebuilds
-    inv_freq, scale = P.stretched_rotary_frequencies(
-        8, "yarn", factor=4.0, original_max_positions=4
-    )
-    book.toy.stretch_toy_rotary(model, inv_freq, scale)
-    tokens = on(dev, torch.randint(0, 16, (2, 7), generator=torch.Generator().manual_seed(0)))
-    return model(tokens)  # [b, n, vocab]
-
-
-TOY_ENCODINGS = (
-    "none",
-    "sinusoidal",
-    "learned",
-    "shaw",
-    "t5",
-    "alibi",
-    "rope",
-    "rope_grid",
-    "swin_v2",
-)
-TOY_CASES: dict[str, list[Case]] = {
-    "TinyTransformer": [toy_case(encoding) for encoding in TOY_ENCODINGS],
-    "toy_attention_weights": [
-        toy_weights_case(encoding, "toy_attention_weights") for encoding in TOY_ENCODINGS
-    ],
-    "toy_rotary_pair_logits": [toy_weights_case("rope", "toy_rotary_pair_logits")],
-    "stretch_toy_rotary": [lambda dev: stretched_toy_case(dev)],
-    "ToySelfAttention": [
-        lambda dev: on(dev, seeded(lambda: book.toy.ToySelfAttention(8, 2)))(
-            on(dev, randn(2, 5, 8)), mask=on(dev, causal(5, 5))
-        )
-    ],
-    "ToyShawAttention": [
-        lambda dev: on(dev, seeded(lambda: book.toy.ToyShawAttention(8, 2, 3)))(
-            on(dev, randn(2, 5, 8)), mask=on(dev, causal(5, 5))
-        )
-    ],
-}
-TOY_EXEMPT: dict[str, str] = {
-    "Task": "a Literal type of task names",
-    "TASKS": "a tuple of task names",
-    "ToyAttention": "a typing.Protocol (covered through ToySelfAttention, ToyShawAttention)",
-    "IGNORE_INDEX": "an int constant",
-    "Adam": "an optimiser over a model's parameters: no tensor input of its own",
-    "ToyRun": "a dataclass of training records",
-    "LengthResults": "a dataclass of experiment results",
-    "toy_batch": "takes a task name and sizes (and a CPU generator): builds its own batch",
-    "toy_model": "builds a TinyTransformer from options (covered through TinyTransformer)",
-    "train_toy": "trains a model on batches it generates itself; returns a ToyRun",
-    "toy_accuracy": "evaluates on sequences it generates itself; returns a float",
-    "toy_position_accuracy": "evaluates on sequences it generates itself (CPU generator)",
-    "frequency_guess_accuracy": "takes sizes only; returns a float",
-    "frequency_guess_position_accuracy": NO_TENSOR,
-    "length_generalisation": "trains and evaluates models end to end; returns LengthResults",
-    "STRETCH_METHODS": "a tuple of method names",
-    "StretchResults": "a dataclass of experiment results",
-    "rope_stretching": "trains and evaluates a model end to end; returns StretchResults",
-}
-
-
-def sentence_case(dev: torch.device) -> object:
-    from book.demos.attention import sentence_attention, sentence_vectors, toy_attention_layer
-
-    layer = on(dev, toy_attention_layer(dim=8))
-    x = on(dev, sentence_vectors(["the", "dog", "bit", "the", "man"], 8, positions=True))
-    return sentence_attention(layer, x)
-
-
-DEMOS_CASES: dict[str, list[Case]] = {"attention.sentence_attention": [sentence_case]}
-DEMOS_EXEMPT: dict[str, str] = {
-    "attention.permutation_matrix": "reads the permutation's values (a list or a tensor of ints)",
-    "attention.sentence_vectors": "takes words and sizes: builds its own vectors",
-    "attention.shuffled_attention": "takes words and a permutation: builds its own vectors",
-    "attention.toy_attention_layer": "builds a SelfAttention from options (see SelfAttention)",
-    "attention.word_vectors": "takes words and sizes: builds its own vectors",
-    "shaw.shaw_attention_timings": "times CPU runs on inputs it builds; returns Python floats",
-    "shaw.shaw_intermediate_bytes": "returns byte counts (Python ints) from sizes",
-    "grids.BiasTransfer": "a dataclass of experiment results",
-    "grids.locality_bias_target": "takes a window size: builds its own table (CPU, float64)",
-    "grids.multimodal_positions": "takes segment sizes: builds its own positions",
-    "grids.window_bias_transfer": "fits and evaluates CPU models it builds from sizes",
-}
-
-
-# ---------------------------------------------------------------------------------------------
 # The checks
 
 
@@ -506,35 +377,24 @@ def params(cases: dict[str, list[Case]], prefix: str = "") -> list:
     ]
 
 
-@pytest.mark.parametrize(
-    "case", params(CASES) + params(TOY_CASES, "toy.") + params(DEMOS_CASES, "demos.")
-)
+@pytest.mark.parametrize("case", params(CASES))
 def test_public_name_keeps_meta(case: Case) -> None:
     check_on_meta(case)
 
 
-def exists_in_toy(name: str) -> bool:
-    return hasattr(book.toy, name)
-
-
-@pytest.mark.parametrize(
-    ("public", "cases", "exempt", "tolerated"),
-    [
-        pytest.param(lambda: list(posenc.__all__), CASES, EXEMPT, None, id="posenc"),
-        # the toy package may export a constant or a type alias or not: an exemption for a
-        # name it still defines is not stale
-        pytest.param(toy_names, TOY_CASES, TOY_EXEMPT, exists_in_toy, id="book.toy"),
-        pytest.param(demos_names, DEMOS_CASES, DEMOS_EXEMPT, None, id="book.demos"),
-    ],
-)
-def test_every_public_name_is_covered_or_exempt(public, cases, exempt, tolerated) -> None:
-    names = set(public())
+def check_coverage(
+    names: set[str],
+    cases: dict[str, list[Case]],
+    exempt: dict[str, str],
+    tolerated: Callable[[str], bool] | None = None,
+) -> None:
+    """Every public name has a meta-device case or an exemption, never both, and none is stale."""
     both = sorted(set(cases) & set(exempt))
     assert not both, f"names both covered and exempt: {both}"
     missing = sorted(names - set(cases) - set(exempt))
     assert not missing, (
-        f"public names with no meta-device case and no exemption in tests/test_device.py: "
-        f"{missing} (add a case that calls it with meta inputs, or an exemption with the reason)"
+        f"public names with no meta-device case and no exemption: {missing} "
+        f"(add a case that calls it with meta inputs, or an exemption with the reason)"
     )
     stale = sorted(
         name
@@ -544,10 +404,14 @@ def test_every_public_name_is_covered_or_exempt(public, cases, exempt, tolerated
     assert not stale, f"cases or exemptions for names that are no longer public: {stale}"
 
 
+def test_every_public_name_is_covered_or_exempt() -> None:
+    check_coverage(set(posenc_exports()), CASES, EXEMPT)
+
+
 def test_exemptions_take_no_tensor_or_return_python_values() -> None:
     """An exempt function must not have a tensor parameter unless it returns Python values."""
     for name, reason in EXEMPT.items():
-        obj = getattr(posenc, name)
+        obj = getattr(P, name)
         if inspect.isclass(obj) or reason != NO_TENSOR:
             continue
         hints = {p.name: str(p.annotation) for p in inspect.signature(obj).parameters.values()}
@@ -602,8 +466,6 @@ def check_on_cuda(case: Case) -> None:
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-@pytest.mark.parametrize(
-    "case", params(CASES) + params(TOY_CASES, "toy.") + params(DEMOS_CASES, "demos.")
-)
+@pytest.mark.parametrize("case", params(CASES))
 def test_public_name_matches_the_cpu_on_cuda(case: Case) -> None:
     check_on_cuda(case)

@@ -1,21 +1,31 @@
-"""posenc.rotary's scaled frequencies (linear, dynamic NTK, YaRN, Llama 3.1) against transformers.
+"""posenc.rotary.scaled_rotary_frequencies and its registry ROTARY_SCALINGS, against transformers.
 
 The reference is transformers 5.23.0: ``ROPE_INIT_FUNCTIONS[method]`` of
-``modeling_rope_utils`` on a ``LlamaConfig`` carrying the same ``rope_parameters``, and
-``LlamaRotaryEmbedding`` + ``apply_rotary_pos_emb`` for the rotated queries and keys. The
-frequencies are also checked against float64 transcriptions of the papers' formulas written
-here, and every refusal rule is exercised.
+``modeling_rope_utils`` on a ``LlamaConfig`` carrying the same ``rope_parameters`` (linear,
+dynamic NTK, YaRN, Llama 3.1), ``compute_default_rope_parameters`` of Llama (``"default"``)
+and of GPT-NeoX with ``partial_rotary_factor`` (``"partial"``), ``LlamaRotaryEmbedding`` +
+``apply_rotary_pos_emb`` for the rotated queries and keys, and GPT-NeoX's
+``apply_rotary_pos_emb`` (partial rotation of the first ``rotary_ndims`` channels). The
+frequencies are also checked against float64 transcriptions of the papers' formulas and of
+bloc97's NTK-aware base written here, the registry's dispatch (built-in and user-registered
+methods) is exercised, and so is every refusal rule.
 """
 
+import contextlib
 import math
 
 import pytest
 import torch
-from transformers import LlamaConfig
+from transformers import GPTNeoXConfig, LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+from transformers.models.gpt_neox.modeling_gpt_neox import (
+    apply_rotary_pos_emb as neox_apply_rotary_pos_emb,
+)
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 from posenc.rotary import (
+    ROTARY_SCALINGS,
     RotaryEmbedding,
     apply_rotary,
     rotary_angles,
@@ -227,7 +237,7 @@ def test_llama3_band_keeps_fast_pairs_divides_slow_ones_and_blends_between():
 @pytest.mark.parametrize(
     ("args", "kwargs", "error", "words"),
     [
-        ((16, "ntk"), {}, ValueError, "method must be one of"),
+        ((16, "xpos"), {}, ValueError, "method must be one of"),
         ((16, "longrope"), {}, ValueError, "method must be one of"),
         ((16, 3), {}, ValueError, "method must be one of"),
         ((15, "linear"), {}, ValueError, "dim must be even"),
@@ -443,3 +453,349 @@ def test_scaled_frequencies_on_the_meta_device():
         assert inv_freq.device == meta and inv_freq.shape == (8,) and isinstance(scale, float)
     x = torch.empty(2, 5, 16, device=meta)
     assert apply_rotary(x, inv_freq=inv_freq, attention_scale=1.1).device == meta
+
+
+# -- plain, NTK-aware and partial RoPE ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["plain", "default"])
+def test_plain_is_base_to_the_minus_2i_over_d(method):
+    inv_freq, scale = scaled_rotary_frequencies(12, method, base=500.0)
+    expected = torch.tensor([500.0 ** (-2 * i / 12) for i in range(6)], dtype=F64)
+    torch.testing.assert_close(inv_freq, expected, rtol=1e-15, atol=0)
+    assert scale == 1.0 and inv_freq.dtype == F64
+
+
+@pytest.mark.parametrize(("dim", "base"), [(8, 10000.0), (128, 500000.0), (64, 100.0)])
+def test_default_matches_transformers_default_rope_parameters(dim, base):
+    config = LlamaConfig(
+        hidden_size=2 * dim,
+        num_attention_heads=2,
+        head_dim=dim,
+        rope_parameters={"rope_type": "default", "rope_theta": base},
+    )
+    theirs, their_scale = LlamaRotaryEmbedding.compute_default_rope_parameters(config)
+    for method in ("default", "plain"):
+        ours, scale = scaled_rotary_frequencies(dim, method, base=base)
+        torch.testing.assert_close(ours, theirs.to(F64), rtol=1e-6, atol=0)
+        assert scale == float(their_scale) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("dim", "base", "factor"), [(8, 1e4, 4.0), (128, 5e5, 8.0), (64, 1e4, 2.5)]
+)
+def test_ntk_is_bloc97s_larger_base(dim, base, factor):
+    inv_freq, scale = scaled_rotary_frequencies(dim, "ntk", base=base, factor=factor)
+    stretched = base * factor ** (dim / (dim - 2))
+    expected = torch.tensor([stretched ** (-2 * i / dim) for i in range(dim // 2)], dtype=F64)
+    torch.testing.assert_close(inv_freq, expected, rtol=1e-13, atol=0)
+    assert scale == 1.0
+    plain = base ** (-torch.arange(0, dim, 2, dtype=F64) / dim)
+    assert inv_freq[0] == plain[0] == 1.0  # the fastest pair is kept
+    assert math.isclose(float(plain[-1] / inv_freq[-1]), factor, rel_tol=1e-12)  # slowest: ÷ s
+
+
+@pytest.mark.parametrize(("dim", "factor", "original"), [(8, 4.0, 16), (64, 8.0, 2048)])
+def test_ntk_is_dynamic_frozen_at_one_length(dim, factor, original):
+    # transformers' dynamic NTK with factor 1 at seq_len = s·L0 has base·s^(d/(d−2))
+    config = LlamaConfig(
+        hidden_size=2 * dim,
+        num_attention_heads=2,
+        head_dim=dim,
+        max_position_embeddings=original,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 1.0},
+    )
+    theirs, _ = ROPE_INIT_FUNCTIONS["dynamic"](config, "cpu", seq_len=round(factor * original))
+    ours, _ = scaled_rotary_frequencies(dim, "ntk", factor=factor)
+    torch.testing.assert_close(ours.float(), theirs, rtol=2e-6, atol=0)
+    same, _ = scaled_rotary_frequencies(
+        dim,
+        "dynamic",
+        factor=1.0,
+        original_max_positions=original,
+        seq_len=round(factor * original),
+    )
+    torch.testing.assert_close(ours, same, rtol=1e-12, atol=0)
+
+
+def neox_config(dim, rotary_dim, base=10000.0):
+    """A GPTNeoXConfig whose heads of ``dim`` channels rotate the first ``rotary_dim``."""
+    return GPTNeoXConfig(
+        hidden_size=2 * dim,
+        num_attention_heads=2,
+        rope_parameters={
+            "rope_type": "default",
+            "rope_theta": base,
+            "partial_rotary_factor": rotary_dim / dim,
+        },
+    )
+
+
+@pytest.mark.parametrize(("dim", "rotary_dim"), [(64, 16), (32, 8), (8, 8), (8, 2)])
+def test_partial_matches_transformers_partial_rotary_factor(dim, rotary_dim):
+    config = neox_config(dim, rotary_dim)
+    theirs, _ = GPTNeoXRotaryEmbedding.compute_default_rope_parameters(config, "cpu")
+    ours, scale = scaled_rotary_frequencies(dim, "partial", rotary_dim=rotary_dim)
+    assert ours.shape == (dim // 2,) and scale == 1.0
+    torch.testing.assert_close(ours[: rotary_dim // 2].float(), theirs, rtol=1e-6, atol=0)
+    assert (ours[rotary_dim // 2 :] == 0).all()  # not rotated: no position at all
+
+
+@pytest.mark.parametrize(("dim", "rotary_dim", "base"), [(128, 32, 10000.0), (80, 20, 500.0)])
+def test_rotary_dim_is_partial_rotary_factor_times_dim(dim, rotary_dim, base):
+    # GPT-NeoX-20B's rotary_pct = 0.25 and Phi-2's 0.4, through the GPT-NeoX rotary embedding
+    config = neox_config(dim, rotary_dim, base=base)
+    factor = config.rope_parameters["partial_rotary_factor"]
+    assert int(dim * factor) == rotary_dim
+    theirs, their_scale = GPTNeoXRotaryEmbedding.compute_default_rope_parameters(config, "cpu")
+    ours, scale = scaled_rotary_frequencies(dim, "partial", base=base, rotary_dim=rotary_dim)
+    assert theirs.shape == (rotary_dim // 2,) and scale == float(their_scale)
+    torch.testing.assert_close(ours[: rotary_dim // 2], theirs.to(F64), rtol=1e-6, atol=0)
+    torch.testing.assert_close(
+        ours[: rotary_dim // 2],
+        scaled_rotary_frequencies(rotary_dim, "plain", base=base)[0],
+        rtol=0,
+        atol=0,
+    )  # an r-channel RoPE, then (d − r)/2 zeros
+    assert ours[rotary_dim // 2 :].eq(0).all()
+
+
+@pytest.mark.parametrize(("dim", "rotary_dim"), [(16, 4), (12, 8), (8, 8)])
+def test_partial_logits_equal_gpt_neox_up_to_a_channel_permutation(dim, rotary_dim):
+    n, r, half = 7, rotary_dim, dim // 2
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 1, 1, n, dim, generator=g, dtype=F64)  # [b, h, n, d] each
+    # GPT-NeoX: rotate-half on the first r channels, the rest passed through
+    inv = 10000.0 ** (-torch.arange(0, r, 2, dtype=F64) / r)  # [r/2]
+    angles = torch.arange(n, dtype=F64)[:, None] * inv  # [n, r/2]
+    emb = torch.cat((angles, angles), -1)[None]  # [1, n, r]
+    q_neox, k_neox = neox_apply_rotary_pos_emb(q, k, emb.cos(), emb.sin())
+    logits_neox = q_neox @ k_neox.transpose(-1, -2)  # [1, 1, n, n]
+    # ours: pair c = channels (c, c + d/2); NeoX's pair c = (c, c + r/2), then r.. passed
+    perm = list(range(r // 2)) + list(range(r, r + half - r // 2))
+    perm += list(range(r // 2, r)) + list(range(r + half - r // 2, dim))
+    inv_freq, _ = scaled_rotary_frequencies(dim, "partial", rotary_dim=r)
+    q_ours = apply_rotary(q[..., perm], torch.arange(n), inv_freq=inv_freq, interleaved=False)
+    k_ours = apply_rotary(k[..., perm], torch.arange(n), inv_freq=inv_freq, interleaved=False)
+    torch.testing.assert_close(
+        q_ours @ k_ours.transpose(-1, -2), logits_neox, rtol=1e-12, atol=1e-12
+    )
+
+
+# -- the registry ---------------------------------------------------------------------------------
+
+# the arguments each built-in method needs (the rest left unset)
+NEEDS = {
+    "default": {},
+    "plain": {},
+    "linear": {"factor": 4.0},
+    "ntk": {"factor": 4.0},
+    "dynamic": {"factor": 4.0, "original_max_positions": 16, "seq_len": 64},
+    "yarn": {"factor": 4.0, "original_max_positions": 16},
+    "llama3": {"factor": 8.0, "original_max_positions": 8192},
+    "partial": {"rotary_dim": 8},
+}
+
+# every keyword a registered function gets, at the defaults of scaled_rotary_frequencies
+DEFAULTS = {
+    "base": 10000.0,
+    "factor": 1.0,
+    "original_max_positions": None,
+    "seq_len": None,
+    "rotary_dim": None,
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "device": None,
+}
+
+
+def test_the_registry_holds_the_methods_of_both_former_functions():
+    assert list(ROTARY_SCALINGS) == list(NEEDS)
+    assert ROTARY_SCALINGS["default"] is ROTARY_SCALINGS["plain"]
+
+
+@pytest.mark.parametrize("method", list(ROTARY_SCALINGS))
+def test_every_registered_method_is_reachable_through_the_function(method):
+    kwargs = NEEDS[method]
+    inv_freq, scale = scaled_rotary_frequencies(32, method, base=500.0, **kwargs)
+    assert inv_freq.dtype == F64 and inv_freq.shape == (16,) and isinstance(scale, float)
+    direct = ROTARY_SCALINGS[method](32, method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
+    assert torch.equal(inv_freq, direct[0]) and scale == direct[1]
+    assert (scale != 1.0) == (method == "yarn")
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs"),
+    [
+        ("linear", {"factor": 4.0}),
+        ("dynamic", {"factor": 4.0, "original_max_positions": 16, "seq_len": 64}),
+        ("yarn", {"factor": 4.0, "original_max_positions": 16}),
+        ("llama3", {"factor": 8.0, "original_max_positions": 8192}),
+    ],
+)
+def test_the_other_methods_are_scaled_rotary_frequencies(method, kwargs):
+    # stretched_rotary_frequencies handed these four on to scaled_rotary_frequencies: now one
+    # function, whose registry entry called directly gives the same
+    ours = ROTARY_SCALINGS[method](32, method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
+    theirs = scaled_rotary_frequencies(32, method, base=500.0, **kwargs)
+    assert torch.equal(ours[0], theirs[0]) and ours[1] == theirs[1]
+
+
+@pytest.mark.parametrize("method", ["xpos", "Linear", "", "longrope"])
+def test_an_unknown_method_is_a_value_error_naming_it_and_the_known_ones(method):
+    with pytest.raises(ValueError, match="method must be one of") as info:
+        scaled_rotary_frequencies(16, method, factor=2.0)
+    message = str(info.value)
+    assert repr(method) in message
+    assert all(repr(known) in message for known in ROTARY_SCALINGS)
+
+
+@contextlib.contextmanager
+def registered(name, fn):
+    """``fn`` registered as ``name`` within the block, removed again however the block ends."""
+    assert name not in ROTARY_SCALINGS
+    ROTARY_SCALINGS[name] = fn
+    try:
+        yield
+    finally:
+        del ROTARY_SCALINGS[name]
+
+
+def test_registering_within_a_test_leaves_the_registry_as_it_was():
+    before = dict(ROTARY_SCALINGS)
+    with pytest.raises(RuntimeError), registered("mine", ROTARY_SCALINGS["plain"]):
+        assert scaled_rotary_frequencies(8, "mine")[0].equal(sinusoidal_frequencies(8))
+        raise RuntimeError("the block fails")
+    assert ROTARY_SCALINGS == before and list(ROTARY_SCALINGS) == list(NEEDS)
+
+
+def test_a_user_registered_method_is_dispatched_with_every_argument_checked():
+    calls = []
+
+    def halved(dim, **kwargs):
+        calls.append((dim, kwargs))
+        inv_freq, _ = scaled_rotary_frequencies(dim, "plain", base=kwargs["base"])
+        return inv_freq.float() / 2, 1.5  # float32 on purpose: returned in float64
+
+    with registered("halved", halved):
+        with pytest.raises(ValueError, match="method must be one of .*'halved'"):
+            scaled_rotary_frequencies(8, "halve")  # the known methods now include it
+        inv_freq, scale = scaled_rotary_frequencies(8, "halved", base=100, factor=2, seq_len=40)
+        with pytest.raises(ValueError, match="factor must be a finite number > 0"):
+            scaled_rotary_frequencies(8, "halved", factor=-1.0)  # checked before the call
+    with pytest.raises(ValueError, match="method must be one of"):
+        scaled_rotary_frequencies(8, "halved")  # gone again
+    assert inv_freq.dtype == F64 and scale == 1.5
+    torch.testing.assert_close(
+        inv_freq, sinusoidal_frequencies(8, base=100.0) / 2, rtol=1e-7, atol=0
+    )
+    (dim, kwargs), *_ = calls
+    assert dim == 8 and kwargs == DEFAULTS | {
+        "method": "halved",
+        "base": 100.0,
+        "factor": 2.0,
+        "seq_len": 40,
+    }
+    assert type(kwargs["base"]) is float and type(kwargs["factor"]) is float  # checked, cast
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("returned", "error", "words"),
+    [
+        (torch.ones(4, dtype=F64), TypeError, "must return a pair"),
+        ((torch.ones(4, dtype=F64), 1.0, 2.0), TypeError, "must return a pair"),
+        ((torch.ones(3, dtype=F64), 1.0), ValueError, "returned by ROTARY_SCALINGS\\['bad'\\]"),
+        ((torch.ones(4, dtype=torch.long), 1.0), TypeError, "inv_freq returned by"),
+        ((torch.full((4,), math.nan), 1.0), ValueError, "must be finite"),
+        (([1.0, 1.0, 1.0, 1.0], 1.0), TypeError, "must be a torch.Tensor"),
+        ((torch.ones(4), 0.0), ValueError, "attention_scale returned by"),
+        ((torch.ones(4), "1"), TypeError, "attention_scale returned by"),
+    ],
+)
+def test_what_a_registered_method_returns_is_checked(returned, error, words):
+    with registered("bad", lambda dim, **unused: returned), pytest.raises(error, match=words):
+        scaled_rotary_frequencies(8, "bad")
+
+
+def test_a_registered_value_that_is_not_a_function_is_refused():
+    with registered("broken", "not a function"), pytest.raises(TypeError, match="a function"):
+        scaled_rotary_frequencies(8, "broken")
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: scaled_rotary_frequencies(8, "xpos"), ValueError, "method must be one of"),
+        (lambda: scaled_rotary_frequencies(7, "plain"), ValueError, "dim must be even"),
+        (lambda: scaled_rotary_frequencies(8, "plain", base=1.0), ValueError, "base"),
+        (
+            lambda: scaled_rotary_frequencies(8, "plain", factor=2.0),
+            ValueError,
+            "factor is not used",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "default", factor=2.0),
+            ValueError,
+            "factor is not used by method='default'",
+        ),
+        (lambda: scaled_rotary_frequencies(8, "ntk", factor=0.0), ValueError, "factor must be"),
+        (
+            lambda: scaled_rotary_frequencies(8, "ntk", factor=2.0, original_max_positions=4),
+            ValueError,
+            "original_max_positions is not used",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "ntk", seq_len=4),
+            ValueError,
+            "seq_len is not used",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "partial"),
+            ValueError,
+            "rotary_dim .* is required",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "partial", rotary_dim=3),
+            ValueError,
+            "rotary_dim must be even",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "partial", rotary_dim=10),
+            ValueError,
+            "rotary_dim must be <= dim",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "partial", rotary_dim=True),
+            TypeError,
+            "rotary_dim",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "partial", rotary_dim=4, factor=2.0),
+            ValueError,
+            "factor is not used by method='partial'",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(
+                8, "yarn", factor=2.0, original_max_positions=4, rotary_dim=4
+            ),
+            ValueError,
+            "rotary_dim is used by method='partial' only",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "linear", factor=2.0, rotary_dim=4),
+            ValueError,
+            "rotary_dim is not used by method='linear'",
+        ),
+        (
+            lambda: scaled_rotary_frequencies(8, "yarn", factor=2.0),
+            ValueError,
+            "original_max_positions",
+        ),
+    ],
+)
+def test_refusals_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

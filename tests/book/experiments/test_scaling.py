@@ -13,7 +13,7 @@ from book.experiments.scaling import (
     stretch_toy_rotary,
 )
 from book.toy import toy_position_accuracy
-from posenc.rotary import RotaryEmbedding, stretched_rotary_frequencies
+from posenc.rotary import RotaryEmbedding, scaled_rotary_frequencies
 
 SMALL = {
     "train_lengths": (6, 8),
@@ -64,7 +64,7 @@ def test_dynamic_is_plain_up_to_the_trained_length(results):
 
 def test_fine_tuned_models_carry_their_method_at_the_long_length(results):
     model = results.models["yarn"]
-    inv_freq, scale = stretched_rotary_frequencies(8, "yarn", factor=2.0, original_max_positions=8)
+    inv_freq, scale = scaled_rotary_frequencies(8, "yarn", factor=2.0, original_max_positions=8)
     assert isinstance(model.rotary, RotaryEmbedding)
     assert torch.equal(model.rotary.inv_freq, inv_freq)
     assert model.rotary.attention_scale == scale == 0.1 * math.log(2.0) + 1
@@ -93,10 +93,10 @@ def test_stretch_toy_rotary_with_plain_frequencies_changes_nothing():
     model = toy_model("rope", dim=16, num_heads=2, num_layers=2, seed=0)
     tokens = torch.randint(0, 16, (3, 11), generator=torch.Generator().manual_seed(0))
     before = model(tokens)
-    stretch_toy_rotary(model, stretched_rotary_frequencies(8, "plain")[0])
+    stretch_toy_rotary(model, scaled_rotary_frequencies(8, "plain")[0])
     torch.testing.assert_close(model(tokens), before, rtol=1e-6, atol=1e-6)
     # linear PI at factor 2 is RoPE at half the positions: rotate by hand and compare the layer
-    stretch_toy_rotary(model, stretched_rotary_frequencies(8, "linear", factor=2.0)[0])
+    stretch_toy_rotary(model, scaled_rotary_frequencies(8, "linear", factor=2.0)[0])
     assert all(block.attn.rotary is model.rotary for block in model.blocks)
     q = torch.randn(1, 2, 11, 8, generator=torch.Generator().manual_seed(1))
     halved = torch.arange(11, dtype=torch.float64) / 2

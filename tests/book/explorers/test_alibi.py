@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from book.explorers.alibi import alibi_explorer
-from book.explorers.explorer import palette_png
+from book.figures.png import palette_png
 
 
 def test_controls_and_defaults():

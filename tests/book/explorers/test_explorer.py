@@ -9,7 +9,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from book.explorers import explorer
-from book.explorers.explorer import COLUMN_PX, WIDGET_VIEW_MIME, palette_png, png_size
+from book.explorers.explorer import COLUMN_PX, WIDGET_VIEW_MIME
+from book.figures.png import palette_png, png_size
 
 CALLS = []
 

@@ -7,8 +7,8 @@ import base64
 import pytest
 import torch
 
-from book.explorers.explorer import palette_png
 from book.explorers.learned import training_snapshots_explorer
+from book.figures.png import palette_png
 
 
 def _snapshots() -> dict[str, dict[int, torch.Tensor]]:

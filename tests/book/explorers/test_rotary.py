@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from book.explorers.explorer import palette_png
 from book.explorers.rotary import rotary_explorer
+from book.figures.png import palette_png
 
 
 def test_controls_defaults_and_size():

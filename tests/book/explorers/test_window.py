@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from book.explorers.explorer import palette_png
 from book.explorers.window import window_bias_explorer
+from book.figures.png import palette_png
 
 
 def test_controls_and_defaults():

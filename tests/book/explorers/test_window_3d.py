@@ -7,8 +7,8 @@ import base64
 import numpy as np
 import pytest
 
-from book.explorers.explorer import palette_png
 from book.explorers.window_3d import window_3d_explorer
+from book.figures.png import palette_png
 
 
 def test_controls_and_defaults():

@@ -270,8 +270,8 @@ def test_fit_column_scales_a_wide_figure_and_raises_small_text():
 def test_retina_palette_png_is_twice_the_pixels_with_the_1x_size():
     import base64
 
-    from book.explorers.explorer import png_size
     from book.figures._base import PAD_INCHES, retina_palette_png
+    from book.figures.png import png_size
 
     fig = new_figure(3.0, 2.0, layout=None)
     fig.patch.set_facecolor("0.5")  # the tight box is then the whole figure
