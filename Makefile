@@ -44,16 +44,19 @@ gettext:
 	$(call apt_install,command -v msgfmt,gettext,the catalogue tests)
 
 # Build the whole book in English and in Chinese (_build/html/zh_CN/), warnings as errors.
-# Every notebook is executed once, for both editions (book/tools/build_book.py).
+# Every notebook is executed once, for both editions (book/tools/build_book.py). Each step
+# redoes only what its inputs changed (stamps in _build/.stamps/, handouts_cache.json): with
+# nothing changed, no Sphinx, no browser, no check runs; `python -m book build --all` and
+# `python -m book handouts --force` redo everything.
 book: setup build-book
 	@echo "The book is in $(abspath _build/html)/index.html (Chinese: $(abspath _build/html/zh_CN)/index.html)"
 
 build-book:
-	@time $(PY) -m book build --all
-	@# PDF handouts of every page and of the whole book (before check_site: the pages link to them)
-	@time $(PY) -m book handouts _build/html
-	@time $(PY) -m book handouts _build/html/zh_CN
-	$(PY) -m book check-site _build/html
+	@time $(PY) -m book build
+	@# PDF handouts of every page and of the whole book, both editions in one browser
+	@# (before check_site: the pages link to them)
+	@time $(PY) -m book handouts _build/html _build/html/zh_CN
+	@time $(PY) -m book check-site _build/html
 
 # The catalogues against a fresh extraction of the English text (uses the build's executed
 # outputs, for the figure captions and explorers); that every entry is translated, none fuzzy,
@@ -76,8 +79,7 @@ slides: setup
 
 # Reprint only the PDF handouts (_build/html/pdf/) from the last build; `make book` prints them.
 handouts: setup
-	$(PY) -m book handouts _build/html
-	$(PY) -m book handouts _build/html/zh_CN
+	$(PY) -m book handouts _build/html _build/html/zh_CN
 
 # Unit tests, then the notebooks under nbval, then the book build, then the translations
 # against the built English text, then the built site in a browser.

@@ -11,7 +11,7 @@ One head, d = 64, k = 16, float32 on the CPU. Rows:
 * ``whole``: the same with ``strategy="whole"``, the path a GPU takes by default (whole rows,
   a few large kernels), timed here on the CPU for comparison (``benchmarks/gpu_check.py``
   times both on a GPU);
-* ``naive``: :func:`posenc.shaw.shaw_attention_reference` (builds ``a^K``, ``a^V`` as
+* ``naive``: :func:`book.demos.shaw.shaw_attention_reference` (builds ``a^K``, ``a^V`` as
   ``n × n × d``); skipped where its tensors would not fit comfortably.
 
 Peak memory is the extra resident memory of the process during one call, in MiB
@@ -31,7 +31,8 @@ import sys
 CHILD = r"""
 import json, resource, statistics, sys, time, math
 import torch, torch.nn.functional as F
-from posenc.shaw import shaw_attention, shaw_attention_reference
+from book.demos.shaw import shaw_attention_reference
+from posenc.shaw import shaw_attention
 torch.set_num_threads(int(sys.argv[4]))
 name, n, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 d, k = 64, 16

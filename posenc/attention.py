@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -17,6 +19,7 @@ from ._checks import (
     check_mask,
     check_same_device,
     check_same_dtype,
+    check_state_dict_tables,
 )
 
 __all__ = [
@@ -234,6 +237,15 @@ class SelfAttention(nn.Module):
         self.qkv = nn.Linear(dim, 3 * dim)
         self.out = nn.Linear(dim, dim)
         self.rotary = rotary
+
+    def _load_from_state_dict(
+        self, state_dict: Mapping[str, Any], prefix: str, *args: Any, **kwargs: Any
+    ) -> None:
+        # qkv [3d, d] and out [d, d] follow from dim: a checkpoint of another width is refused
+        # with a ValueError naming the entry and both shapes (``rotary`` checks its own tables)
+        check_state_dict_tables(self.qkv, state_dict, prefix + "qkv.")
+        check_state_dict_tables(self.out, state_dict, prefix + "out.")
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def forward(
         self,

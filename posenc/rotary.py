@@ -35,6 +35,7 @@ Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoida
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Protocol
 
 import torch
@@ -63,12 +64,11 @@ __all__ = [
     "ROTARY_SCALINGS",
     "RotaryEmbedding",
     "RotaryScaling",
+    "RotaryScalingArgs",
     "apply_rotary",
     "rotary_angles",
     "rotary_cos_sin",
-    "rotary_decay_bound",
     "rotary_matrix",
-    "rotary_offset_logits",
     "rotary_permutation",
     "rotary_quarter_turn",
     "scaled_rotary_frequencies",
@@ -94,6 +94,94 @@ def _rotary_positions(name: str, positions: object, device: Device = None) -> Te
 # -- Scaled frequencies: one registry of methods, one function that dispatches --------------------
 
 
+# what an optional argument is, for "... is required" messages
+_MEANINGS = {
+    "original_max_positions": "the trained length",
+    "rotary_dim": "the channels that rotate",
+}
+
+# the optional arguments a method may leave unread, each at its unset value
+_UNSET: dict[str, float | None] = {
+    "factor": 1.0,
+    "original_max_positions": None,
+    "seq_len": None,
+    "rotary_dim": None,
+}
+
+# the one built-in method that reads an optional argument, for "... is not used" messages
+_ONLY = {"seq_len": "'dynamic'", "rotary_dim": "'partial'"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class RotaryScalingArgs:
+    """The keyword arguments of :func:`scaled_rotary_frequencies`, checked, for one method.
+
+    .. math::
+
+        (\\text{method}, \\text{base}, s, L_0, L, r, \\beta_\\text{fast}, \\beta_\\text{slow},
+        \\text{low}, \\text{high}, \\text{device})
+
+    :func:`scaled_rotary_frequencies` checks every argument (types, ranges, ``beta_fast >
+    beta_slow``, ``high_freq_factor > low_freq_factor``, ``rotary_dim <= dim``), casts the
+    floats to ``float`` and calls the method, a :class:`RotaryScaling`, with ``dim`` and one
+    of these. Built by hand (to call a method of :data:`ROTARY_SCALINGS` directly) it is not
+    checked; every field is required, by keyword.
+
+    Attributes:
+        method: the name the method was called under (one function may be registered under
+            several names, e.g. ``"default"`` and ``"plain"``); for error messages.
+        base: the base of the plain frequencies ``θ_i = base^{-2i/d}`` (a float ``> 1``).
+        factor: ``s``, how many times longer the input may be (a float ``> 0``; 1 if unset).
+        original_max_positions: ``L_0``, the trained length (a positive int, or ``None``).
+        seq_len: ``L``, the current input length (a positive int, or ``None``).
+        rotary_dim: ``r``, the channels that rotate (an even int ``<= d``, or ``None``).
+        beta_fast: YaRN's fast ramp end, in turns over ``L_0`` (a float ``> beta_slow``).
+        beta_slow: YaRN's slow ramp end, in turns over ``L_0`` (a float ``> 0``).
+        low_freq_factor: Llama 3.1's low band end (a float ``> 0``).
+        high_freq_factor: Llama 3.1's high band end (a float ``> low_freq_factor``).
+        device: where to build the frequencies.
+
+    Shapes:
+        none: scalars and a device.
+
+    Matches: the ``rope_parameters`` of a transformers 5.23.0 config (``rope_theta``,
+    ``factor``, ``original_max_position_embeddings``, ``beta_fast``, ``beta_slow``,
+    ``low_freq_factor``, ``high_freq_factor``; ``partial_rotary_factor = r/d``) and the
+    ``seq_len`` and ``device`` of ``ROPE_INIT_FUNCTIONS``.
+    """
+
+    method: str
+    base: float
+    factor: float
+    original_max_positions: int | None
+    seq_len: int | None
+    rotary_dim: int | None
+    beta_fast: float
+    beta_slow: float
+    low_freq_factor: float
+    high_freq_factor: float
+    device: Device
+
+    def refuse_unread(self, reads: tuple[str, ...]) -> None:
+        """Refuse each optional argument that is set but not in ``reads``, with a ``ValueError``.
+
+        ``reads`` names those of ``factor``, ``original_max_positions``, ``seq_len`` and
+        ``rotary_dim`` the method reads; each other one of the four that is set (``factor !=
+        1``, the others not ``None``) is refused, naming it and :attr:`method`. Every built-in
+        method calls it first; a registered method gets the same refusal by calling it.
+        """
+        if not isinstance(reads, tuple):
+            raise TypeError(f"reads must be a tuple of names, got {type(reads).__name__}")
+        if not set(reads) <= set(_UNSET):
+            raise ValueError(f"reads must name some of {tuple(_UNSET)}, got {reads!r}")
+        for name, unset in _UNSET.items():
+            if name not in reads and getattr(self, name) != unset:
+                hint = f" ({name} is used by method={_ONLY[name]} only)" if name in _ONLY else ""
+                raise ValueError(
+                    f"{name} is not used by method={self.method!r}{hint}; leave it {unset!r}"
+                )
+
+
 class RotaryScaling(Protocol):
     """The signature of a RoPE scaling method, the values of :data:`ROTARY_SCALINGS`.
 
@@ -102,29 +190,17 @@ class RotaryScaling(Protocol):
         (\\theta', a) = f(d;\\ \\text{base}, s, L_0, L, r, \\dots), \\qquad
         \\theta' \\in \\mathbb{R}^{d/2}
 
-    :func:`scaled_rotary_frequencies` calls ``ROTARY_SCALINGS[method](dim, method=method,
-    base=..., factor=..., original_max_positions=..., seq_len=..., rotary_dim=...,
-    beta_fast=..., beta_slow=..., low_freq_factor=..., high_freq_factor=..., device=...)``:
-    ``dim`` by position, every other argument by keyword, always all of them, each already
-    checked by :func:`scaled_rotary_frequencies` (types, ranges, ``beta_fast > beta_slow``,
-    ``high_freq_factor > low_freq_factor``, ``rotary_dim <= dim``). A method reads what it
-    needs, refuses with a ``ValueError`` the arguments it does not use when the caller set
-    them (``factor != 1`` or an optional one not ``None``) and those it needs when they are
-    missing, and returns its frequencies on ``device``. A function that reads only a few
-    arguments may take the rest as ``**unused: object``.
+    :func:`scaled_rotary_frequencies` calls ``ROTARY_SCALINGS[method](dim, args)``: ``dim``
+    checked, and ``args`` a :class:`RotaryScalingArgs` holding every other argument, each
+    already checked. A method reads the fields it needs, refuses with a ``ValueError`` those
+    it needs when they are missing, and returns its frequencies on ``args.device``. It refuses
+    the optional arguments it does not read when they are set if it declares what it reads by
+    calling ``args.refuse_unread(reads)`` (every built-in method does); a method that does not
+    call it gets every field and ignores those it does not read.
 
     Args:
         dim: ``d``, channels per head (an even int ``>= 2``).
-        method: the name the function was called under (one function may be registered
-            under several names, e.g. ``"default"`` and ``"plain"``); for error messages.
-        base: the base of the plain frequencies (a float ``> 1``).
-        factor: ``s``, how many times longer the input may be (a float ``> 0``; 1 if unset).
-        original_max_positions: ``L_0``, the trained length (a positive int, or ``None``).
-        seq_len: the current input length (a positive int, or ``None``).
-        rotary_dim: ``r``, the channels that rotate (an even int ``<= d``, or ``None``).
-        beta_fast, beta_slow: YaRN's ramp ends, in turns over ``L_0`` (floats ``> 0``).
-        low_freq_factor, high_freq_factor: Llama 3.1's band ends (floats ``> 0``).
-        device: where to build the frequencies.
+        args: the other arguments of :func:`scaled_rotary_frequencies`, checked.
 
     Returns:
         ``(inv_freq, attention_scale)``: a float tensor ``[d/2]`` (finite, float64 for the
@@ -135,261 +211,93 @@ class RotaryScaling(Protocol):
 
     Matches: transformers 5.23.0 `modeling_rope_utils.py`, whose ``ROPE_INIT_FUNCTIONS``
     values take ``(config, device, seq_len)`` and return ``(inv_freq, attention_factor)``;
-    here the config's fields are keyword arguments.
+    here the config's fields, ``seq_len`` and ``device`` are the fields of ``args``.
     """
 
-    def __call__(
-        self,
-        dim: int,
-        *,
-        method: str,
-        base: float,
-        factor: float,
-        original_max_positions: int | None,
-        seq_len: int | None,
-        rotary_dim: int | None,
-        beta_fast: float,
-        beta_slow: float,
-        low_freq_factor: float,
-        high_freq_factor: float,
-        device: Device,
-    ) -> tuple[Tensor, float]: ...
+    def __call__(self, dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]: ...
 
 
-# what an optional argument is, for "... is required" messages
-_MEANINGS = {
-    "original_max_positions": "the trained length",
-    "rotary_dim": "the channels that rotate",
-}
-
-
-def _refuse_unread(
-    method: str,
-    reads: tuple[str, ...],
-    *,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-) -> None:
-    """Refuse each of the four optional arguments that ``method`` does not read but was set."""
-    given = {
-        "factor": (factor, 1.0),
-        "original_max_positions": (original_max_positions, None),
-        "seq_len": (seq_len, None),
-        "rotary_dim": (rotary_dim, None),
-    }
-    only = {"seq_len": "'dynamic'", "rotary_dim": "'partial'"}  # built-in methods reading them
-    for name, (value, unset) in given.items():
-        if name not in reads and value != unset:
-            hint = f" ({name} is used by method={only[name]} only)" if name in only else ""
-            raise ValueError(f"{name} is not used by method={method!r}{hint}; leave it {unset!r}")
-
-
-def _require(method: str, name: str, value: int | None) -> int:
-    """``value`` of the optional argument ``name``, refused when ``None``."""
+def _require(args: RotaryScalingArgs, name: str) -> int:
+    """The value of the optional argument ``name`` (``original_max_positions`` or ``rotary_dim``),
+    refused when ``None``."""
+    value: int | None = getattr(args, name)
     if value is None:
-        raise ValueError(f"{name} ({_MEANINGS[name]}) is required for method={method!r}")
+        raise ValueError(f"{name} ({_MEANINGS[name]}) is required for method={args.method!r}")
     return value
 
 
-def _plain_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _plain_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"default"``/``"plain"``: RoPE as trained, ``θ_i = base^{-2i/d}``; reads nothing else."""
-    _refuse_unread(
-        method,
-        (),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
+    args.refuse_unread(())
+    return sinusoidal_frequencies(dim, base=args.base, device=args.device), 1.0  # [d/2]
 
 
-def _linear_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _linear_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"linear"``: position interpolation, ``θ'_i = θ_i / s``."""
-    _refuse_unread(
-        method,
-        ("factor",),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    return sinusoidal_frequencies(dim, base=base, device=device) / factor, 1.0  # [d/2]
+    args.refuse_unread(("factor",))
+    theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
+    return theta / args.factor, 1.0  # [d/2]
 
 
-def _ntk_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _ntk_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"ntk"``: NTK-aware scaling, the larger base ``base · s^{d/(d−2)}``."""
-    _refuse_unread(
-        method,
-        ("factor",),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    stretched = base * factor ** (dim / (dim - 2)) if dim > 2 else base  # d = 2: θ_0 = 1 anyway
-    return sinusoidal_frequencies(dim, base=stretched, device=device), 1.0  # [d/2]
+    args.refuse_unread(("factor",))
+    base = args.base
+    stretched = base * args.factor ** (dim / (dim - 2)) if dim > 2 else base  # d = 2: θ_0 = 1
+    return sinusoidal_frequencies(dim, base=stretched, device=args.device), 1.0  # [d/2]
 
 
-def _dynamic_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _dynamic_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"dynamic"``: dynamic NTK, a base that grows with ``seq_len`` beyond ``L_0``."""
-    _refuse_unread(
-        method,
-        ("factor", "original_max_positions", "seq_len"),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    trained = _require(method, "original_max_positions", original_max_positions)
-    length = max(seq_len or trained, trained)
+    args.refuse_unread(("factor", "original_max_positions", "seq_len"))
+    trained = _require(args, "original_max_positions")
+    factor, base = args.factor, args.base
+    length = max(args.seq_len or trained, trained)
     stretch = factor * length / trained - (factor - 1)
     if dim > 2 and stretch != 1.0:  # d = 2: the one frequency is base^0 = 1 for any base
         base = base * stretch ** (dim / (dim - 2))
-    return sinusoidal_frequencies(dim, base=base, device=device), 1.0  # [d/2]
+    return sinusoidal_frequencies(dim, base=base, device=args.device), 1.0  # [d/2]
 
 
-def _yarn_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    beta_fast: float,
-    beta_slow: float,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _yarn_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"yarn"``: YaRN's ramp between ``beta_fast`` and ``beta_slow`` turns, and its scale."""
-    _refuse_unread(
-        method,
-        ("factor", "original_max_positions"),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    trained = _require(method, "original_max_positions", original_max_positions)
+    args.refuse_unread(("factor", "original_max_positions"))
+    trained = _require(args, "original_max_positions")
+    factor, base = args.factor, args.base
 
     def pair_turning(rotations: float) -> float:  # i(β): the pair that turns β times over L_0
         return dim * math.log(trained / (rotations * 2 * math.pi)) / (2 * math.log(base))
 
-    low = max(math.floor(pair_turning(beta_fast)), 0)
-    high = min(math.ceil(pair_turning(beta_slow)), dim - 1)
+    low = max(math.floor(pair_turning(args.beta_fast)), 0)
+    high = min(math.ceil(pair_turning(args.beta_slow)), dim - 1)
     if low == high:
         high += 0.001  # as transformers: avoids 0/0
-    theta = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
+    theta = sinusoidal_frequencies(dim, base=base, device=args.device)  # [d/2]
     i = torch.arange(dim // 2, dtype=torch.float64, device=theta.device)  # [d/2]
     ramp = ((i - low) / (high - low)).clamp(0, 1)  # [d/2]: 0 keep, 1 interpolate
     scale = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
     return theta * (1 - ramp) + theta / factor * ramp, scale  # [d/2]
 
 
-def _llama3_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    low_freq_factor: float,
-    high_freq_factor: float,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _llama3_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"llama3"``: Llama 3.1's band, kept fast pairs, divided slow ones, blended between."""
-    _refuse_unread(
-        method,
-        ("factor", "original_max_positions"),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    trained = _require(method, "original_max_positions", original_max_positions)
-    theta = sinusoidal_frequencies(dim, base=base, device=device)  # [d/2]
+    args.refuse_unread(("factor", "original_max_positions"))
+    trained = _require(args, "original_max_positions")
+    factor, low, high = args.factor, args.low_freq_factor, args.high_freq_factor
+    theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
     wavelength = 2 * math.pi / theta  # [d/2]
-    smooth = (trained / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    smooth = (trained / wavelength - low) / (high - low)  # [d/2]
     blended = (1 - smooth) * theta / factor + smooth * theta  # [d/2]
-    out = torch.where(wavelength > trained / low_freq_factor, theta / factor, blended)
-    out = torch.where(wavelength < trained / high_freq_factor, theta, out)
+    out = torch.where(wavelength > trained / low, theta / factor, blended)
+    out = torch.where(wavelength < trained / high, theta, out)
     return out, 1.0  # [d/2]
 
 
-def _partial_frequencies(
-    dim: int,
-    *,
-    method: str,
-    base: float,
-    factor: float,
-    original_max_positions: int | None,
-    seq_len: int | None,
-    rotary_dim: int | None,
-    device: Device,
-    **unused: object,
-) -> tuple[Tensor, float]:
+def _partial_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"partial"``: the frequencies of an ``r``-channel RoPE, then ``(d − r)/2`` zeros."""
-    _refuse_unread(
-        method,
-        ("rotary_dim",),
-        factor=factor,
-        original_max_positions=original_max_positions,
-        seq_len=seq_len,
-        rotary_dim=rotary_dim,
-    )
-    rotated_dim = _require(method, "rotary_dim", rotary_dim)
-    rotated = sinusoidal_frequencies(rotated_dim, base=base, device=device)  # [r/2]
+    args.refuse_unread(("rotary_dim",))
+    rotated_dim = _require(args, "rotary_dim")
+    rotated = sinusoidal_frequencies(rotated_dim, base=args.base, device=args.device)  # [r/2]
     still = torch.zeros((dim - rotated_dim) // 2, dtype=torch.float64, device=rotated.device)
     return torch.cat((rotated, still)), 1.0  # [d/2]
 
@@ -406,9 +314,13 @@ ROTARY_SCALINGS: dict[str, RotaryScaling] = {
 }
 """The methods of :func:`scaled_rotary_frequencies`: method name -> :class:`RotaryScaling`.
 
-Like transformers' ``ROPE_INIT_FUNCTIONS``, it is open: ``ROTARY_SCALINGS["mine"] = my_fn``
-makes ``scaled_rotary_frequencies(dim, "mine", ...)`` call ``my_fn``. ``"default"``
-(transformers' name) and ``"plain"`` (the book's) are the same function.
+Like transformers' ``ROPE_INIT_FUNCTIONS``, it is open: ``ROTARY_SCALINGS["mine"] = my_fn``,
+with ``my_fn(dim, args) -> (inv_freq, attention_scale)`` and ``args`` a
+:class:`RotaryScalingArgs`, makes ``scaled_rotary_frequencies(dim, "mine", ...)`` call ``my_fn``
+(see its example). ``"default"`` (transformers' name) and ``"plain"`` (the book's) are the
+same function. Each built-in method declares the optional arguments it reads in its first
+line, ``args.refuse_unread(reads)``, and so refuses the others wherever it is registered or
+called from.
 """
 
 
@@ -494,22 +406,28 @@ def scaled_rotary_frequencies(
       learned ``W_q`` and ``W_k`` absorb. A choice made before training, where the other
       methods are applied to a model trained with plain frequencies.
 
-    A method refuses the arguments it does not read when they are set (``factor != 1``,
-    ``original_max_positions``, ``seq_len`` or ``rotary_dim`` not ``None``). Only YaRN returns
-    an attention scale other than 1; pass it with the frequencies as
+    A built-in method refuses the arguments it does not read when they are set (``factor !=
+    1``, ``original_max_positions``, ``seq_len`` or ``rotary_dim`` not ``None``). Only YaRN
+    returns an attention scale other than 1; pass it with the frequencies as
     ``apply_rotary(x, inv_freq=..., attention_scale=...)``, which multiplies the cosine and
     sine tables by it (so each logit of a rotated query and key grows by its square, as in
     transformers).
 
     The method is looked up in :data:`ROTARY_SCALINGS`, which a user may extend with a
-    function of the :class:`RotaryScaling` signature; it gets every argument by keyword,
-    already checked, and what it returns is checked in turn:
+    function of the :class:`RotaryScaling` signature, ``fn(dim, args)``: ``args`` is a
+    :class:`RotaryScalingArgs` holding every other argument, already checked, and what the
+    function returns is checked in turn. The function gets the built-in methods' refusal of
+    the optional arguments it does not read only if it declares what it reads by calling
+    ``args.refuse_unread(reads)``; otherwise it ignores them:
 
     .. code-block:: python
 
-        def halved(dim, *, base, device, **unused):
-            inv_freq, _ = scaled_rotary_frequencies(dim, "plain", base=base, device=device)
-            return inv_freq / 2, 1.0
+        from posenc.sinusoidal import sinusoidal_frequencies
+
+        def halved(dim, args):
+            args.refuse_unread(())  # reads none of factor, original_max_positions, ...
+            theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
+            return theta / 2, 1.0
 
         ROTARY_SCALINGS["halved"] = halved
         inv_freq, scale = scaled_rotary_frequencies(64, "halved")
@@ -584,8 +502,7 @@ def scaled_rotary_frequencies(
             f"ROTARY_SCALINGS[{method!r}] must be a function (see RotaryScaling), "
             f"got {type(scaling).__name__} {scaling!r}"
         )
-    result = scaling(
-        dim,
+    args = RotaryScalingArgs(
         method=method,
         base=base,
         factor=factor,
@@ -598,7 +515,7 @@ def scaled_rotary_frequencies(
         high_freq_factor=high_freq_factor,
         device=device,
     )
-    return _check_scaling_result(method, dim, result)
+    return _check_scaling_result(method, dim, scaling(dim, args))
 
 
 def _check_inv_freq(dim: int, inv_freq: object, *, name: str = "inv_freq") -> Tensor:
@@ -832,108 +749,6 @@ def apply_rotary(
         attention_scale=attention_scale,
     )  # [..., n, d], on the device of positions
     return x * cos.to(x.device) + rotary_quarter_turn(x, interleaved=interleaved) * sin.to(x.device)
-
-
-def rotary_offset_logits(
-    q: Tensor,
-    k: Tensor,
-    offsets: int | Tensor,
-    *,
-    base: float = 10000.0,
-    interleaved: bool = True,
-) -> Tensor:
-    """Return the RoPE logit of a query and a key placed ``r`` positions apart, for every ``r``.
-
-    .. math::
-
-        s(r) = \\langle R_m q, R_{m+r} k \\rangle = \\langle q, R_r k \\rangle
-        = \\sum_{i=0}^{d/2-1} \\big[(q_a k_a + q_b k_b)\\cos r\\theta_i
-          + (q_b k_a - q_a k_b)\\sin r\\theta_i\\big]
-
-    with ``(a, b)`` the channels of pair ``i``. The query's own position ``m`` does not
-    appear: any ``m`` gives the same curve. For ``q = k`` the sine terms vanish and
-    ``s(r) = Σ_i |q_{(i)}|² cos rθ_i``: the score of a key that matches the query, as a
-    function of how far away it is (RoFormer's "long-term decay"). The logit is not divided
-    by ``√d``.
-
-    Args:
-        q: queries ``[..., d]`` (floating point, ``d`` even).
-        k: keys ``[..., d]``, broadcastable against ``q``.
-        offsets: an int ``R`` (offsets ``0..R-1``) or a 1-D tensor of offsets ``r = n − m``
-            (key position minus query position; any real numbers).
-        base: as in :func:`rotary_angles`.
-        interleaved: the channel layout (see the module docstring).
-
-    Returns:
-        tensor ``[..., R]`` (the broadcast batch shape of ``q`` and ``k``), in the dtype of
-        ``q`` and ``k`` (the rotations are computed in float64 and cast).
-
-    Shapes:
-        ``d``: channels, ``R``: offsets.
-
-    Matches: Su et al. (2024) §3.4.3, ``q^T R^d_{Θ,n-m} k``.
-    """
-    check_float_tensor("q", q)
-    check_float_tensor("k", k)
-    if q.ndim == 0 or k.ndim == 0 or q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must be [..., d] with the same d, got shapes {tuple(q.shape)} and {tuple(k.shape)}"
-        )
-    check_same_dtype(q=q, k=k)
-    if isinstance(offsets, Tensor):
-        check_tensor("offsets", offsets, ndim=1)
-    r = _rotary_positions("offsets", offsets, k.device)  # [R]
-    batch = broadcast_shape(tuple(q.shape[:-1]), tuple(k.shape[:-1]))
-    if batch is None:
-        raise ValueError(
-            f"q and k must broadcast in their leading dimensions, got shapes {tuple(q.shape)} "
-            f"and {tuple(k.shape)}"
-        )
-    d = q.shape[-1]
-    keys = k.expand(*batch, d).unsqueeze(-2).expand(*batch, r.shape[0], d)  # [..., R, d]
-    rotated = apply_rotary(
-        keys, r.to(k.device), base=base, interleaved=interleaved
-    )  # [..., R, d]: R_r k
-    return (rotated * q.expand(*batch, d).unsqueeze(-2)).sum(-1)  # [..., R]
-
-
-def rotary_decay_bound(
-    offsets: int | Tensor, dim: int, *, base: float = 10000.0, device: Device = None
-) -> Tensor:
-    """Return RoFormer's "relative upper bound" of the logit against the offset.
-
-    .. math::
-
-        \\frac{1}{d/2} \\sum_{j=1}^{d/2} \\lvert S_j(r) \\rvert, \\qquad
-        S_j(r) = \\sum_{i=0}^{j-1} e^{\\mathrm{i}\\, r\\theta_i}
-
-    Writing the logit as ``Re Σ_i h_i e^{i rθ_i}`` with ``h_i`` the product of pair ``i``
-    of ``q`` and the conjugate of pair ``i`` of ``k``, summation by parts bounds it by
-    ``max_i |h_{i+1} − h_i| · Σ_j |S_j(r)|``. The factor ``Σ_j |S_j|`` depends on the
-    offset only; the paper plots its mean (this function) and notes that it falls as the
-    offset grows. It is a bound, not the logit itself: it starts at ``(d/2 + 1)/2`` for
-    ``r = 0`` and decays with oscillations. The channel layout plays no role.
-
-    Args:
-        offsets: an int ``R`` (offsets ``0..R-1``) or a 1-D tensor of offsets.
-        dim: ``d``, the number of channels (even).
-        base: as in :func:`rotary_angles`.
-        device: where to build ``0..R-1`` when ``offsets`` is an int.
-
-    Returns:
-        float64 tensor ``[R]``.
-
-    Shapes:
-        ``R``: offsets.
-
-    Matches: Su et al. (2024) §3.4.3 and Figure 2.
-    """
-    if isinstance(offsets, Tensor):
-        check_tensor("offsets", offsets, ndim=1)
-    r = _rotary_positions("offsets", offsets, device)  # [R]
-    angles = rotary_angles(r, dim, base=base)  # [R, d/2]
-    partial = torch.polar(torch.ones_like(angles), angles).cumsum(-1)  # [R, d/2]: S_1 … S_{d/2}
-    return partial.abs().mean(-1)  # [R]
 
 
 def rotary_matrix(

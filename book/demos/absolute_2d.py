@@ -1,8 +1,8 @@
 """Chapter 5's studies of 2-D absolute encodings: similarity maps and the error of a resize.
 
 Not model code: :mod:`posenc.absolute_2d` holds the encodings and
-:func:`posenc.absolute_2d.resample_positional_embedding`, which a model calls to move a learned
-table to a new grid. These functions study them:
+:func:`posenc.absolute_2d.resample_positional_embedding`, which a model calls to move a
+learned table to a new grid. These functions study them:
 
 * :func:`position_similarity_map`: one position's cosine similarity to every grid cell
   (ViT's figure 7);
@@ -60,8 +60,8 @@ def position_similarity_map(table: Tensor, height: int, width: int, row: int, co
         \\lVert PE(r', c')\\rVert}
 
     A bright spot at ``(row, col)`` and the positions the encoding considers "near" it. For
-    :func:`posenc.absolute_2d.sinusoidal_encoding_2d` this is ``½ρ(r − r') + ½ρ(c − c')`` with
-    ``ρ(k) = (4/d) Σ_i cos(k ω_i)``.
+    :func:`posenc.absolute_2d.sinusoidal_encoding_2d` this is ``½ρ(r − r') + ½ρ(c − c')``
+    with ``ρ(k) = (4/d) Σ_i cos(k ω_i)``.
 
     Args:
         table: ``[height·width, d]``, grid positions in row-major order (any real dtype; a
@@ -114,8 +114,9 @@ def stretched_sincos_encoding_2d(
 
     ``F.interpolate`` with ``align_corners=False`` aligns the *centres* of the old and new
     pixels, so output cell ``o`` reads the input at the fractional coordinate ``s_o``. This
-    table is what a perfect interpolation of :func:`posenc.absolute_2d.sinusoidal_encoding_2d` (seed layout)
-    from an ``h × h`` to an ``h' × h'`` grid would return; its difference from
+    table is what a perfect interpolation of
+    :func:`posenc.absolute_2d.sinusoidal_encoding_2d` (seed layout) from an ``h × h`` to an
+    ``h' × h'`` grid would return; its difference from
     :func:`posenc.absolute_2d.resample_positional_embedding` is the interpolation error.
 
     Args:
@@ -159,18 +160,21 @@ def sincos_resampling_error(
 
         E = \\operatorname{interp}_{h \\to h'}\\big(PE_{h \\times h}\\big) - PE'_{h' \\times h'}
 
-    ``PE`` is :func:`posenc.absolute_2d.sinusoidal_encoding_2d` on the ``h × h`` grid (float32, as a model holds
-    it, seed layout), resized by :func:`posenc.absolute_2d.resample_positional_embedding` with ``mode`` and
-    ``antialias``; ``PE'`` is :func:`stretched_sincos_encoding_2d`, what a perfect
-    interpolation would return. Both are taken to float64 before the subtraction.
+    ``PE`` is :func:`posenc.absolute_2d.sinusoidal_encoding_2d` on the ``h × h`` grid
+    (float32, as a model holds it, seed layout), resized by
+    :func:`posenc.absolute_2d.resample_positional_embedding` with ``mode`` and ``antialias``;
+    ``PE'`` is :func:`stretched_sincos_encoding_2d`, what a perfect interpolation would
+    return. Both are taken to float64 before the subtraction.
 
     Args:
         old_size: ``h``, side of the original square grid.
         new_size: ``h'``, side of the resized grid.
         dim: ``d``, channels (a multiple of 4).
         base: frequency base.
-        mode: the interpolation, as in :func:`posenc.absolute_2d.resample_positional_embedding`.
-        antialias: as in :func:`posenc.absolute_2d.resample_positional_embedding` (``True``: Keys' ``a = −0.5``).
+        mode: the interpolation, as in
+            :func:`posenc.absolute_2d.resample_positional_embedding`.
+        antialias: as in :func:`posenc.absolute_2d.resample_positional_embedding`
+            (``True``: Keys' ``a = −0.5``).
 
     Returns:
         float64 tensor ``[h'·h', d]``, row-major, in the seed layout.
@@ -224,8 +228,9 @@ def resampling_error_per_pair(error: Tensor) -> Tensor:
     With :func:`sincos_resampling_error`, how badly a resize renders each frequency.
 
     Args:
-        error: ``[n, d]``, channels in the seed layout (:func:`posenc.absolute_2d.sinusoidal_encoding_2d`'s
-            default: row half then column half, each of ``d/4`` interleaved sin/cos pairs).
+        error: ``[n, d]``, channels in the seed layout
+            (:func:`posenc.absolute_2d.sinusoidal_encoding_2d`'s default: row half then column
+            half, each of ``d/4`` interleaved sin/cos pairs).
 
     Returns:
         float64 tensor ``[d/4]``; entry ``i`` belongs to the frequency

@@ -83,16 +83,18 @@ def relative_index_check(index: Tensor, window_size: Sequence[int]) -> IndexChec
         \\{I_{ij}\\} = \\{0, 1, \\dots, \\textstyle\\prod_a (2W_a - 1) - 1\\}
 
     Token ``n`` of the window sits at the row-major coordinates ``p_n`` of ``n`` (the order of
-    :func:`posenc.window.window_partition`). *Relative*: pairs with equal offsets ``p_i − p_j`` get equal
-    values and different offsets different values. *In range*: every value is a row of the
-    table of ``Π(2W_a − 1)`` rows, and every row is read (in self-attention every offset
-    occurs). Neither needs a reference. Passing both does not prove that the index is
-    Swin's: any consistent relabelling of the rows passes (coordinates from
-    ``meshgrid(..., indexing="xy")`` in a square window swap row and column offsets and pass
-    both), and only a comparison with a known-correct index, such as
-    :func:`posenc.window.relative_position_index` (tested against the official code), catches it.
+    :func:`posenc.window.window_partition`). *Relative*: pairs with equal offsets
+    ``p_i − p_j`` get equal values and different offsets different values. *In range*: every
+    value is a row of the table of ``Π(2W_a − 1)`` rows, and every row is read (in
+    self-attention every offset occurs). Neither needs a reference. Passing both does not
+    prove that the index is Swin's: any consistent relabelling of the rows passes (coordinates
+    from ``meshgrid(..., indexing="xy")`` in a square window swap row and column offsets and
+    pass both), and only a comparison with a known-correct index, such as
+    :func:`posenc.window.relative_position_index` (tested against the official code), catches
+    it.
 
-    Written with plain Python loops, independent of :func:`posenc.window.relative_position_index`.
+    Written with plain Python loops, independent of
+    :func:`posenc.window.relative_position_index`.
 
     Args:
         index: the candidate, an integer tensor.

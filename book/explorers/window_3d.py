@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book.demos.window import spread_key_step
 from book.explorers.explorer import Explorer, explorer
 from book.figures.window_3d import frame_offset_figure
 from posenc._checks import check_choice, check_defaults, check_int, check_pair, check_values
-from posenc.window import spread_key_step
 
 __all__ = ["window_3d_explorer"]
 
@@ -27,7 +27,7 @@ def window_3d_explorer(
     """Explore frame offsets and the index of a window of ``D_1`` query and ``D_2`` key frames.
 
     The key frames are spread over the query frames' time span with the step
-    :func:`posenc.window.spread_key_step`, ``s = ⌊(D_1 − 1)/(D_2 − 1)⌋`` (``0, 2, 4, 6`` for
+    :func:`book.demos.window.spread_key_step`, ``s = ⌊(D_1 − 1)/(D_2 − 1)⌋`` (``0, 2, 4, 6`` for
     7 and 4 frames, as in RSTT). Left: the frame offset ``Δt = t − s·m`` of every query frame
     ``t`` against every key frame ``m``, the offsets that no pair uses (their table rows are
     never read) and what RSTT's stride would have given. Right: the index row of one token of

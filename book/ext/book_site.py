@@ -225,9 +225,22 @@ def _note_start(app: Sphinx) -> None:
 
 
 def written_pages(app: Sphinx) -> list[Path]:
-    """The HTML pages this build wrote (newer than its start)."""
+    """The HTML pages this build wrote (newer than its start); not those of another edition
+    published inside this one's folder (``_build/html/zh_CN``, a folder with its own
+    ``.buildinfo``), which its own build looks after, maybe at the same time."""
     since = getattr(app, _STARTED, 0.0) - 2.0  # the file system's clock may round
-    return [page for page in Path(app.outdir).rglob("*.html") if page.stat().st_mtime >= since]
+    pages = []
+    for folder, subfolders, files in os.walk(app.outdir):
+        subfolders[:] = [
+            name
+            for name in subfolders
+            if not os.path.isfile(os.path.join(folder, name, ".buildinfo"))
+        ]
+        for name in files:
+            page = Path(folder, name)
+            if name.endswith(".html") and page.stat().st_mtime >= since:
+                pages.append(page)
+    return pages
 
 
 def _copy_mathjax(app: Sphinx, exception: Exception | None) -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "SEQUENTIAL",
     "UNDEFINED",
     "as_colormap",
+    "check_text",
     "fit_column",
     "grey_undefined",
     "heatmap",
@@ -93,6 +94,27 @@ def _positive_pair(name: str, value: object, *, allow_zero: bool = False) -> tup
         check_real(f"{name}[0]", value[0], minimum=0, inclusive=allow_zero),
         check_real(f"{name}[1]", value[1], minimum=0, inclusive=allow_zero),
     )
+
+
+def check_text(name: str, value: object, *, optional: bool = False) -> str | None:
+    """Return ``value`` after checking it is a ``str`` (or ``None``, with ``optional``).
+
+    For the texts a figure draws (titles, labels): anything else would be drawn as its
+    ``repr`` or fail inside matplotlib, far from the call.
+
+    Args:
+        name: the argument's name in error messages.
+        value: the text to check.
+        optional: whether ``None`` (the argument's default: no text, or a text of the
+            figure's own) is allowed.
+
+    Returns:
+        ``value``.
+    """
+    if isinstance(value, str) or (optional and value is None):
+        return value
+    kind = "a string or None" if optional else "a string"
+    raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {value!r}")
 
 
 def new_figure(
@@ -353,6 +375,7 @@ def inset_colorbar(
     width = check_positive_float("width", width)
     tick_size = check_positive_float("tick_size", tick_size)
     label_size = check_positive_float("label_size", label_size)
+    label = check_text("label", label)
     cbar = ax.figure.colorbar(image, cax=ax.inset_axes([1.0 + gap, 0.0, width, 1.0]))
     # set afterwards, not passed to colorbar(): a tick a little beyond the colour range (a
     # rounded maximum) then widens the bar's axis to show it instead of being dropped

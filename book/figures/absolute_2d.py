@@ -1,8 +1,9 @@
 """Figures for 2-D absolute encodings (chapter 5): layouts, DETR sine, similarity, resampling.
 
 Every function returns a new ``Figure`` (no pyplot). The computations they draw live in
-:mod:`posenc.absolute_2d` (:func:`~posenc.absolute_2d.position_similarity_map`,
-:func:`~posenc.absolute_2d.stretched_sincos_encoding_2d`).
+:mod:`posenc.absolute_2d` (the encodings and the resize) and :mod:`book.demos.absolute_2d`
+(:func:`~book.demos.absolute_2d.position_similarity_map`,
+:func:`~book.demos.absolute_2d.stretched_sincos_encoding_2d`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
+from book.demos.absolute_2d import (
+    position_similarity_map,
+    resampling_error_map,
+    resampling_error_per_pair,
+    sincos_resampling_error,
+    stretched_sincos_encoding_2d,
+)
 from book.figures._base import (
     DIVERGING,
     SEQUENTIAL,
@@ -27,13 +35,8 @@ from book.figures._base import (
 from posenc._checks import check_bool, check_int, check_multiple, check_pair, check_values
 from posenc.absolute_2d import (
     detr_sine_encoding,
-    position_similarity_map,
-    resampling_error_map,
-    resampling_error_per_pair,
-    sincos_resampling_error,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
-    stretched_sincos_encoding_2d,
 )
 from posenc.sinusoidal import sinusoidal_encoding, sinusoidal_frequencies
 
@@ -443,7 +446,7 @@ def resampling_figure(
 
     Top row: one row channel before (``h × h``), after bicubic resampling (``h' × h'``), the
     exact table on the stretched grid
-    (:func:`~posenc.absolute_2d.stretched_sincos_encoding_2d`), all on one colour scale, and
+    (:func:`~book.demos.absolute_2d.stretched_sincos_encoding_2d`), all on one colour scale, and
     the error on its own scale.
     Bottom left: RMS error of each sin/cos pair against its frequency for MAE's bicubic
     (Keys ``a = −0.75``), ``antialias=True`` (PIL's ``a = −0.5``, timm's default) and

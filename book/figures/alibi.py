@@ -20,9 +20,10 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
+from book.demos.alibi import alibi_span
 from book.figures._base import fit_column, new_figure, to_numpy
 from posenc._checks import check_bool, check_int
-from posenc.alibi import alibi_bias, alibi_slopes, alibi_span
+from posenc.alibi import alibi_bias, alibi_slopes
 from posenc.attention import attention_weights, causal_mask
 
 __all__ = ["alibi_explorer_figure", "alibi_span_figure"]
@@ -59,7 +60,7 @@ def alibi_span_figure(num_heads: int = 8, n: int = 1024, *, mass: float = 0.9) -
     Left: the bias ``−m_h r`` of each head against the distance ``r`` back from the query
     (straight lines of slope ``−m_h``). Right: the attention weight of the key ``r`` back for
     the last query of ``n`` tokens when every content logit is equal, on a log distance
-    axis; a dot marks each head's span (:func:`posenc.alibi.alibi_span`), the number of
+    axis; a dot marks each head's span (:func:`book.demos.alibi.alibi_span`), the number of
     nearest keys holding ``mass`` of the weight.
 
     Args:

@@ -19,6 +19,9 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
 from book.demos.attention import (
+    LOGIT_TERMS,
+    absolute_logit_terms,
+    offset_variance_share,
     permutation_matrix,
     sentence_attention,
     sentence_vectors,
@@ -28,7 +31,6 @@ from book.demos.attention import (
 from book.figures._base import fit_column, heatmap, inset_colorbar, new_figure, to_numpy
 from posenc._checks import check_bool, check_even, check_int, check_permutation, check_values
 from posenc._threads import torch_threads
-from posenc.attention import LOGIT_TERMS, absolute_logit_terms, offset_variance_share
 from posenc.sinusoidal import sinusoidal_encoding
 
 __all__ = [
@@ -376,7 +378,7 @@ def logit_terms_figure(n_positions: int = 24, dim: int = 16, *, seed: int = 0) -
 
     Chapter 9's bridge from absolute to relative positions. ``n_positions`` tokens with random
     contents ``x_i ~ N(0, I)`` carry the sinusoidal codes ``p_i`` of their positions; each map
-    is one term of :func:`posenc.attention.absolute_logit_terms`:
+    is one term of :func:`book.demos.attention.absolute_logit_terms`:
 
     .. math::
 
@@ -386,7 +388,7 @@ def logit_terms_figure(n_positions: int = 24, dim: int = 16, *, seed: int = 0) -
     Top row: random projections, ``W_Q, W_K ~ N(0, 1/d)`` (drawn after ``x`` from the same
     seeded generator). Bottom row: ``W_Q = W_K = I``, where the position–position term is
     ``Σ_i cos((j − i) ω_i)``, a function of the offset. Each title gives the term's
-    :func:`posenc.attention.offset_variance_share` (1 for a map that depends on ``j − i``
+    :func:`book.demos.attention.offset_variance_share` (1 for a map that depends on ``j − i``
     alone) and the largest ``|value|`` of the map, ``±m``: each map has its own symmetric colour
     scale ``[−m, m]``, so that the small terms show their pattern too.
 
@@ -397,7 +399,7 @@ def logit_terms_figure(n_positions: int = 24, dim: int = 16, *, seed: int = 0) -
 
     Returns:
         a new ``Figure`` with 8 heat maps (query ``i`` down, key ``j`` across), terms in the
-        order of :data:`posenc.attention.LOGIT_TERMS`.
+        order of :data:`book.demos.attention.LOGIT_TERMS`.
     """
     n = check_int("n_positions", n_positions, minimum=2)
     dim = check_even("dim", dim)

@@ -9,10 +9,11 @@ shows *where* in a long sequence a model starts to fail. Every function returns 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -20,10 +21,10 @@ from matplotlib.ticker import NullLocator
 from torch import Tensor
 
 from book.experiments.results import LengthResults
-from book.figures._base import fit_column, new_figure, panel_grid, to_numpy
+from book.figures._base import check_text, fit_column, new_figure, panel_grid, to_numpy
 from book.toy.model import TinyTransformer
 from book.toy.probes import toy_rotary_pair_logits
-from posenc._checks import check_int
+from posenc._checks import check_int, check_tensor
 
 __all__ = [
     "encoding_detail_figure",
@@ -105,6 +106,7 @@ def length_accuracy_figure(results: LengthResults, *, title: str | None = None) 
         a new ``Figure`` with one axes; its lines carry the encodings as labels.
     """
     results = _check_results(results)
+    title = check_text("title", title, optional=True)
     lo, hi = results.train_lengths
     lengths = np.array(results.eval_lengths, dtype=float)
     fig = new_figure(7.0, 3.9)
@@ -446,15 +448,24 @@ def rotary_pair_figure(
     Returns:
         a new ``Figure`` with one axes per head.
     """
+    check_tensor("tokens", tokens, ndim=2)
+    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
+        raise TypeError(f"tokens must be an integer tensor, got dtype {tokens.dtype}")
+    if heads is not None:
+        if isinstance(heads, (str, bytes)) or not isinstance(heads, Iterable):
+            raise TypeError(
+                f"heads must be a sequence of head indices, got {type(heads).__name__} {heads!r}"
+            )
+        heads = [check_int(f"heads[{i}]", h, minimum=0) for i, h in enumerate(heads)]
+    if train_length is not None:
+        train_length = check_int("train_length", train_length)
+    title = check_text("title", title, optional=True)
     parts = toy_rotary_pair_logits(model, tokens, layer=layer)  # [b, h, P, n, n]
     n = parts.shape[-1]
     query = n - 1 if query is None else check_int("query", query, minimum=0)
     if query >= n:
         raise ValueError(f"query must be below the sequence length {n}, got {query}")
-    if heads is None:
-        chosen = list(range(model.num_heads))
-    else:
-        chosen = [check_int("heads", h, minimum=0) for h in heads]
+    chosen = list(range(model.num_heads)) if heads is None else heads
     if not chosen or max(chosen) >= model.num_heads:
         raise ValueError(
             f"heads must be a non-empty selection of 0..{model.num_heads - 1}, got {chosen}"

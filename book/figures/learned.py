@@ -16,6 +16,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import Bbox, TransformedBbox
 from torch import Tensor
 
+from book.demos.learned import cosine_similarity_matrix
 from book.figures._base import (
     DIVERGING,
     fit_column,
@@ -33,7 +34,6 @@ from posenc._checks import (
     check_positive_float,
     check_real,
 )
-from posenc.learned import cosine_similarity_matrix
 
 __all__ = ["similarity_heatmap", "snapshot_figure", "trained_table_figure"]
 

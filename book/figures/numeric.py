@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from book.demos.numeric import adjacent_distances, closest_distinct_pair, pairwise_distances
 from book.figures._base import (
     fit_column,
     heatmap,
@@ -17,13 +18,7 @@ from book.figures._base import (
     to_numpy,
 )
 from posenc._checks import check_int, check_positive_float, check_values
-from posenc.numeric import (
-    adjacent_distances,
-    closest_distinct_pair,
-    numeric_encoding,
-    pairwise_distances,
-    periodic_encoding,
-)
+from posenc.numeric import numeric_encoding, periodic_encoding
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
 

@@ -25,6 +25,7 @@ from matplotlib.patches import Arc
 from matplotlib.ticker import NullLocator
 from torch import Tensor
 
+from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
 from book.figures._base import fit_column, heatmap, new_figure, to_numpy
 from posenc._checks import (
     check_base,
@@ -40,14 +41,7 @@ from posenc._checks import (
     check_values,
 )
 from posenc.attention import attention_weights, causal_mask
-from posenc.rotary import (
-    apply_rotary,
-    rotary_angles,
-    rotary_decay_bound,
-    rotary_offset_logits,
-    rotary_permutation,
-    scaled_rotary_frequencies,
-)
+from posenc.rotary import apply_rotary, rotary_angles, rotary_permutation, scaled_rotary_frequencies
 from posenc.sinusoidal import sinusoidal_frequencies
 
 __all__ = [
@@ -132,12 +126,12 @@ def rotary_decay_curves(
     ``1/√d``) at each offset. All three are in the same units, the logit divided by ``d``.
 
     The matched score is ``⟨q, R_r q⟩/d`` for ``q = (1, …, 1)``
-    (:func:`posenc.rotary.rotary_offset_logits` with ``q = k = 1``), evaluated by its closed
+    (:func:`book.demos.rotary.rotary_offset_logits` with ``q = k = 1``), evaluated by its closed
     form, which is much faster for long ranges; it is exactly 1 at ``r = 0`` and it is also
     the average of ``⟨q, R_r q⟩/d`` over standard normal ``q``. The bound is RoFormer's
     summation-by-parts bound for this query and key: with ``h_i = 2`` for every pair (and
     ``h_{d/2} = 0``) the factor ``max_i |h_{i+1} − h_i|`` is 2, so ``|⟨1, R_r 1⟩| ≤
-    2 Σ_j |S_j(r)|``, which divided by ``d`` is :func:`posenc.rotary.rotary_decay_bound`. It is
+    2 Σ_j |S_j(r)|``, which divided by ``d`` is :func:`book.demos.rotary.rotary_decay_bound`. It is
     an upper bound on ``|matched|`` at every offset, ``(d/2 + 1)/2`` at ``r = 0``.
 
     Args:

@@ -15,10 +15,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
+from book.demos.sinusoidal import binary_digits
 from book.figures._base import fit_column, new_figure, table_image
 from posenc._checks import check_bool, check_int, check_real
 from posenc.sinusoidal import (
-    binary_digits,
     sinusoidal_dot_product,
     sinusoidal_encoding,
     sinusoidal_frequencies,

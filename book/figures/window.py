@@ -10,7 +10,7 @@ partition) and :func:`window_query_token` (a query named by place). The general 
 (one axes in inches for many panels, matrices as labelled cells, fast labels, outlines) lives
 in :mod:`book.figures._grid`. Data helper: :func:`example_bias_table` (hand-made tables
 whose pattern is easy to see). The reference-free checks of an index live in
-:func:`posenc.window.relative_index_check`.
+:func:`book.demos.window.relative_index_check`.
 
 Every figure function returns a new ``Figure``; nothing touches pyplot.
 """

@@ -1,7 +1,7 @@
 """Build the book's editions, or extract its text for translation (``make book`` runs this).
 
     python -m book build [--language en|zh_CN|all] [--all]
-    python -m book build --gettext        # the English text, as _build/i18n/gettext/**.pot
+    python -m book build --gettext [--all]   # the English text, as _build/i18n/gettext/**.pot
 
 The English edition is built into ``_build/html/`` and each translation into
 ``_build/<language>/html/``, then copied to ``_build/html/<language>/`` so that the published
@@ -12,8 +12,20 @@ paragraph, heading, caption and list item by its translation from
 ``locales/<language>/LC_MESSAGES/<page>.po`` (CONTRIBUTING.md, "Translations").
 
 Chapters are executed once: ``execute_notebooks: cache`` keeps their outputs in a jupyter-cache
-that both editions share (``book/ext/book_site.py`` names it by a digest of posenc), so the
-Chinese edition, and a rebuild after a prose edit, executes nothing.
+that both editions share (``book/ext/book_site.py`` names it by a digest of what the chapters
+import: posenc, the book's figures, explorers and toy model, the pins), so the Chinese
+edition, and a rebuild after a prose edit, executes nothing.
+
+Each edition is built only as far as its inputs changed (``book/tools/stamps.py``): a stamp per
+edition, ``_build/.stamps/<language>.json``, holds a digest of every input of its last
+successful build. Nothing changed: Sphinx is not even started. Only pages' own inputs changed
+(a chapter, its quiz, its catalogue): Sphinx updates the edition, re-reading those pages
+(``book_reread_docs``, ``book/ext/book_site.py``). A global input changed (``_config.yml``,
+``_toc.yml``, the bibliography, ``book/ext``, this script, the execution digest, a shared
+catalogue): every page is read and written again, as ``--all`` does. Warnings are errors
+either way; an update shows those of the pages it reads, which is enough because every
+other page passed a full build with the same global inputs. A failed build keeps the pages
+it was rebuilding marked unbuilt, so the next build reads them again.
 
 This calls Jupyter Book's own ``build_sphinx`` (what ``jupyter-book build`` calls) because its
 command line can neither set ``language`` nor choose the output folder.
@@ -22,17 +34,25 @@ command line can neither set ``language`` nor choose the output folder.
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 from book.ext.book_site import execution_digest
 from book.ext.editions import SOURCE_LANGUAGE, TRANSLATIONS
+from book.tools import stamps
 
 BUILD = ROOT / "_build"
+STAMPS = BUILD / ".stamps"  # one stamp per edition (and one for the gettext extraction)
+GETTEXT = "gettext"
 KEEP_IN_SITE = "pdf"  # the handouts, printed from the published pages
 # Sphinx settings that only a translation needs (its search splits words with jieba).
 LANGUAGE_SETTINGS: dict[str, dict[str, object]] = {
@@ -81,45 +101,221 @@ def _sphinx(builder: str, outdir: Path, doctrees: Path, overrides: dict, force_a
     return result if isinstance(result, int) else 1
 
 
-def build_edition(language: str, force_all: bool) -> int:
-    """Build one edition; a translation is then copied into the English site."""
+def this_book() -> stamps.Book:
+    """This repository's inputs besides its pages (``book/tools/stamps.py``)."""
+    return stamps.Book(
+        ROOT, ROOT / "book" / "ext", build_files=(Path(__file__), Path(stamps.__file__))
+    )
+
+
+def stamp_path(edition: str) -> Path:
+    return STAMPS / f"{edition}.json"
+
+
+def edition_inputs(language: str, settings: dict[str, object]) -> dict[str, object]:
+    """The stamp of ``language``'s edition as its inputs are now."""
+    search = LANGUAGE_SETTINGS.get(language, {}).get("html_search_language") == "zh"
+    return stamps.edition_inputs(
+        this_book(),
+        language,
+        execution=execution_digest(ROOT),
+        settings=settings,
+        search_glossary=search,
+    )
+
+
+def is_built(language: str) -> bool:
+    """Whether the edition's pages and Sphinx's environment are there to be updated."""
     outdir = output_dir(language)
-    doctrees = outdir.parent / ".doctrees"
+    root_doc = stamps.toc_pages(ROOT / "_toc.yml")[0]
+    needed = [outdir / f"{root_doc}.html", outdir.parent / ".doctrees" / "environment.pickle"]
+    if language != SOURCE_LANGUAGE:
+        needed.append(site_dir(language) / f"{root_doc}.html")
+    return all(path.is_file() for path in needed)
+
+
+def edition_plan(language: str, force_all: bool) -> stamps.Plan:
+    """What the next build of ``language``'s edition must do (``--all``: every page)."""
+    if force_all:
+        return stamps.Plan("full", changed=("--all",))
+    current = edition_inputs(language, _overrides(language))
+    return stamps.plan(stamps.load(stamp_path(language)), current, is_built(language))
+
+
+def build_edition(language: str, force_all: bool) -> int:
+    """Build one edition as far as its inputs changed (``--all``: every page); a translation
+    is then copied into the English site."""
     start = time.perf_counter()
-    status = _sphinx("html", outdir, doctrees, _overrides(language), force_all)
-    if status == 0 and language != SOURCE_LANGUAGE:
-        publish(outdir, site_dir(language))
+    overrides = _overrides(language)
+    current = edition_inputs(language, overrides)
+    previous = stamps.load(stamp_path(language))
+    if force_all:
+        todo = stamps.Plan("full", changed=("--all",))
+    else:
+        todo = stamps.plan(previous, current, is_built(language))
+    print(f"build_book: {language} edition: {todo.describe()}")
+    if todo.action == "skip":
+        return 0
+    then = None
+    if language != SOURCE_LANGUAGE:
+        then = functools.partial(publish, output_dir(language), site_dir(language))
+    status = _run(todo, previous, current, stamp_path(language), language, overrides, then=then)
     print(
         f"build_book: {language} edition in {time.perf_counter() - start:.1f} s (status {status})"
     )
     return status
 
 
+def executes(docnames: list[str]) -> bool:
+    """Whether reading these pages executes a notebook: one whose code is not in the
+    execution cache (``book_site``: myst-nb runs it, and stores its outputs)."""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache_dir = BUILD / ".jupyter_cache" / execution_digest(ROOT)
+    notebooks = [ROOT / f"{d}.ipynb" for d in docnames if (ROOT / f"{d}.ipynb").is_file()]
+    if not notebooks:
+        return False
+    if not (cache_dir / "global.db").is_file():
+        return True
+    cache = get_cache(cache_dir)
+    for notebook in notebooks:
+        try:
+            cache.match_cache_notebook(nbformat.read(notebook, as_version=4))
+        except KeyError:
+            return True
+    return False
+
+
+def side_by_side(plans: dict[str, stamps.Plan]) -> bool:
+    """Whether the editions may be built at the same time (one process each, on two cores):
+    when each updates a few pages and none executes a notebook. A notebook is executed once,
+    by the English build, which the translations then read from the cache; every page of an
+    edition is read in parallel processes already."""
+    updates = [plan for plan in plans.values() if plan.action == "update"]
+    if len(updates) < 2 or any(plan.action == "full" for plan in plans.values()):
+        return False
+    return not executes(sorted({page for plan in updates for page in plan.pages}))
+
+
+def build_side_by_side(languages: list[str]) -> int:
+    """Build the translations in processes of their own while this one builds the English
+    edition; print each one's log after it, whole."""
+    with ExitStack() as stack:
+        runs = {}
+        for language in languages[1:]:
+            log = stack.enter_context(tempfile.TemporaryFile(mode="w+", encoding="utf-8"))
+            command = [sys.executable, "-m", "book", "build", "--language", language]
+            run = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+            runs[language] = (run, log)
+        status = build_edition(languages[0], False)
+        for run, log in runs.values():
+            status = run.wait() or status
+            sys.stdout.flush()
+            log.seek(0)
+            print(log.read(), end="", flush=True)
+    return status
+
+
+def _run(
+    todo: stamps.Plan,
+    previous: dict | None,
+    current: dict,
+    stamp: Path,
+    language: str,
+    overrides: dict[str, object],
+    builder: str = "html",
+    outdir: Path | None = None,
+    then: Callable[[], None] | None = None,
+) -> int:
+    """Run Sphinx for ``todo`` (then ``then`` after a successful build), keeping the stamp
+    right whatever happens: the pages being rebuilt are marked unbuilt until all of it
+    succeeded, and then the stamp is ``current``."""
+    kept = stamps.unbuilt(previous, todo)
+    if kept is None:
+        stamp.unlink(missing_ok=True)
+    else:
+        stamps.save(stamp, kept)
+    if todo.action == "update":
+        # a changed catalogue is compiled again whatever the times of its files say
+        for name in stamps.changed_catalogues(todo):
+            (ROOT / name).with_suffix(".mo").unlink(missing_ok=True)
+    outdir = output_dir(language) if outdir is None else outdir
+    # Sphinx's -a writes every page but reads only those whose files changed: a full build
+    # reads every page again too (an extension's code or the execution digest changed)
+    reread = list(current["pages"]) if todo.action == "full" else list(todo.pages)
+    overrides = {**overrides, "book_reread_docs": reread}
+    status = _sphinx(builder, outdir, outdir.parent / ".doctrees", overrides, todo.action == "full")
+    if status == 0:
+        if then is not None:
+            then()
+        stamps.save(stamp, current)
+    return status
+
+
 def publish(outdir: Path, target: Path) -> None:
-    """Copy a translated edition into the English site, keeping its printed handouts (pdf/,
-    written there by book/tools/build_handouts.py after the build)."""
-    if target.is_dir():
-        for entry in target.iterdir():
-            if entry.name == KEEP_IN_SITE:
-                continue
-            if entry.is_dir():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-    shutil.copytree(outdir, target, dirs_exist_ok=True)
+    """Copy a translated edition into the English site: the files that differ (in size or
+    time: copies keep their times), and remove those the edition no longer has, keeping its
+    printed handouts (pdf/, written there by book/tools/build_handouts.py after the build)."""
+    target.mkdir(parents=True, exist_ok=True)
+    wanted = set()
+    for source in outdir.rglob("*"):
+        if source.is_dir():
+            continue
+        relative = source.relative_to(outdir)
+        wanted.add(relative)
+        copy = target / relative
+        there = copy.stat() if copy.is_file() else None
+        here = source.stat()
+        if there is None or (there.st_size, there.st_mtime_ns) != (here.st_size, here.st_mtime_ns):
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy)
+    for path in sorted(target.rglob("*"), reverse=True):  # a folder after its files
+        relative = path.relative_to(target)
+        if relative.parts[0] == KEEP_IN_SITE:
+            continue
+        if path.is_dir():
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif relative not in wanted:
+            path.unlink()
 
 
 POT_DIR = BUILD / "i18n" / "gettext"
 
 
-def extract_messages() -> int:
+def extract_messages(force_all: bool = False) -> int:
     """Write the English text of every page to ``_build/i18n/gettext/<page>.pot``.
 
     Its own folder: myst-nb writes executed notebooks beside the output folder, and the gettext
     builder's copies lack images and HTML, which the decks of ``_build/jupyter_execute`` need.
+    Kept up to date like an edition, with its own stamp: nothing changed, nothing is done.
     """
-    shutil.rmtree(POT_DIR, ignore_errors=True)
-    return _sphinx("gettext", POT_DIR, POT_DIR.parent / ".doctrees", _overrides("en"), True)
+    overrides = _overrides(SOURCE_LANGUAGE)
+    current = edition_inputs(SOURCE_LANGUAGE, {**overrides, "builder": GETTEXT})
+    previous = stamps.load(stamp_path(GETTEXT))
+    built = (
+        any(POT_DIR.rglob("*.pot")) and (POT_DIR.parent / ".doctrees/environment.pickle").is_file()
+    )
+    if force_all:
+        todo = stamps.Plan("full", changed=("--all",))
+    else:
+        todo = stamps.plan(previous, current, built)
+    print(f"build_book: English text: {todo.describe()}")
+    if todo.action == "skip":
+        return 0
+    if todo.action == "full":
+        shutil.rmtree(POT_DIR, ignore_errors=True)
+    return _run(
+        todo,
+        previous,
+        current,
+        stamp_path(GETTEXT),
+        SOURCE_LANGUAGE,
+        overrides,
+        builder=GETTEXT,
+        outdir=POT_DIR,
+    )
 
 
 def prune_caches() -> None:
@@ -137,13 +333,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--language", default="all", choices=["all", SOURCE_LANGUAGE, *TRANSLATIONS]
     )
-    parser.add_argument("--all", action="store_true", help="rewrite every page (sphinx -a)")
+    parser.add_argument(
+        "--all", action="store_true", help="read and write every page (sphinx -a), changed or not"
+    )
     parser.add_argument("--gettext", action="store_true", help="extract the English text only")
     args = parser.parse_args(argv)
     prune_caches()
     if args.gettext:
-        return extract_messages()
+        return extract_messages(args.all)
     languages = [SOURCE_LANGUAGE, *TRANSLATIONS] if args.language == "all" else [args.language]
+    plans = {} if args.all else {language: edition_plan(language, False) for language in languages}
+    if len(languages) > 1 and side_by_side(plans):
+        print("build_book: the editions are built side by side (nothing to execute)", flush=True)
+        return build_side_by_side(languages)
     status = 0
     for language in languages:
         status = build_edition(language, args.all) or status

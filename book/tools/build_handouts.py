@@ -1,13 +1,15 @@
 """Print the built book into PDF handouts: one per page of ``_toc.yml``, and the whole book.
 
-    python -m book handouts [_build/html] [--jobs N] [--force] [--toc _toc.yml]
+    python -m book handouts [SITE ...] [--jobs N] [--force] [--toc _toc.yml]
                                    [--only STEM ...]
 
 Writes ``<site>/pdf/<stem>.pdf`` for every page of ``_toc.yml`` (intro, chapters, appendix;
 ``<stem>`` is the file's name without its folder) and ``<site>/pdf/book.pdf``, the pages
 joined in reading order with one bookmark per page and the pages' own headings below it.
-``make book`` runs it after the build (and before ``book/tools/check_site.py``, which checks that
-the download menus' links to these files resolve).
+``make book`` runs it after the build, for both editions at once (``_build/html`` and
+``_build/html/zh_CN``: one browser prints the pages of both), and before
+``book/tools/check_site.py``, which checks that the download menus' links to these files
+resolve.
 
 The pages are printed by Debian's chromium, driven by playwright (never
 ``playwright install``), from the built site served on 127.0.0.1, so what is printed is what
@@ -17,11 +19,14 @@ network is idle, MathJax has typeset every formula and the fonts and images have
 print at once in one browser (``--jobs``, default 3). A page whose math or images did not
 render fails the run.
 
-Printing costs about 3 s of CPU per page, so a page whose HTML has not changed since its
-handout was printed keeps it: ``_build/handouts_cache.json`` records, per page, a digest of
-what its print depends on (``page_key``: its stylesheets and scripts, which Sphinx names with
-a digest of their content, and its article, whose images are data or content-named files) and
-of this script. ``--force`` reprints everything.
+Printing costs about 3 s of CPU per page, so a page whose print would not change keeps its
+handout: ``_build/handouts_cache.json`` (``_build/zh_CN_handouts_cache.json`` for the Chinese
+edition) records, per page, a digest of what its print depends on (``page_key``): the page's
+article (what prints; not its sidebars, nor the widget state of the live explorers), the
+files its stylesheets, scripts and images are read from, its print style, and how this
+script prints (``print_settings``: chromium, its flags, the page-ready and PDF settings).
+``book.pdf`` is joined again only when one of its pages changed. When nothing needs printing,
+no browser is started. ``--force`` reprints everything.
 """
 
 from __future__ import annotations
@@ -31,25 +36,33 @@ import asyncio
 import functools
 import hashlib
 import http.server
+import inspect
 import json
+import os
 import re
 import shutil
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from book.tools import stamps
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF_FOLDER = "pdf"
 BOOK_STEM = "book"
 CACHE_NAME = "handouts_cache.json"  # beside the site (_build/), not published with it
 TIMEOUT_MS = 120_000  # per step of a page; generous for a loaded 2-core machine
+PDF_OPTIONS: dict[str, Any] = {
+    "print_background": True,
+    "prefer_css_page_size": True,
+    "outline": True,
+    "tagged": True,
+}
 
 # Debian's chromium in a container with no display, no GPU and no network.
 CHROMIUM_FLAGS = [
@@ -103,18 +116,7 @@ _HEADINGS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h
 
 def toc_pages(toc_file: Path = ROOT / "_toc.yml") -> list[str]:
     """Return the document names in ``_toc.yml``, root first, in reading order."""
-    toc = yaml.safe_load(toc_file.read_text())
-    names = [toc["root"]]
-
-    def walk(entries: list[dict[str, Any]]) -> None:
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            for key in ("chapters", "sections", "parts"):
-                walk(entry.get(key, []))
-
-    walk(toc.get("parts", []) + toc.get("chapters", []))
-    return names
+    return stamps.toc_pages(toc_file)
 
 
 def handout_stem(docname: str) -> str:
@@ -178,21 +180,24 @@ async def _print_page(context: Any, base: str, docname: str, out: Path) -> Print
         await page.evaluate("() => window.bookHandout.prepare()")
         headings = [tuple(h) for h in await page.evaluate(_HEADINGS)]
         tmp = out.with_suffix(".pdf.part")
-        await page.pdf(
-            path=str(tmp),
-            print_background=True,
-            prefer_css_page_size=True,
-            outline=True,
-            tagged=True,
-        )
+        await page.pdf(path=str(tmp), **PDF_OPTIONS)
         tmp.replace(out)
         return Printed(docname, out, state["title"], time.perf_counter() - start, headings)
     finally:
         await page.close()
 
 
-async def print_pages(site: Path, docnames: list[str], out_dir: Path, jobs: int) -> list[Printed]:
-    """Print each page of ``docnames`` to ``out_dir/<stem>.pdf``, ``jobs`` at a time."""
+@dataclass(frozen=True)
+class Job:
+    """One page to print: from ``site`` (served), to ``out``."""
+
+    site: Path
+    docname: str
+    out: Path
+
+
+async def print_pages(jobs: list[Job], at_once: int) -> list[Printed]:
+    """Print every page of ``jobs``, ``at_once`` at a time, in one browser."""
     from playwright.async_api import async_playwright
 
     chromium_path = shutil.which("chromium")
@@ -201,20 +206,20 @@ async def print_pages(site: Path, docnames: list[str], out_dir: Path, jobs: int)
             "build_handouts: Debian's chromium is not installed (sudo apt-get install -y "
             "chromium); do not run `playwright install`."
         )
-    limit = asyncio.Semaphore(jobs)
-    with serve(site) as base:
+    limit = asyncio.Semaphore(at_once)
+    with ExitStack() as stack:
+        bases = {site: stack.enter_context(serve(site)) for site in {job.site for job in jobs}}
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_FLAGS)
             # one context: the pages share the HTTP cache and compiled scripts (MathJax)
             context = await browser.new_context()
             try:
 
-                async def one(docname: str) -> Printed:
+                async def one(job: Job) -> Printed:
                     async with limit:
-                        out = out_dir / f"{handout_stem(docname)}.pdf"
-                        return await _print_page(context, base, docname, out)
+                        return await _print_page(context, bases[job.site], job.docname, job.out)
 
-                return list(await asyncio.gather(*(one(d) for d in docnames)))
+                return list(await asyncio.gather(*(one(job) for job in jobs)))
             finally:
                 await browser.close()
 
@@ -257,49 +262,102 @@ def _bookmarks(reader: Any, items: Any, depth: int = 0) -> list[tuple[int, str, 
     return found
 
 
-def join_book(printed: list[Printed], out: Path) -> int:
-    """Join the handouts into ``out``: one bookmark per page, its sections' bookmarks below.
+class BookJoin:
+    """Joins the handouts into ``book.pdf``: one bookmark per page, its sections' bookmarks
+    below.
+
+    Reading the PDFs is most of a join (a Chinese handout's fonts are large), so the handouts
+    that were kept are read in a thread, started before the others print (``start``); the
+    freshly printed ones are put in place afterwards (``finish``).
 
     Each page's bookmarks are chromium's (from its headings, ``outline=True``), with their
     titles spelled as the page shows them; the page's own title (its ``<h1>``) is the
     top-level bookmark, numbered like the chapter.
     """
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import Fit
 
-    writer = PdfWriter()
-    for item in printed:
-        reader = PdfReader(item.path)
-        item.pages = len(reader.pages)
-        first = len(writer.pages)
-        writer.append(reader, import_outline=False)
-        parents = [writer.add_outline_item(title=item.title, page_number=first)]
-        marks = _bookmarks(reader, reader.outline)
-        titles = heading_titles([title for _, title, _, _ in marks], item.headings)
-        for n, ((depth, _, page, top), title) in enumerate(zip(marks, titles)):
-            if n == 0 and depth == 0 and page == 0:
-                continue  # the page's <h1>: the top-level bookmark already
-            level = max(depth, 1)
-            del parents[level:]
-            fit = Fit.xyz(top=float(top)) if top is not None else Fit.fit()
-            parent = parents[-1]  # the nearest enclosing bookmark
-            parents.append(
-                writer.add_outline_item(
-                    title=title, page_number=first + page, parent=parent, fit=fit
+    def __init__(self, docnames: list[str], kept: dict[str, Printed]) -> None:
+        self.docnames = docnames
+        self.kept = kept
+        self._readers: dict[str, Any] = {}
+        self._writer: Any = None
+        self._error: Exception | None = None
+        self._thread = threading.Thread(target=self._read_kept, daemon=True)
+
+    def start(self) -> BookJoin:
+        self._thread.start()
+        return self
+
+    def _read_kept(self) -> None:
+        from pypdf import PdfReader, PdfWriter
+
+        try:
+            writer = PdfWriter()
+            for docname in self.docnames:
+                if docname in self.kept:
+                    reader = PdfReader(self.kept[docname].path)
+                    writer.append(reader, import_outline=False)
+                    self._readers[docname] = reader
+            self._writer = writer
+        except Exception as error:  # noqa: BLE001 (raised again by finish, in the main thread)
+            self._error = error
+
+    def finish(self, fresh: dict[str, Printed], out: Path) -> int:
+        """Put the fresh handouts in place, in reading order, add the bookmarks and write
+        ``out``; return its number of pages."""
+        from pypdf import PdfReader
+        from pypdf.generic import Fit
+
+        if self._thread.ident is None:
+            self._read_kept()  # never started: read the kept handouts now
+        else:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        writer = self._writer
+        first: dict[str, int] = {}
+        for docname in self.docnames:
+            first[docname] = position = sum(len(self._readers[d].pages) for d in first)
+            if docname not in self.kept:
+                reader = PdfReader(fresh[docname].path)
+                writer.merge(position, reader, import_outline=False)
+                self._readers[docname] = reader
+        items = {**self.kept, **fresh}
+        for docname in self.docnames:
+            item, reader = items[docname], self._readers[docname]
+            item.pages = len(reader.pages)
+            parents = [writer.add_outline_item(title=item.title, page_number=first[docname])]
+            marks = _bookmarks(reader, reader.outline)
+            titles = heading_titles([title for _, title, _, _ in marks], item.headings)
+            for n, ((depth, _, page, top), title) in enumerate(zip(marks, titles)):
+                if n == 0 and depth == 0 and page == 0:
+                    continue  # the page's <h1>: the top-level bookmark already
+                level = max(depth, 1)
+                del parents[level:]
+                fit = Fit.xyz(top=float(top)) if top is not None else Fit.fit()
+                parent = parents[-1]  # the nearest enclosing bookmark
+                parents.append(
+                    writer.add_outline_item(
+                        title=title, page_number=first[docname] + page, parent=parent, fit=fit
+                    )
                 )
-            )
-    writer.add_metadata(
-        {
-            "/Title": printed[0].title if printed else "",
-            "/Creator": "posenc book: book/tools/build_handouts.py",
-        }
-    )
-    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
-    tmp = out.with_suffix(".pdf.part")
-    with tmp.open("wb") as f:
-        writer.write(f)
-    tmp.replace(out)
-    return len(writer.pages)
+        writer.add_metadata(
+            {
+                "/Title": items[self.docnames[0]].title if self.docnames else "",
+                "/Creator": "posenc book: book/tools/build_handouts.py",
+            }
+        )
+        writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
+        tmp = out.with_suffix(".pdf.part")
+        with tmp.open("wb") as f:
+            writer.write(f)
+        tmp.replace(out)
+        return len(writer.pages)
+
+
+def join_book(printed: list[Printed], out: Path) -> int:
+    """Join the handouts ``printed`` (in reading order) into ``out`` (see ``BookJoin``)."""
+    docnames = [item.docname for item in printed]
+    return BookJoin(docnames, {}).finish({item.docname: item for item in printed}, out)
 
 
 def _count_pages(path: Path) -> int:
@@ -308,27 +366,77 @@ def _count_pages(path: Path) -> int:
     return len(PdfReader(path).pages)
 
 
-# What a printed page depends on: its stylesheets and scripts (each named with a digest of its
-# content by Sphinx), its print style, and its article (images are data: URIs or files named
-# by their content). Not the sidebars, which do not print, nor the widget state of the live
-# explorers, whose model ids are new at every execution.
+# What a printed page depends on: its stylesheets and scripts, its print style, and its
+# article (what prints), with the files its stylesheets, scripts and images are read from. Not
+# the sidebars, which do not print, nor the widget state of the live explorers, whose model
+# ids are new at every execution.
 _ASSETS = re.compile(
     r'<link[^>]*rel="stylesheet"[^>]*>|<script[^>]*\ssrc="[^"]*"[^>]*>'
     r'|<style media="print">.*?</style>',
     re.DOTALL,
 )
+# The relative address (no scheme: not data: or https:) of a file that a tag reads: in an
+# asset tag, its href or src; in the article, src only (a link to another page does not print it).
+_ASSET_FILE = re.compile(r'\s(?:href|src)="([^"#?:]+)(?:[?#][^"]*)?"')
+_ARTICLE_FILE = re.compile(r'\ssrc="([^"#?:]+)(?:[?#][^"]*)?"')
+# Files every page loads that hold the whole site, not the page: the search index changes with
+# any page's text, and nothing of it prints.
+NOT_PRINTED = frozenset({"searchindex.js"})
+# The browser whose print is kept: Debian's chromium is a script that starts this binary.
+BROWSER_FILES = ("/usr/lib/chromium/chromium",)
+
+
+def _file_identity(path: str | None) -> str:
+    try:
+        info = os.stat(path) if path else None
+    except OSError:
+        info = None
+    return f"{path}:{info.st_size}:{info.st_mtime_ns}" if info else f"{path}:-"
+
+
+@functools.cache
+def print_settings() -> str:
+    """A digest of how this script prints a page: the browser (its files' sizes and times),
+    its flags, what a page waits for, how the headings are read, and the PDF settings. Not the
+    rest of this script: an edit elsewhere (this docstring) keeps every handout."""
+    chromium = shutil.which("chromium")
+    parts = [
+        _file_identity(chromium),
+        *(_file_identity(path) for path in BROWSER_FILES),
+        json.dumps(CHROMIUM_FLAGS),
+        _READY,
+        _HEADINGS,
+        json.dumps(PDF_OPTIONS, sort_keys=True),
+        inspect.getsource(_print_page),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@functools.cache
+def _content_digest(path: Path) -> str:
+    """A digest of a file of the site (the same file is read once per run); "-" if missing."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "-"
 
 
 def page_key(site: Path, docname: str) -> str:
-    """A digest of what the handout of ``docname`` depends on (see ``_ASSETS``) and of this
-    script: a page whose key has not changed prints the same handout."""
+    """A digest of what the handout of ``docname`` depends on (see ``_ASSETS``) and of how
+    this script prints (``print_settings``): a page whose key has not changed prints the same
+    handout."""
     page = (site / f"{docname}.html").read_text(encoding="utf-8")
     start = page.find('<div id="jb-print-docs-body"')
     end = page.rfind("</article>")
     printed = page[start:end] if 0 <= start < end else page
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    for part in [*_ASSETS.findall(page), printed]:
-        digest.update(part.encode())
+    folder = (site / docname).parent
+    digest = hashlib.sha256(print_settings().encode())
+    parts = [(tag, _ASSET_FILE) for tag in _ASSETS.findall(page)] + [(printed, _ARTICLE_FILE)]
+    for part, files in parts:
+        digest.update(part.encode() + b"\0")
+        for address in files.findall(part):
+            if address.rsplit("/", 1)[-1] not in NOT_PRINTED:
+                digest.update(_content_digest((folder / address).resolve()).encode())
     return digest.hexdigest()
 
 
@@ -347,9 +455,109 @@ def load_cache(path: Path) -> dict[str, Any]:
         return {}
 
 
+@dataclass
+class Handouts:
+    """The handouts of one site: which are kept, which must be printed."""
+
+    site: Path
+    cache_file: Path
+    cache: dict[str, Any]
+    keys: dict[str, str]
+    kept: dict[str, Printed]
+    todo: list[str]
+
+    @property
+    def out_dir(self) -> Path:
+        return self.site / PDF_FOLDER
+
+    @property
+    def book_key(self) -> str:
+        """The key of ``book.pdf``: its pages' keys, in reading order."""
+        return hashlib.sha256("".join(self.keys.values()).encode()).hexdigest()
+
+    def out(self, docname: str) -> Path:
+        return self.out_dir / f"{handout_stem(docname)}.pdf"
+
+
+def plan_site(site: Path, docnames: list[str], force: bool) -> Handouts:
+    """Which handouts of ``site`` are kept (their key is the one they were printed with) and
+    which must be printed."""
+    cache_file = cache_path(site)
+    cache = {} if force else load_cache(cache_file)
+    keys = {d: page_key(site, d) for d in docnames}
+    handouts = Handouts(site, cache_file, cache, keys, {}, [])
+    for d in docnames:
+        entry = cache.get(d, {})
+        path = handouts.out(d)
+        if entry.get("key") == keys[d] and path.is_file():
+            path.touch()  # printed from this very page: as new as it
+            headings = [(bare, full) for bare, full in entry["headings"]]
+            handouts.kept[d] = Printed(d, path, entry["title"], 0.0, headings, entry["pages"])
+        else:
+            handouts.todo.append(d)
+    return handouts
+
+
+def start_join(handouts: Handouts, docnames: list[str]) -> BookJoin | None:
+    """Start joining ``book.pdf`` (``BookJoin``) when one of its pages changed or it is
+    missing; None when it is kept."""
+    book = handouts.out_dir / f"{BOOK_STEM}.pdf"
+    if handouts.cache.get(BOOK_STEM, {}).get("key") == handouts.book_key and book.is_file():
+        return None
+    return BookJoin(docnames, handouts.kept).start()
+
+
+def finish_site(
+    handouts: Handouts, fresh: list[Printed], docnames: list[str], join: BookJoin | None | bool
+) -> None:
+    """Join ``book.pdf`` (``join``: the join started for it, None when it is kept, False for
+    no book), save the cache, and print what the site's handouts are."""
+    by_name = {item.docname: item for item in fresh} | handouts.kept
+    printed = [by_name[d] for d in docnames]
+    for item in fresh:
+        print(f"  printed {item.docname} in {item.seconds:.1f} s")
+    if handouts.kept:
+        print(f"  kept {len(handouts.kept)} handout(s) whose page did not change")
+    cache, keys = handouts.cache, handouts.keys
+    book = handouts.out_dir / f"{BOOK_STEM}.pdf"
+    book_key = handouts.book_key
+    if join is False:
+        book_pages = 0
+    elif join is None:
+        book.touch()
+        book_pages = cache[BOOK_STEM]["pages"]
+        print(f"  kept {book.name}: none of its pages changed")
+    else:
+        start = time.perf_counter()
+        book_pages = join.finish({item.docname: item for item in fresh}, book)
+        print(f"  joined {book.name} ({time.perf_counter() - start:.1f} s after the printing)")
+    for item in printed:
+        item.pages = item.pages or _count_pages(item.path)
+        cache[item.docname] = {
+            "key": keys[item.docname],
+            "title": item.title,
+            "headings": item.headings,
+            "pages": item.pages,
+        }
+    if book_pages:
+        cache[BOOK_STEM] = {"key": book_key, "pages": book_pages}
+    handouts.cache_file.write_text(json.dumps(cache, indent=1))
+
+    lines = [(item.path.name, item.pages, item.path) for item in printed]
+    if book_pages:
+        lines.append((book.name, book_pages, book))
+    for name, pages, path in lines:
+        print(f"{name:28s} {pages:4d} pages {path.stat().st_size / 1e6:6.2f} MB")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("site", nargs="?", default=str(ROOT / "_build" / "html"))
+    parser.add_argument(
+        "site",
+        nargs="*",
+        default=[str(ROOT / "_build" / "html")],
+        help="built sites (default _build/html); their pages print in one browser",
+    )
     parser.add_argument("--jobs", type=int, default=3, help="pages printed at once (default 3)")
     parser.add_argument(
         "--toc", default=str(ROOT / "_toc.yml"), help="the book's _toc.yml (default: this repo's)"
@@ -361,72 +569,36 @@ def main(argv: list[str] | None = None) -> int:
         "--force", action="store_true", help="reprint every page, even those that did not change"
     )
     args = parser.parse_args(argv)
-    site = Path(args.site).resolve()
-    if not (site / "index.html").is_file():
-        print(f"build_handouts: no built book at {site}", file=sys.stderr)
-        return 1
+    sites = [Path(site).resolve() for site in args.site]
+    for site in sites:
+        if not (site / "index.html").is_file():
+            print(f"build_handouts: no built book at {site}", file=sys.stderr)
+            return 1
     docnames = toc_pages(Path(args.toc))
     if args.only:
         docnames = [d for d in docnames if handout_stem(d) in set(args.only)]
-    out_dir = site / PDF_FOLDER
-    out_dir.mkdir(exist_ok=True)
     start = time.perf_counter()
 
-    # A page whose HTML did not change since its handout was printed keeps its handout.
-    cache_file = cache_path(site)
-    cache = {} if args.force else load_cache(cache_file)
-    keys = {d: page_key(site, d) for d in docnames}
-    kept: dict[str, Printed] = {}
-    for d in docnames:
-        entry = cache.get(d, {})
-        path = out_dir / f"{handout_stem(d)}.pdf"
-        if entry.get("key") == keys[d] and path.is_file():
-            path.touch()  # printed from this very page: as new as it
-            headings = [(bare, full) for bare, full in entry["headings"]]
-            kept[d] = Printed(d, path, entry["title"], 0.0, headings, entry["pages"])
-    todo = [d for d in docnames if d not in kept]
+    # A page whose print would not change since its handout was printed keeps its handout.
+    plans = [plan_site(site, docnames, args.force) for site in sites]
+    jobs = [Job(h.site, d, h.out(d)) for h in plans for d in h.todo]
+    for h in plans:
+        h.out_dir.mkdir(exist_ok=True)
+    # the books are joined from the kept handouts while the others print
+    joins = [False if args.only else start_join(h, docnames) for h in plans]
     try:
-        fresh = asyncio.run(print_pages(site, todo, out_dir, max(1, args.jobs))) if todo else []
+        fresh = asyncio.run(print_pages(jobs, max(1, args.jobs))) if jobs else []
     except RuntimeError as error:
         print(f"build_handouts: {error}", file=sys.stderr)
         return 1
     printed_s = time.perf_counter() - start
-    by_name = {item.docname: item for item in fresh} | kept
-    printed = [by_name[d] for d in docnames]
-    for item in fresh:
-        print(f"  printed {item.docname} in {item.seconds:.1f} s")
-    if kept:
-        print(f"  kept {len(kept)} handout(s) whose page did not change")
-
-    book = out_dir / f"{BOOK_STEM}.pdf"
-    book_key = hashlib.sha256("".join(keys[d] for d in docnames).encode()).hexdigest()
-    if args.only:
-        book_pages = 0
-    elif cache.get(BOOK_STEM, {}).get("key") == book_key and book.is_file():
-        book.touch()
-        book_pages = cache[BOOK_STEM]["pages"]
-    else:
-        book_pages = join_book(printed, book)
-    for item in printed:
-        item.pages = item.pages or _count_pages(item.path)
-        cache[item.docname] = {
-            "key": keys[item.docname],
-            "title": item.title,
-            "headings": item.headings,
-            "pages": item.pages,
-        }
-    if book_pages:
-        cache[BOOK_STEM] = {"key": book_key, "pages": book_pages}
-    cache_file.write_text(json.dumps(cache, indent=1))
-
-    lines = [(item.path.name, item.pages, item.path) for item in printed]
-    if book_pages:
-        lines.append((book.name, book_pages, book))
-    for name, pages, path in lines:
-        print(f"{name:28s} {pages:4d} pages {path.stat().st_size / 1e6:6.2f} MB")
+    for h, join in zip(plans, joins):
+        print(f"build_handouts: {h.out_dir}")
+        mine = [item for item in fresh if item.path.parent == h.out_dir]
+        finish_site(h, mine, docnames, join)
     print(
         f"build_handouts: {len(fresh)} page(s) printed in {printed_s:.1f} s, "
-        f"{time.perf_counter() - start:.1f} s in all, into {out_dir}"
+        f"{time.perf_counter() - start:.1f} s in all"
     )
     return 0
 

@@ -1,6 +1,6 @@
 """Check the built HTML book for defects a reader would see (run after the build).
 
-    python -m book check-site [_build/html]
+    python -m book check-site [_build/html] [--force]
 
 Fails (exit 1) when a chapter page shows a figure as text (``<Figure size …>``, which means
 the inline backend was off), shows a Python traceback or error output, has no image, has an
@@ -8,10 +8,16 @@ explorer without its pre-rendered static version, weighs more than 3 MB, or link
 or anchor of the book that does not exist. A page of a translated edition (``<site>/zh_CN/``)
 fails when it still holds English prose: a run of ``ENGLISH_RUN`` or more English words in its
 article's text, outside code, math, outputs, explorers and the references.
+
+A site that passed is not checked again until it changes: ``_build/.stamps/check_site_<site>.json``
+records every page's size and time and the names of every other file (the targets of links),
+and this script's own digest. ``--force`` checks all the same.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import sys
 from html.parser import HTMLParser
@@ -131,9 +137,53 @@ def english_runs(page_html: str) -> list[str]:
     return [m.group(0) for m in _ENGLISH_RUN.finditer(text)]
 
 
+def site_stamp(site: Path) -> dict[str, object]:
+    """What a check of ``site`` reads: each page's size and time (a page written again is
+    checked again), the names of the other files (links to them resolve or not), and this
+    script."""
+    pages, files = {}, []
+    for path in sorted(site.rglob("*")):
+        if path.is_dir():
+            continue
+        name = path.relative_to(site).as_posix()
+        if path.suffix == ".html":
+            info = path.stat()
+            pages[name] = [info.st_size, info.st_mtime_ns]
+        else:
+            files.append(name)
+    script = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return {"script": script, "pages": pages, "files": files}
+
+
+def stamp_path(site: Path) -> Path:
+    """Where the stamp of a passed check of ``site`` is kept: ``<site>/../.stamps/``."""
+    return site.resolve().parent / ".stamps" / f"check_site_{site.resolve().name}.json"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    force = "--force" in argv
+    argv = [arg for arg in argv if arg != "--force"]
     site = Path(argv[0] if argv else "_build/html")
+    stamp_file = stamp_path(site)
+    stamp = site_stamp(site)
+    try:
+        passed = json.loads(stamp_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        passed = None
+    if passed == stamp and not force:
+        print(f"checked {len(stamp['pages'])} pages: unchanged since they passed")
+        return 0
+    stamp_file.unlink(missing_ok=True)
+    status = check(site)
+    if status == 0:
+        stamp_file.parent.mkdir(parents=True, exist_ok=True)
+        stamp_file.write_text(json.dumps(stamp), encoding="utf-8")
+    return status
+
+
+def check(site: Path) -> int:
+    """Check every page of ``site``; print the problems; 1 when there are any."""
     pages = sorted(site.rglob("*.html"))
     parsed = {}
     for page in pages:

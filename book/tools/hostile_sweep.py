@@ -1,27 +1,36 @@
-"""Throw bad inputs at posenc's public API and classify what happens (issue 11).
+"""Throw bad inputs at the public API and classify what happens (issue 11).
 
-Each call takes one valid call and replaces one argument with a bad value. The outcome is:
+Each call takes a valid call and replaces one argument with a bad value. The outcome is:
 
 * ``clear``: a ``ValueError`` or ``TypeError`` whose message names the argument;
 * ``unclear``: any other exception, or a ``ValueError``/``TypeError`` that does not name it;
-* ``silent``: the call returned, although the value breaks a rule of issue 11;
-* ``edge ok``: a genuine edge case (an empty tensor, float64 where float32 was given, ...)
-  that returned: accepted on purpose, not counted as silent.
+* ``silent``: the call returned, although the value is bad;
+* ``allowed``: a generated value that :data:`~book.tools.sweep_cases.ALLOWED` declares valid
+  for that argument (with the reason) returned, as it should.
+
+The calls are generated, not listed. The targets are every name in the ``__all__`` of a
+public ``posenc`` module (and the ``forward`` of each ``nn.Module`` among them; a constant, an
+alias or a protocol must be exempt, with its reason), and every function of a
+``book.figures.*`` or ``book.explorers.*`` module's ``__all__`` that returns a ``Figure`` or
+an ``Explorer`` (:func:`find_targets`). For each parameter, the bad values
+come from its annotation (:func:`hostile_values`: an ``int`` gets ``True``, ``2.5``, ``"3"``,
+``0`` and ``-1``; a tensor a list, another dtype and another rank; ...), each put into the
+target's valid example call (:data:`~book.tools.sweep_cases.BASELINES`). Hand-written cases
+(:data:`~book.tools.sweep_cases.HAND_CASES`) cover only the rules a signature cannot say:
+two tensors that disagree, a state dict of other sizes, ... A target with neither a baseline
+nor an entry in :data:`~book.tools.sweep_cases.EXEMPT` is reported as not swept.
 
 Usage::
 
     .venv/bin/python -m book sweep            # counts per outcome and per area
     .venv/bin/python -m book sweep --list     # also every unclear and silent call
-    PYTHONPATH=/tmp/before .venv/bin/python -m book sweep   # another tree
-
-Functions and modules of ``posenc`` come with hand-written valid calls and the kind of each
-argument; figures (``book.figures``) and explorers (``book.explorers``) are found by
-signature, and each argument with a default gets bad values of its annotated kind.
+    .venv/bin/python -m book sweep --only posenc.rotary   # the targets whose key has this
 """
 
 from __future__ import annotations
 
 import argparse
+import collections.abc as cabc
 import importlib
 import inspect
 import os
@@ -29,1130 +38,571 @@ import pkgutil
 import re
 import signal
 import sys
+import types
+import typing
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import torch
+from torch import Tensor, nn
+
+from book.tools.sweep_cases import (
+    ALLOWED,
+    BASELINES,
+    EXEMPT,
+    HAND_CASES,
+    NAMED_RULES,
+    NOT_GENERATED,
+    HandCase,
+)
+
+__all__ = [
+    "Case",
+    "Outcome",
+    "Sweep",
+    "Target",
+    "build_sweep",
+    "classify",
+    "find_targets",
+    "hand_case",
+    "hostile_values",
+    "main",
+    "run_baseline",
+    "run_sweep",
+]
 
 NAN, INF = float("nan"), float("inf")
-BAD, EDGE = "bad", "edge"
+BAD, VALID = "bad", "valid"  # what a case expects
+KINDS = ("clear", "unclear", "silent", "allowed")
 TIMEOUT_S = 20
+LIBRARY = "posenc"
+BOOK_PACKAGES = ("book.figures", "book.explorers")
+BOOK_RETURNS = ("Figure", "Explorer")
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets: what is public, found by walking the packages
+
+
+@dataclass(frozen=True)
+class Target:
+    """One public callable to sweep.
+
+    ``key`` is its dotted name in the module that makes it public
+    (``posenc.attention.attention_weights``; ``posenc.attention.SelfAttention.forward`` for a
+    module's forward, called on an instance built from the class's baseline).
+    """
+
+    key: str
+    obj: Callable[..., object]
+    owner: type | None = None  # the class whose instance ``obj`` (a method) is called on
+
+    def call(self, kwargs: dict[str, object], owner_kwargs: dict[str, object]) -> object:
+        """Call the target with ``kwargs`` (a method: on a new instance of its class)."""
+        torch.manual_seed(0)
+        if self.owner is None:
+            return self.obj(**kwargs)
+        return getattr(self.owner(**owner_kwargs), self.obj.__name__)(**kwargs)
+
+
+def public_modules(
+    package: str, *, include_package: bool
+) -> tuple[list[types.ModuleType], list[str]]:
+    """The modules of ``package`` with no ``_`` in their dotted names, and import failures."""
+    modules, broken = [], []
+    try:
+        pkg = importlib.import_module(package)
+    except Exception as error:  # noqa: BLE001 (report it, go on)
+        return [], [f"{package}: {type(error).__name__}: {error}"]
+    if include_package:
+        modules.append(pkg)
+    for info in pkgutil.walk_packages(pkg.__path__, package + "."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        try:
+            modules.append(importlib.import_module(info.name))
+        except Exception as error:  # noqa: BLE001 (report it, go on)
+            broken.append(f"{info.name}: {type(error).__name__}: {error}")
+    return modules, broken
+
+
+def _forward(cls: type) -> Callable[..., object] | None:
+    """The ``forward`` of an ``nn.Module`` class when it takes arguments, else ``None``."""
+    if not (issubclass(cls, nn.Module) and cls.forward is not nn.Module.forward):
+        return None
+    params = list(inspect.signature(cls.forward).parameters.values())[1:]
+    return cls.forward if params else None
+
+
+def _returns(fn: Callable[..., object], names: tuple[str, ...]) -> bool:
+    """Whether ``fn``'s return annotation is one of the classes ``names``."""
+    annotation = inspect.signature(fn).return_annotation
+    if isinstance(annotation, str):
+        return annotation.rsplit(".", 1)[-1] in names
+    return getattr(annotation, "__name__", None) in names
+
+
+def find_targets() -> tuple[dict[str, Target], list[str]]:
+    """Every public target by key, and the modules that failed to import.
+
+    In ``posenc``, every name of a public module's ``__all__`` is a target, a constant or a
+    type alias too (it must be exempt, with its reason); in ``book.figures`` and
+    ``book.explorers``, every function of an ``__all__`` that returns a ``Figure`` or an
+    ``Explorer``.
+    """
+    listed: list[tuple[str, str, object]] = []  # (module, name, object)
+    modules, broken = public_modules(LIBRARY, include_package=True)
+    for module in modules:
+        listed += [(module.__name__, n, getattr(module, n, None)) for n in module.__all__]
+    for package in BOOK_PACKAGES:
+        modules, failed = public_modules(package, include_package=False)
+        broken += failed
+        for module in modules:
+            for name in getattr(module, "__all__", ()):
+                obj = getattr(module, name, None)
+                if inspect.isfunction(obj) and _returns(obj, BOOK_RETURNS):
+                    listed.append((module.__name__, name, obj))
+    found: dict[tuple[int, str], list[tuple[str, object]]] = {}
+    for module, name, obj in listed:  # a re-export is the same object under the same name
+        found.setdefault((id(obj), name), []).append((module, obj))
+    targets: dict[str, Target] = {}
+    for (_, name), entries in found.items():
+        obj = entries[0][1]
+        # the module that defines it, else the deepest module that lists it
+        home = [m for m, _ in entries if m == getattr(obj, "__module__", None)]
+        key = f"{home[0] if home else max((m for m, _ in entries), key=lambda m: m.count('.'))}.{name}"
+        targets[key] = Target(key, obj)
+        if inspect.isclass(obj) and (forward := _forward(obj)) is not None:
+            targets[f"{key}.forward"] = Target(f"{key}.forward", forward, owner=obj)
+    return dict(sorted(targets.items())), broken
+
+
+def resolve(key: str) -> Target | None:
+    """The target a dotted key names (a function, class or a class's method), or ``None``."""
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        owner = None
+        for i, part in enumerate(parts[cut:]):
+            if i == 0 and part not in getattr(obj, "__all__", ()):
+                return None  # not public
+            owner = obj if inspect.isclass(obj) else None
+            obj = getattr(obj, part, None)
+            if obj is None:
+                return None
+        return Target(key, obj, owner=owner)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad values from annotations
+
+
+def parameter_hints(fn: Callable[..., object]) -> dict[str, object]:
+    """``fn``'s annotations as objects; one that cannot be evaluated stays a string."""
+    target = fn.__init__ if inspect.isclass(fn) else fn
+    try:
+        return typing.get_type_hints(target)
+    except Exception:  # noqa: BLE001, S110 (a name imported only for type checkers)
+        pass  # evaluate them one at a time below
+    namespace = dict(getattr(inspect.unwrap(target), "__globals__", {}))
+    hints: dict[str, object] = {}
+    for name, annotation in getattr(target, "__annotations__", {}).items():
+        try:
+            hints[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation
+        except Exception:  # noqa: BLE001 (unknown: no values derived from it)
+            hints[name] = annotation
+    return hints
+
+
+def split_optional(hint: object) -> tuple[list[object], bool]:
+    """The members of a union (a lone type: itself), without ``None``; and whether it had it."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        members = list(typing.get_args(hint))
+    else:
+        members = [hint]
+    optional = any(m is type(None) or m is None for m in members)
+    return [m for m in members if m is not type(None) and m is not None], optional
+
+
+def _is_sequence(hint: object) -> bool:
+    origin = typing.get_origin(hint)
+    return origin in (cabc.Sequence, list, tuple) or hint in (cabc.Sequence, list, tuple)
+
+
+def _is_mapping(hint: object) -> bool:
+    origin = typing.get_origin(hint)
+    return origin in (cabc.Mapping, dict) or hint in (cabc.Mapping, dict)
+
+
+def _element_hints(hint: object) -> tuple[list[object], bool]:
+    """The element types of a sequence hint; ``True`` when its length is fixed (a tuple)."""
+    args = list(typing.get_args(hint))
+    if typing.get_origin(hint) is tuple and args and args[-1] is not Ellipsis:
+        return args, True
+    return args[:1] or [object], False
+
+
+def fits(value: object, hint: object) -> bool:
+    """Whether ``value`` has the type ``hint`` describes (shallow for tensors, deep for
+    sequences; ``bool`` is not an ``int``, an ``int`` is a ``float``)."""
+    members, optional = split_optional(hint)
+    if value is None:
+        return optional
+    if len(members) > 1:
+        return any(fits(value, m) for m in members)
+    hint = members[0]
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if typing.get_origin(hint) is typing.Literal:
+        return any(type(value) is type(c) and value == c for c in typing.get_args(hint))
+    if _is_sequence(hint):
+        if isinstance(value, (str, bytes)) or not isinstance(value, cabc.Sequence):
+            return False
+        elements, fixed = _element_hints(hint)
+        if fixed:
+            return len(value) == len(elements) and all(map(fits, value, elements))
+        return all(fits(v, elements[0]) for v in value)
+    if _is_mapping(hint):
+        return isinstance(value, cabc.Mapping)
+    if typing.get_origin(hint) is cabc.Callable or hint is cabc.Callable:
+        return callable(value)
+    if hint in (object, typing.Any):
+        return True
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return False
+
+
+def same(value: object, example: object) -> bool:
+    """Whether a generated value is the valid one itself (``(0, 2)`` made from ``(0, 2)``)."""
+    if isinstance(value, Tensor) or isinstance(example, Tensor):
+        return False  # derived from the example, never equal to it
+    return type(value) is type(example) and value == example
+
+
+def _wrong_rank(v: Tensor) -> Tensor:
+    return v.reshape(-1) if v.ndim > 1 else v[None, None]
+
+
+def tensor_values(example: object) -> list[tuple[str, object]]:
+    """Bad values for a tensor argument, derived from its valid value when there is one."""
+    if not isinstance(example, Tensor):
+        return [("a list", [1.0, 2.0]), ("'abc'", "abc")]
+    v = example
+    out: list[tuple[str, object]] = [("a list", v.tolist()), ("a numpy array", v.numpy())]
+    if v.is_floating_point():
+        out += [
+            ("int64 tensor", v.round().long()),
+            ("bool tensor", v > 0),
+            ("complex tensor", v.to(torch.complex64)),
+        ]
+    elif v.dtype == torch.bool:
+        out += [("float tensor", v.float()), ("int64 tensor", v.long())]
+    else:
+        out += [
+            ("float tensor", v.double() + 0.5),
+            ("bool tensor", v > 0),
+            ("complex tensor", v.to(torch.complex64)),
+        ]
+    return out + [("wrong ndim", _wrong_rank(v))]
+
+
+def sequence_values(hint: object, example: object) -> list[tuple[str, object]]:
+    """Bad values for a sequence: not one, empty, or with one bad entry (from its type)."""
+    elements, fixed = _element_hints(hint)
+    ok = isinstance(example, cabc.Sequence) and not isinstance(example, str) and len(example)
+    sample = list(example) if ok else []
+    out: list[tuple[str, object]] = [("'ab'", "ab"), ("()", ())]
+    if sample and not isinstance(sample[0], str):
+        out.append(("a bare entry", sample[0]))
+    first = sample[0] if sample else None
+    for label, bad in hostile_values(elements[0], first, nested=True):
+        out.append((f"({label}, ...)", (bad, *sample[1:])))
+    if fixed and sample:
+        out += [("one entry more", (*sample, sample[-1])), ("one entry fewer", tuple(sample[:-1]))]
+    return out
+
+
+def member_values(hint: object, example: object, nested: bool) -> list[tuple[str, object]]:
+    """Bad values for one member of an annotation (not a union)."""
+    if hint is bool:
+        return [("1", 1), ("0", 0), ("'False'", "False")]
+    if hint is int:
+        return [("True", True), ("2.5", 2.5), ("'3'", "3"), ("0", 0), ("-1", -1)]
+    if hint is float:
+        return [
+            ("nan", NAN),
+            ("inf", INF),
+            ("'1.0'", "1.0"),
+            ("True", True),
+            ("0.0", 0.0),
+            ("-1.0", -1.0),
+        ]
+    if hint is str or typing.get_origin(hint) is typing.Literal:
+        return [("'nonsense'", "nonsense"), ("3", 3)]
+    if hint is torch.dtype:
+        return [("torch.int64", torch.int64), ("torch.bool", torch.bool), ("'float32'", "float32")]
+    if hint is Tensor:
+        return tensor_values(example)
+    if _is_sequence(hint):
+        return [] if nested and not example else sequence_values(hint, example)
+    if _is_mapping(hint):
+        items = list(example.items()) if isinstance(example, cabc.Mapping) else [("a", 1)]
+        return [("a list of pairs", items), ("'ab'", "ab")]
+    if typing.get_origin(hint) is cabc.Callable or hint is cabc.Callable:
+        return [("3", 3), ("'nonsense'", "nonsense")]
+    if isinstance(hint, type) and hint not in (object,):
+        return [("'nonsense'", "nonsense"), ("3", 3)]
+    return []  # Any, an unresolved name: nothing to derive
+
+
+def hostile_values(
+    hint: object, example: object, *, nested: bool = False
+) -> list[tuple[str, object]]:
+    """Bad values of the type ``hint`` (``example``: a valid value, to derive them from).
+
+    A union gets each member's bad values that fit no other member; ``None`` is bad unless
+    the hint is optional. A hint with a member in
+    :data:`~book.tools.sweep_cases.NOT_GENERATED` (``torch.device``) gets none.
+    """
+    members, optional = split_optional(hint)
+    if any(m is kind for m in members for kind in NOT_GENERATED):
+        return []
+    out: dict[str, object] = {}
+    for member in members:
+        sample = example if fits(example, member) else None
+        for label, value in member_values(member, sample, nested):
+            others = [m for m in members if m is not member]
+            if label in out or same(value, example) or any(fits(value, m) for m in others):
+                continue
+            out[label] = value
+    if not optional and members and not nested:
+        out["None"] = None
+    return list(out.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
 
 
 @dataclass
-class Call:
-    area: str  # e.g. "posenc.window_partition" or "plotting.t5.t5_buckets_figure"
+class Case:
+    """One call with one bad argument."""
+
+    key: str  # the target
     arg: str  # the argument replaced; a clear message names it
     label: str  # the bad value, briefly
-    expect: str  # BAD (must be refused) or EDGE (may work)
+    expect: str  # BAD (must be refused) or VALID (allowed for this argument: may work)
     run: Callable[[], object]
+    source: str = "generated"  # or "hand"
+    kwargs: dict[str, object] | None = None  # the call's arguments, for the listing
+
+    def describe(self) -> str:
+        """The call, for a person to rerun: every argument, tensors by dtype and shape."""
+        if self.kwargs is None:
+            return self.key  # a hand-written call of its own: its label says what it does
+        args = ", ".join(f"{k}={_short(v)}" for k, v in self.kwargs.items())
+        return f"{self.key}({args})"
+
+    @property
+    def area(self) -> str:
+        """``posenc``, ``book.figures``, ``book.explorers`` or another ``book`` package."""
+        parts = self.key.split(".")
+        return parts[0] if parts[0] == LIBRARY else ".".join(parts[:2])
+
+
+def _short(value: object, width: int = 60) -> str:
+    """``value`` briefly: a tensor by dtype and shape, a model or a record by its type."""
+    if isinstance(value, Tensor):
+        return f"<{str(value.dtype).removeprefix('torch.')} tensor {tuple(value.shape)}>"
+    if isinstance(value, cabc.Mapping):
+        text = "{" + ", ".join(f"{k!r}: {_short(v, width)}" for k, v in value.items()) + "}"
+    elif isinstance(value, nn.Module) or hasattr(type(value), "__dataclass_fields__"):
+        return f"<{type(value).__name__}>"
+    else:
+        text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 @dataclass
 class Outcome:
-    call: Call
-    kind: str  # clear / unclear / silent / edge ok
+    """What one case did."""
+
+    case: Case
+    kind: str  # clear / unclear / silent / allowed
     detail: str = ""
 
 
 @dataclass
 class Sweep:
-    calls: list[Call] = field(default_factory=list)
-    broken: list[str] = field(default_factory=list)  # specs that could not be built
+    """The cases, and what kept the sweep from covering everything."""
+
+    targets: dict[str, Target] = field(default_factory=dict)
+    cases: list[Case] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)  # imports or baselines that failed
+    not_swept: list[str] = field(default_factory=list)  # targets with no baseline, not exempt
+    stale: list[str] = field(default_factory=list)  # table entries naming nothing public
+    swept: set[str] = field(default_factory=set)
 
 
-# ---------------------------------------------------------------------------------------------
-# Bad values by kind of argument. Each entry: (label, value or factory of the valid value, expect)
+def examples_of(key: str) -> list[dict[str, object]]:
+    """The valid example calls of ``key`` (fresh tensors each time)."""
+    made = BASELINES[key]()
+    return [dict(e) for e in (made if isinstance(made, list) else [made])]
 
 
-def scalar_values(kind: str, name: str = "") -> list[tuple[str, object, str]]:
-    """Bad values for a scalar argument of ``kind``."""
-    if kind == "size":  # positive int
-        return [
-            ("True", True, BAD),
-            ("2.5", 2.5, BAD),
-            ("'3'", "3", BAD),
-            ("0", 0, BAD),
-            ("-1", -1, BAD),
-            ("nan", NAN, BAD),
-            ("1j", 1j, BAD),
-        ]
-    if kind == "size0":  # int >= 0
-        return [("True", True, BAD), ("1.5", 1.5, BAD), ("'2'", "2", BAD), ("-1", -1, BAD)]
-    if kind == "flag":
-        return [
-            ("'False'", "False", BAD),
-            ("'True'", "True", BAD),
-            ("1", 1, BAD),
-            ("0", 0, BAD),
-            ("None", None, BAD),
-            ("1.0", 1.0, BAD),
-        ]
-    if kind == "base":
-        return [
-            ("1", 1, BAD),
-            ("1.0", 1.0, BAD),
-            ("0.5", 0.5, BAD),
-            ("0", 0, BAD),
-            ("-10", -10.0, BAD),
-            ("nan", NAN, BAD),
-            ("inf", INF, BAD),
-            ("True", True, BAD),
-            ("'10000'", "10000", BAD),
-            ("1j", 1j, BAD),
-        ]
-    if kind == "pos_real":  # finite > 0
-        return [
-            ("0", 0.0, BAD),
-            ("-1", -1.0, BAD),
-            ("nan", NAN, BAD),
-            ("inf", INF, BAD),
-            ("True", True, BAD),
-            ("'1'", "1", BAD),
-            ("1j", 1j, BAD),
-        ]
-    if kind == "real":  # any finite real
-        return [
-            ("nan", NAN, BAD),
-            ("inf", INF, BAD),
-            ("True", True, BAD),
-            ("'1'", "1", BAD),
-            ("1j", 1j, BAD),
-        ]
-    if kind == "unit":  # in (0, 1)
-        return [("0", 0.0, BAD), ("1.5", 1.5, BAD), ("nan", NAN, BAD), ("True", True, BAD)]
-    if kind == "offset":  # any int (None allowed)
-        return [("True", True, BAD), ("1.5", 1.5, BAD), ("'2'", "2", BAD)]
-    if kind == "dtype":
-        return [
-            ("torch.int64", torch.int64, BAD),
-            ("torch.bool", torch.bool, BAD),
-            ("'float32'", "float32", BAD),
-            ("torch.complex64", torch.complex64, BAD),
-        ]
-    if kind == "choice":
-        return [("'nonsense'", "nonsense", BAD), ("3", 3, BAD), ("None", None, BAD)]
-    if kind == "key":
-        return [("'nonsense'", "nonsense", BAD), ("3", 3, BAD)]
-    raise KeyError(kind)
+def owner_kwargs(target: Target) -> dict[str, object]:
+    """The constructor arguments of a method's class: its class's first baseline."""
+    if target.owner is None:
+        return {}
+    return examples_of(target.key.rsplit(".", 1)[0])[0]
 
 
-def shape_values(rank: int | None) -> list[tuple[str, object, str]]:
-    """Bad values for a window or grid shape (a sequence of positive ints)."""
-    values = [
-        ("7", 7, BAD),
-        ("'77'", "77", BAD),
-        ("()", (), BAD),
-        ("(0, 2)", (0, 2) if rank in (None, 2) else (0,) + (2,) * (rank - 1), BAD),
-        ("(True, 2)", (True, 2) if rank in (None, 2) else (True,) + (2,) * (rank - 1), BAD),
-        ("(2.0, 2)", (2.0, 2) if rank in (None, 2) else (2.0,) + (2,) * (rank - 1), BAD),
-        ("(-1, 2)", (-1, 2) if rank in (None, 2) else (-1,) + (2,) * (rank - 1), BAD),
-        ("None", None, EDGE),  # the default of an optional shape (key_shape, key_step)
-    ]
-    if rank is not None:
-        values += [
-            ("one entry too many", (2,) * (rank + 1), BAD),
-            ("one too few", (2,) * max(rank - 1, 1) if rank > 1 else (2, 2), BAD),
-        ]
-    return values
+def run_baseline(target: Target) -> list[object]:
+    """Call every example of ``target``; return the results (an error propagates)."""
+    owner = owner_kwargs(target)
+    return [target.call(example, owner) for example in examples_of(target.key)]
 
 
-def tensor_values(kind: str, valid: torch.Tensor) -> list[tuple[str, object, str]]:
-    """Bad values for a tensor argument of ``kind``, derived from its valid value."""
-    v = valid
-    wrong_rank = v.reshape(-1) if v.ndim > 1 else v[None, None]
-    common = [("a list", v.tolist(), BAD), ("a numpy array", v.numpy(), BAD)]
-    if kind == "any_dtype":  # reshaped only: any dtype is fine
-        return common + [
-            ("int64", v.round().long(), EDGE),
-            ("bool", v > 0, EDGE),
-            ("complex64", v.to(torch.complex64), EDGE),
-            ("wrong rank", wrong_rank, BAD),
-            ("empty first axis", v[:0], EDGE),
-        ]
-    if kind in ("float", "float_nd", "float_mix", "float_fixed", "float_own_batch"):
-        values = [
-            ("int64", v.round().long(), BAD),
-            ("bool", v > 0, BAD),
-            ("complex64", v.to(torch.complex64), BAD),
-            # float_nd: any number of leading axes is allowed ([..., d])
-            ("wrong rank", wrong_rank, EDGE if kind == "float_nd" else BAD),
-            # among other tensors, an empty batch no longer matches theirs
-            ("empty first axis", v[:0], BAD if kind == "float_mix" else EDGE),
-        ]
-        if kind in ("float_mix", "float_own_batch"):  # must share the other tensors' dtype
-            values.append(("float64 among float32", v.double(), BAD))
-        elif kind == "float_fixed":  # must have the module's dtype
-            values.append(("float64 into a float32 module", v.double(), BAD))
-        else:
-            values.append(("float64", v.double(), EDGE))
-        return common + values
-    if kind in ("positions", "positions_nd"):
-        return [
-            ("NaN position", torch.tensor([0.0, NAN, 2.0]), BAD),
-            ("inf position", torch.tensor([0.0, INF]), BAD),
-            ("bool tensor", torch.tensor([True, False, True]), BAD),
-            ("complex tensor", torch.tensor([0.0, 1.0]).to(torch.complex64), BAD),
-            # positions_nd: a tensor [..., n] of positions is allowed
-            ("2-D tensor", torch.zeros(2, 3), EDGE if kind == "positions_nd" else BAD),
-            ("True", True, BAD),
-            ("2.5", 2.5, BAD),
-            ("'5'", "5", BAD),
-            ("-1", -1, BAD),
-            ("empty tensor", torch.zeros(0), EDGE),
-            ("a list", [0, 1, 2], EDGE),
-        ]
-    if kind == "mask":
-        n_q, n_k = v.shape[-2:]
-        return common + [
-            ("float mask", v.float(), BAD),
-            ("int mask", v.long(), BAD),
-            ("mask of a wrong shape", torch.ones(n_q + 1, n_k + 2, dtype=torch.bool), BAD),
-        ]
-    if kind == "bias":
-        n_q, n_k = v.shape[-2:]
-        return common + [
-            ("bool bias", v > 0, BAD),
-            ("int bias", v.round().long(), BAD),
-            ("complex bias", v.to(torch.complex64), BAD),
-            ("bias of a wrong shape", torch.zeros(n_q + 1, n_k + 2), BAD),
-            ("NaN bias", torch.full_like(v, NAN), EDGE),
-        ]
-    if kind == "padding_mask":
-        return common + [
-            ("float mask", v.float(), BAD),
-            ("int mask", v.long(), BAD),
-            ("wrong rank", v[0], BAD),
-            ("empty batch", v[:0], EDGE),
-        ]
-    if kind == "long_positions":  # integer relative positions
-        return common + [
-            ("float tensor", v.double() + 0.5, BAD),
-            ("bool tensor", v > 0, BAD),
-            ("complex tensor", v.to(torch.complex64), BAD),
-            # clamped to ±max_distance first: every bucket right (documented, tested)
-            ("out-of-range int64", torch.tensor([2**62, -(2**62)]), EDGE),
-            ("empty tensor", v.reshape(-1)[:0], EDGE),
-        ]
-    if kind == "index":
-        return common + [
-            ("float tensor", v.double(), BAD),
-            ("bool tensor", v > 0, BAD),
-            ("wrong rank", v.reshape(-1), BAD),
-            ("wrong size", v[:-1, :-1], BAD),
-        ]
-    if kind == "table":  # a 2-D real table, any float dtype
-        return common + [
-            ("int64", v.round().long(), BAD),
-            ("bool", v > 0, BAD),
-            ("complex64", v.to(torch.complex64), BAD),
-            ("wrong rank", v[None, None], BAD),
-            ("no channels", v[:, :0], EDGE),
-            ("float64", v.double(), EDGE),
-        ]
-    raise KeyError(kind)
+def named_values(
+    name: str, hint: object, example: object, used: set[str] | None = None
+) -> list[tuple[str, object]]:
+    """The extra bad values :data:`~book.tools.sweep_cases.NAMED_RULES` gives ``name``
+    (the patterns that applied are added to ``used``)."""
+    out = []
+    for pattern, rule in NAMED_RULES.items():
+        if re.fullmatch(pattern, name) and rule.applies(hint, example):
+            out += rule.values(example)
+            if used is not None:
+                used.add(pattern)
+    return out
 
 
-# ---------------------------------------------------------------------------------------------
-# The core API: one valid call per public function / module, with the kind of each argument
-
-g = torch.Generator().manual_seed(0)
-
-
-def randn(*shape: int) -> torch.Tensor:
-    return torch.randn(shape, generator=g)
-
-
-def causal(n_q: int, n_k: int) -> torch.Tensor:
-    return torch.ones(n_q, n_k, dtype=torch.bool).tril(n_k - n_q)
-
-
-def add_spec(
-    sweep: Sweep, area: str, build: Callable[[], tuple[Callable[..., object], dict, dict]]
-) -> None:
-    """``build() -> (function, valid kwargs, {argument: kind})``; one call per bad value."""
-    try:
-        fn, valid, kinds = build()
-    except Exception as error:  # noqa: BLE001 (the API changed: report it, go on)
-        sweep.broken.append(f"{area}: {type(error).__name__}: {error}")
-        return
-    for arg, kind in kinds.items():
-        if isinstance(kind, tuple) and kind[0] == "shape":
-            values = shape_values(kind[1])
-        elif kind in ("positions", "positions_nd"):
-            values = tensor_values(kind, torch.zeros(1))
-        elif isinstance(valid.get(arg), torch.Tensor):
-            values = tensor_values(kind, valid[arg])
-        else:
-            values = scalar_values(kind, arg)
-        for label, value, expect in values:
-            args = dict(valid, **{arg: value})
-            sweep.calls.append(Call(area, arg, label, expect, lambda fn=fn, args=args: fn(**args)))
-
-
-def module_forward(cls: type, ctor: dict, method: str = "__call__") -> Callable[..., object]:
-    def forward(**kwargs: object) -> object:
-        torch.manual_seed(0)
-        return getattr(cls(**ctor), method)(**kwargs)
-
-    return forward
-
-
-def core_specs(sweep: Sweep) -> None:
-    import posenc as P
-
-    def spec(area: str):
-        def register(build):
-            add_spec(sweep, "posenc." + area, build)
-            return build
-
-        return register
-
-    q, k, v = randn(2, 5, 8), randn(2, 6, 8), randn(2, 6, 4)
-
-    # -- attention
-    spec("attention_weights")(
-        lambda: (
-            P.attention_weights,
-            {"q": q, "k": k, "bias": randn(5, 6), "mask": causal(5, 6)},
-            {"q": "float_mix", "k": "float_mix", "bias": "bias", "mask": "mask"},
-        )
-    )
-    spec("dot_product_attention")(
-        lambda: (
-            P.dot_product_attention,
-            {"q": q, "k": k, "v": v, "bias": randn(5, 6), "mask": causal(5, 6)},
-            {"q": "float_mix", "k": "float_mix", "v": "float_mix", "bias": "bias", "mask": "mask"},
-        )
-    )
-    spec("masked_softmax")(
-        lambda: (
-            P.masked_softmax,
-            {"logits": randn(2, 5, 6), "mask": causal(5, 6)},
-            {"logits": "float", "mask": "mask"},
-        )
-    )
-    spec("causal_mask")(
-        lambda: (
-            P.causal_mask,
-            {"n_q": 5, "n_k": 6, "query_offset": 1},
-            {"n_q": "size", "n_k": "size", "query_offset": "offset"},
-        )
-    )
-    spec("query_key_positions")(
-        lambda: (
-            P.query_key_positions,
-            {"n_q": 5, "n_k": 6},
-            {"n_q": "size", "n_k": "size", "query_offset": "offset"},
-        )
-    )
-    spec("absolute_logit_terms")(
-        lambda: (
-            P.absolute_logit_terms,
-            {"x": randn(5, 6), "p": randn(5, 6), "w_q": randn(4, 6), "w_k": randn(4, 6)},
-            {"x": "float_mix", "p": "float_mix", "w_q": "float_mix", "w_k": "float_mix"},
-        )
-    )
-    spec("offset_variance_share")(
-        lambda: (P.offset_variance_share, {"logits": randn(2, 5, 6)}, {"logits": "float"})
-    )
-    spec("SelfAttention()")(
-        lambda: (P.SelfAttention, {"dim": 8, "num_heads": 2}, {"dim": "size", "num_heads": "size"})
-    )
-    spec("SelfAttention.forward")(
-        lambda: (
-            module_forward(P.SelfAttention, {"dim": 8, "num_heads": 2}),
-            {
-                "x": randn(2, 5, 8),
-                "bias": randn(5, 5),
-                "mask": causal(5, 5),
-                "return_weights": False,
-            },
-            {"x": "float_fixed", "bias": "bias", "mask": "mask", "return_weights": "flag"},
-        )
-    )
-    # -- numeric
-    spec("numeric_encoding")(
-        lambda: (
-            P.numeric_encoding,
-            {"n_positions": 5, "normalize": False},
-            {"n_positions": "size", "normalize": "flag"},
-        )
-    )
-    spec("pairwise_distances")(
-        lambda: (P.pairwise_distances, {"encoding": randn(5, 3)}, {"encoding": "table"})
-    )
-    spec("closest_distinct_pair")(
-        lambda: (P.closest_distinct_pair, {"encoding": randn(5, 3)}, {"encoding": "table"})
-    )
-    spec("periodic_encoding")(
-        lambda: (
-            P.periodic_encoding,
-            {"positions": 5, "alpha": 0.5, "cosine": False},
-            {"positions": "positions", "alpha": "pos_real", "cosine": "flag"},
-        )
-    )
-    spec("periodic_shift_matrix")(
-        lambda: (
-            P.periodic_shift_matrix,
-            {"offset": 2.0, "alpha": 0.5},
-            {"offset": "real", "alpha": "pos_real"},
-        )
-    )
-    # -- sinusoidal
-    spec("sinusoidal_encoding")(
-        lambda: (
-            P.sinusoidal_encoding,
-            {
-                "positions": 5,
-                "dim": 8,
-                "base": 10000.0,
-                "interleaved": True,
-                "dtype": torch.float32,
-            },
-            {
-                "positions": "positions",
-                "dim": "size",
-                "base": "base",
-                "interleaved": "flag",
-                "dtype": "dtype",
-            },
-        )
-    )
-    for name in ("sinusoidal_frequencies", "sinusoidal_wavelengths"):
-        spec(name)(
-            lambda name=name: (
-                getattr(P, name),
-                {"dim": 8, "base": 10000.0},
-                {"dim": "size", "base": "base"},
-            )
-        )
-    spec("sinusoidal_shift_matrix")(
-        lambda: (
-            P.sinusoidal_shift_matrix,
-            {"offset": 2.0, "dim": 8, "base": 10000.0, "interleaved": True},
-            {"offset": "real", "dim": "size", "base": "base", "interleaved": "flag"},
-        )
-    )
-    spec("sinusoidal_dot_product")(
-        lambda: (
-            P.sinusoidal_dot_product,
-            {"offsets": 5, "dim": 8, "base": 10000.0},
-            {"offsets": "positions", "dim": "size", "base": "base"},
-        )
-    )
-    spec("SinusoidalPositionalEncoding()")(
-        lambda: (
-            P.SinusoidalPositionalEncoding,
-            {"dim": 8, "max_positions": 16, "base": 10000.0, "interleaved": True},
-            {"dim": "size", "max_positions": "size", "base": "base", "interleaved": "flag"},
-        )
-    )
-    spec("SinusoidalPositionalEncoding.forward")(
-        lambda: (
-            module_forward(P.SinusoidalPositionalEncoding, {"dim": 8, "max_positions": 16}),
-            {"x": randn(2, 5, 8)},
-            {"x": "float"},
-        )
-    )
-    # -- learned
-    spec("LearnedPositionalEmbedding()")(
-        lambda: (
-            P.LearnedPositionalEmbedding,
-            {"max_positions": 16, "dim": 8, "std": 0.02},
-            {"max_positions": "size", "dim": "size", "std": "pos_real", "init": "choice"},
-        )
-    )
-    spec("LearnedPositionalEmbedding.forward")(
-        lambda: (
-            module_forward(P.LearnedPositionalEmbedding, {"max_positions": 16, "dim": 8}),
-            {"x": randn(2, 5, 8)},
-            {"x": "float"},
-        )
-    )
-    spec("cosine_similarity_matrix")(
-        lambda: (P.cosine_similarity_matrix, {"table": randn(5, 8)}, {"table": "table"})
-    )
-    # -- 2-D absolute
-    spec("sinusoidal_encoding_2d")(
-        lambda: (
-            P.sinusoidal_encoding_2d,
-            {
-                "height": 2,
-                "width": 3,
-                "dim": 8,
-                "base": 10000.0,
-                "interleaved": True,
-                "row_first": True,
-            },
-            {
-                "height": "size",
-                "width": "size",
-                "dim": "size",
-                "base": "base",
-                "interleaved": "flag",
-                "row_first": "flag",
-            },
-        )
-    )
-    spec("sinusoidal_2d_channel_permutation")(
-        lambda: (
-            P.sinusoidal_2d_channel_permutation,
-            {"dim": 8, "interleaved": False, "row_first": False},
-            {"dim": "size", "interleaved": "flag", "row_first": "flag"},
-        )
-    )
-    spec("detr_sine_encoding")(
-        lambda: (
-            P.detr_sine_encoding,
-            {
-                "padding_mask": torch.zeros(2, 3, 4, dtype=torch.bool),
-                "num_pos_feats": 4,
-                "base": 10000.0,
-                "normalize": True,
-                "scale": 6.0,
-            },
-            {
-                "padding_mask": "padding_mask",
-                "num_pos_feats": "size",
-                "base": "base",
-                "normalize": "flag",
-                "scale": "pos_real",
-            },
-        )
-    )
-    spec("LearnedRowColEmbedding()")(
-        lambda: (
-            P.LearnedRowColEmbedding,
-            {"num_pos_feats": 4, "max_positions": 6},
-            {"num_pos_feats": "size", "max_positions": "size"},
-        )
-    )
-    spec("LearnedRowColEmbedding.forward")(
-        lambda: (
-            module_forward(P.LearnedRowColEmbedding, {"num_pos_feats": 4, "max_positions": 6}),
-            {"x": randn(2, 3, 4, 5)},
-            {"x": "float"},
-        )
-    )
-    spec("resample_positional_embedding")(
-        lambda: (
-            P.resample_positional_embedding,
-            {
-                "table": randn(10, 8),
-                "old_size": 3,
-                "new_size": (4, 5),
-                "mode": "bicubic",
-                "antialias": False,
-                "num_prefix_tokens": 1,
-            },
-            {
-                "table": "table",
-                "old_size": "size",
-                "new_size": "size",
-                "mode": "choice",
-                "antialias": "flag",
-                "num_prefix_tokens": "size0",
-            },
-        )
-    )
-    spec("sincos_resampling_error")(
-        lambda: (
-            P.sincos_resampling_error,
-            {
-                "old_size": 4,
-                "new_size": 6,
-                "dim": 8,
-                "base": 10000.0,
-                "mode": "bicubic",
-                "antialias": False,
-            },
-            {
-                "old_size": "size",
-                "new_size": "size",
-                "dim": "size",
-                "base": "base",
-                "mode": "choice",
-                "antialias": "flag",
-            },
-        )
-    )
-    spec("resampling_error_per_pair")(
-        lambda: (P.resampling_error_per_pair, {"error": randn(16, 8)}, {"error": "table"})
-    )
-    spec("resampling_error_map")(
-        lambda: (
-            P.resampling_error_map,
-            {"error": randn(16, 8), "base": 10000.0, "max_frequency": 0.1},
-            {"error": "table", "base": "base", "max_frequency": "pos_real"},
-        )
-    )
-    # -- Shaw
-    rel_k, rel_v = randn(5, 8), randn(5, 4)
-    for name in ("shaw_attention", "shaw_attention_reference"):
-        spec(name)(
-            lambda name=name: (
-                getattr(P, name),
-                {"q": q, "k": k, "v": v, "rel_k": rel_k, "rel_v": rel_v, "mask": causal(5, 6)},
-                {
-                    "q": "float_mix",
-                    "k": "float_mix",
-                    "v": "float_mix",
-                    "rel_k": "float_mix",
-                    "rel_v": "float_mix",
-                    "mask": "mask",
-                },
-            )
-        )
-    spec("shaw_relative_index")(
-        lambda: (
-            P.shaw_relative_index,
-            {"n_q": 5, "n_k": 6, "max_relative_position": 2},
-            {"n_q": "size", "n_k": "size", "max_relative_position": "size0"},
-        )
-    )
-    spec("ShawRelativeMultiheadAttention()")(
-        lambda: (
-            P.ShawRelativeMultiheadAttention,
-            {"dim": 8, "num_heads": 2, "max_relative_position": 3, "qkv_bias": True},
-            {
-                "dim": "size",
-                "num_heads": "size",
-                "max_relative_position": "size0",
-                "qkv_bias": "flag",
-            },
-        )
-    )
-    spec("ShawRelativeMultiheadAttention.forward")(
-        lambda: (
-            module_forward(
-                P.ShawRelativeMultiheadAttention,
-                {"dim": 8, "num_heads": 2, "max_relative_position": 3},
-            ),
-            {"x": randn(2, 5, 8), "context": randn(2, 6, 8), "mask": causal(5, 6)},
-            {"x": "float_fixed", "context": "float_fixed", "mask": "mask"},
-        )
-    )
-    # -- window
-    for name in ("relative_table_size",):
-        spec(name)(
-            lambda name=name: (
-                getattr(P, name),
-                {"query_shape": (2, 3)},
-                {"query_shape": ("shape", None)},
-            )
-        )
-    for name in ("relative_offsets", "relative_position_index"):
-        spec(name)(
-            lambda name=name: (
-                getattr(P, name),
-                {"query_shape": (3, 2), "key_shape": (2, 2), "key_step": (2, 1)},
-                {
-                    "query_shape": ("shape", None),
-                    "key_shape": ("shape", 2),
-                    "key_step": ("shape", 2),
-                },
-            )
-        )
-    spec("relative_index_check")(
-        lambda: (
-            P.relative_index_check,
-            {"index": P.relative_position_index((2, 3)), "window_size": (2, 3)},
-            {"index": "index", "window_size": ("shape", None)},
-        )
-    )
-    spec("frame_offset_counts")(
-        lambda: (
-            P.frame_offset_counts,
-            {"query_frames": 7, "key_frames": 4, "key_step": 2},
-            {"query_frames": "size", "key_frames": "size", "key_step": "size"},
-        )
-    )
-    for name in ("rstt_key_frames", "spread_key_step"):
-        spec(name)(
-            lambda name=name: (
-                getattr(P, name),
-                {"query_frames": 7, "key_frames": 4},
-                {"query_frames": "size", "key_frames": "size"},
-            )
-        )
-    spec("SwinRelativePositionBias()")(
-        lambda: (
-            P.SwinRelativePositionBias,
-            {"query_shape": (3, 2), "num_heads": 2, "key_shape": (2, 2), "key_step": (2, 1)},
-            {
-                "query_shape": ("shape", None),
-                "num_heads": "size",
-                "key_shape": ("shape", 2),
-                "key_step": ("shape", 2),
-            },
-        )
-    )
-    spec("window_partition")(
-        lambda: (
-            P.window_partition,
-            {"x": randn(2, 4, 6, 3), "window_size": (2, 3)},
-            {"x": "any_dtype", "window_size": ("shape", 2)},
-        )
-    )
-    spec("window_merge")(
-        lambda: (
-            P.window_merge,
-            {"windows": randn(8, 6, 3), "window_size": (2, 3), "height": 4, "width": 6},
-            {
-                "windows": "any_dtype",
-                "window_size": ("shape", 2),
-                "height": "size",
-                "width": "size",
-            },
-        )
-    )
-    spec("shifted_window_mask")(
-        lambda: (
-            P.shifted_window_mask,
-            {"height": 4, "width": 4, "window_size": (2, 2), "shift": (1, 1)},
-            {"height": "size", "width": "size", "window_size": ("shape", 2), "shift": ("shape", 2)},
-        )
-    )
-    spec("WindowAttention()")(
-        lambda: (
-            P.WindowAttention,
-            {"dim": 8, "window_size": (2, 2), "num_heads": 2, "qkv_bias": True},
-            {"dim": "size", "window_size": ("shape", 2), "num_heads": "size", "qkv_bias": "flag"},
-        )
-    )
-    spec("WindowAttention.forward")(
-        lambda: (
-            module_forward(P.WindowAttention, {"dim": 8, "window_size": (2, 2), "num_heads": 2}),
-            {"x": randn(8, 4, 8), "mask": P.shifted_window_mask(4, 4, (2, 2), (1, 1))},
-            {"x": "float_fixed", "mask": "mask"},
-        )
-    )
-    # -- rotary
-    spec("rotary_angles")(
-        lambda: (
-            P.rotary_angles,
-            {"positions": 5, "dim": 8, "base": 10000.0},
-            {"positions": "positions_nd", "dim": "size", "base": "base"},
-        )
-    )
-    spec("rotary_cos_sin")(
-        lambda: (
-            P.rotary_cos_sin,
-            {
-                "positions": 5,
-                "dim": 8,
-                "base": 10000.0,
-                "interleaved": True,
-                "dtype": torch.float32,
-            },
-            {
-                "positions": "positions_nd",
-                "dim": "size",
-                "base": "base",
-                "interleaved": "flag",
-                "dtype": "dtype",
-            },
-        )
-    )
-    spec("apply_rotary")(
-        lambda: (
-            P.apply_rotary,
-            {
-                "x": randn(2, 5, 8),
-                "positions": torch.arange(5.0),
-                "base": 10000.0,
-                "interleaved": True,
-            },
-            {"x": "float", "positions": "positions", "base": "base", "interleaved": "flag"},
-        )
-    )
-    spec("rotary_matrix")(
-        lambda: (
-            P.rotary_matrix,
-            {"position": 3.0, "dim": 8, "base": 10000.0, "interleaved": True},
-            {"position": "real", "dim": "size", "base": "base", "interleaved": "flag"},
-        )
-    )
-    spec("rotary_decay_bound")(
-        lambda: (
-            P.rotary_decay_bound,
-            {"offsets": 5, "dim": 8, "base": 10000.0},
-            {"offsets": "positions", "dim": "size", "base": "base"},
-        )
-    )
-    spec("rotary_offset_logits")(
-        lambda: (
-            P.rotary_offset_logits,
-            {
-                "q": randn(3, 8),
-                "k": randn(3, 8),
-                "offsets": 6,
-                "base": 10000.0,
-                "interleaved": True,
-            },
-            {
-                "q": "float_mix",
-                "k": "float_mix",
-                "offsets": "positions",
-                "base": "base",
-                "interleaved": "flag",
-            },
-        )
-    )
-    spec("rotary_permutation")(
-        lambda: (
-            P.rotary_permutation,
-            {"dim": 8, "num_heads": 2},
-            {"dim": "size", "num_heads": "size"},
-        )
-    )
-    spec("rotary_quarter_turn")(
-        lambda: (
-            P.rotary_quarter_turn,
-            {"x": randn(2, 5, 8), "interleaved": True},
-            {"x": "float_nd", "interleaved": "flag"},
-        )
-    )
-    spec("RotaryEmbedding()")(
-        lambda: (
-            P.RotaryEmbedding,
-            {"dim": 8, "base": 10000.0, "interleaved": True, "max_positions": 16},
-            {"dim": "size", "base": "base", "interleaved": "flag", "max_positions": "size"},
-        )
-    )
-    spec("RotaryEmbedding.forward")(
-        lambda: (
-            module_forward(P.RotaryEmbedding, {"dim": 8}),
-            {"q": randn(2, 5, 8), "k": randn(2, 6, 8), "query_offset": 1},
-            # q and k are rotated separately: their batches need not match
-            {"q": "float_own_batch", "k": "float_own_batch", "query_offset": "offset"},
-        )
-    )
-    # -- stretched and multi-axis RoPE (issue 14)
-    spec("scaled_rotary_frequencies")(
-        lambda: (
-            P.scaled_rotary_frequencies,
-            {
-                "dim": 8,
-                "method": "yarn",
-                "base": 10000.0,
-                "factor": 4.0,
-                "original_max_positions": 64,
-            },
-            {
-                "dim": "size",
-                "method": "choice",
-                "base": "base",
-                "factor": "pos_real",
-                "original_max_positions": "size",
-            },
-        )
-    )
-    # -- chapter 11: every stretching method, NTK-aware and partial RoPE under one name
-    spec("stretched_rotary_frequencies")(
-        lambda: (
-            P.stretched_rotary_frequencies,
-            {"method": "ntk", "dim": 8, "base": 10000.0, "factor": 4.0},
-            {"method": "choice", "dim": "size", "base": "base", "factor": "pos_real"},
-        )
-    )
-    spec("stretched_rotary_frequencies")(
-        lambda: (
-            P.stretched_rotary_frequencies,
-            {"method": "partial", "dim": 8, "rotary_dim": 4},
-            {"dim": "size", "rotary_dim": "size"},
-        )
-    )
-    spec("rotary_angles_2d")(
-        lambda: (
-            P.rotary_angles_2d,
-            {"height": 3, "width": 4, "dim": 16, "base": 100.0},
-            {"height": "size", "width": "size", "dim": "size", "base": "base"},
-        )
-    )
-    spec("rotary_pair_axes")(
-        lambda: (
-            P.rotary_pair_axes,
-            {"dim": 12, "num_axes": 3},
-            {"dim": "size", "num_axes": "size"},
-        )
-    )
-    spec("log_spaced_relative_coords")(
-        lambda: (
-            P.log_spaced_relative_coords,
-            {"window_size": (3, 4), "pretrained_window_size": (2, 2)},
-            {"window_size": ("shape", 2), "pretrained_window_size": ("shape", 2)},
-        )
-    )
-    spec("ContinuousPositionBias()")(
-        lambda: (
-            P.ContinuousPositionBias,
-            {"window_size": (3, 4), "num_heads": 2, "hidden_dim": 8},
-            {"window_size": ("shape", 2), "num_heads": "size", "hidden_dim": "size"},
-        )
-    )
-    # -- chapter 12: worked examples and the figures that take required arguments
-    from book.demos import grids as G
-    from book.figures import rotary_nd as RP
-    from book.figures import window_v2 as WP
-
-    spec("demos.grids.multimodal_positions")(
-        lambda: (
-            G.multimodal_positions,
-            {"segments": [2, (1, 2, 2)]},
-            {"segments": ("shape", None)},
-        )
-    )
-    spec("demos.grids.locality_bias_target")(
-        lambda: (G.locality_bias_target, {"window_size": (3, 4)}, {"window_size": ("shape", 2)})
-    )
-    spec("demos.grids.window_bias_transfer")(
-        lambda: (
-            G.window_bias_transfer,
-            {"small": (2, 2), "large": (3, 3), "steps": 1, "seed": 0, "hidden_dim": 4},
-            {
-                "small": ("shape", 2),
-                "large": ("shape", 2),
-                "steps": "size0",
-                "seed": "size0",
-                "hidden_dim": "size",
-            },
-        )
-    )
-    spec("plotting.rotary_nd.rotary_grid_scores")(
-        lambda: (
-            RP.rotary_grid_scores,
-            {"layout": "mrope", "query": (1, 2), "side": 4, "dim": 12, "base": 100.0},
-            {
-                "layout": "choice",
-                "query": "key",  # a (row, column) place: 0 is allowed
-                "side": "size",
-                "dim": "size",
-                "base": "base",
-            },
-        )
-    )
-    small_mlp = G.window_bias_transfer((2, 2), (2, 2), steps=0, hidden_dim=4).mlp
-    spec("plotting.window_v2.continuous_bias_figure")(
-        lambda: (
-            WP.continuous_bias_figure,
-            {"window": 4, "pretrained": 2, "mlp": small_mlp, "head": 0},
-            {"window": "size", "pretrained": "size", "mlp": "key", "head": "offset"},
-        )
-    )
-    # -- ALiBi and T5
-    spec("alibi_slopes")(lambda: (P.alibi_slopes, {"num_heads": 4}, {"num_heads": "size"}))
-    spec("alibi_span")(
-        lambda: (
-            P.alibi_span,
-            {"num_heads": 4, "n": 64, "mass": 0.9},
-            {"num_heads": "size", "n": "size", "mass": "unit"},
-        )
-    )
-    for name in ("alibi_bias", "alibi_distances"):
-        spec(name)(
-            lambda name=name: (
-                getattr(P, name),
-                dict(
-                    n_q=5, n_k=6, causal=True, **({"num_heads": 4} if name == "alibi_bias" else {})
-                ),
-                dict(
-                    n_q="size",
-                    n_k="size",
-                    causal="flag",
-                    query_offset="offset",
-                    **({"num_heads": "size", "dtype": "dtype"} if name == "alibi_bias" else {}),
-                ),
-            )
-        )
-    spec("ALiBiBias()")(
-        lambda: (
-            P.ALiBiBias,
-            {"num_heads": 4, "causal": True},
-            {"num_heads": "size", "causal": "flag"},
-        )
-    )
-    spec("ALiBiBias.forward")(
-        lambda: (
-            module_forward(P.ALiBiBias, {"num_heads": 4}),
-            {"n_q": 5, "n_k": 6},
-            {"n_q": "size", "n_k": "size", "query_offset": "offset"},
-        )
-    )
-    t5_options = {"bidirectional": True, "num_buckets": 8, "max_distance": 16}
-    t5_kinds = {"bidirectional": "flag", "num_buckets": "size", "max_distance": "size"}
-    spec("t5_relative_bucket")(
-        lambda: (
-            P.t5_relative_bucket,
-            dict(relative_position=torch.arange(-20, 21), **t5_options),
-            dict(relative_position="long_positions", **t5_kinds),
-        )
-    )
-    spec("t5_bucket_index")(
-        lambda: (
-            P.t5_bucket_index,
-            dict(n_q=5, n_k=6, **t5_options),
-            dict(n_q="size", n_k="size", query_offset="offset", **t5_kinds),
-        )
-    )
-    spec("t5_bucket_starts")(lambda: (P.t5_bucket_starts, dict(t5_options), dict(t5_kinds)))
-    spec("T5RelativePositionBias()")(
-        lambda: (
-            P.T5RelativePositionBias,
-            dict(num_heads=2, **t5_options),
-            dict(num_heads="size", **t5_kinds),
-        )
-    )
-    spec("T5RelativePositionBias.forward")(
-        lambda: (
-            module_forward(P.T5RelativePositionBias, dict(num_heads=2, **t5_options)),
-            {"n_q": 5, "n_k": 6},
-            {"n_q": "size", "n_k": "size", "query_offset": "offset"},
-        )
-    )
-    # -- catalogue
-    spec("get_encoding")(lambda: (P.get_encoding, {"key": "rope"}, {"key": "key"}))
-    for name in ("learned_parameter_count", "runs_beyond"):
-        spec(name)(lambda name=name: (getattr(P, name), {"encoding": "rope"}, {"encoding": "key"}))
-    spec("CatalogueSize()")(
-        lambda: (
-            P.CatalogueSize,
-            {
-                "n": 64,
-                "d": 16,
-                "h": 2,
-                "grid": 4,
-                "frames": 2,
-                "k": 4,
-                "num_buckets": 8,
-                "max_distance": 16,
-            },
-            {
-                "n": "size",
-                "d": "size",
-                "h": "size",
-                "grid": "size",
-                "window": ("shape", 2),
-                "frames": "size",
-                "k": "size",
-                "num_buckets": "size",
-                "max_distance": "size",
-            },
-        )
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Figures and explorers: found by signature, each argument with a default gets bad values
-
-
-SIZE_NAMES = {
-    "height", "width", "dim", "size", "num_heads", "n", "num_pos_feats", "old_size", "new_size",
-    "canvas", "context", "max_offset", "n_positions", "columns", "max_position", "n_points",
-    "num_buckets", "max_distance", "query_frames", "key_frames", "key_step", "draws", "dpi",
-    "max_combinations", "length",
-}  # fmt: skip
-SIGNED_NAMES = {"offset", "seed", "query", "layer"}
-
-
-def annotation_kind(name: str, param: inspect.Parameter) -> str | None:
-    """The kind of a figure/explorer argument, from its annotation and default."""
-    text = str(param.annotation)
-    default = param.default
-    if isinstance(default, bool) or text == "bool":
-        return "flag"
-    if text.startswith(("Sequence", "tuple")) or isinstance(default, tuple):
-        return "sequence"
-    if text in ("int", "int | None") or (
-        isinstance(default, int) and not isinstance(default, bool)
-    ):
-        return "fig_int"
-    if text in ("float", "float | None") or isinstance(default, float):
-        return "fig_float"
-    if text == "str" or isinstance(default, str):
-        return "fig_str"
+def allowance(key: str, arg: str, label: str) -> str | None:
+    """The :data:`~book.tools.sweep_cases.ALLOWED` entry that makes ``label`` valid, if any."""
+    for entry in (f"{key}:{arg}", f"*:{arg}"):
+        labels, _why = ALLOWED.get(entry, ((), ""))
+        if label in labels:
+            return entry
     return None
 
 
-def figure_values(
-    name: str, kind: str, default: object, annotation: str = ""
-) -> list[tuple[str, object, str]]:
-    if kind == "flag":
-        return [("'False'", "False", BAD), ("1", 1, BAD)]
-    if kind == "fig_int":
-        values = [("True", True, BAD), ("2.5", 2.5, BAD), ("'3'", "3", BAD)]
-        if name in SIZE_NAMES:
-            values += [("0", 0, BAD if name not in ("draws",) else EDGE), ("-1", -1, BAD)]
-        elif name not in SIGNED_NAMES:
-            values += [("-1", -1, EDGE)]
-        return values
-    if kind == "fig_float":
-        values = [("nan", NAN, BAD), ("inf", INF, BAD), ("True", True, BAD), ("'1'", "1", BAD)]
-        if "base" in name:
-            values.append(("1.0", 1.0, BAD))
-        return values
-    if kind == "fig_str":  # an int may be allowed too (a query token by number)
-        return [("'nonsense'", "nonsense", BAD)] + ([] if "int" in annotation else [("3", 3, BAD)])
-    if kind == "sequence":
-        # sinusoidal_dot_product_figure draws no markers for positions=() (documented, tested)
-        empty = EDGE if annotation.startswith("tuple[int, ...]") and name == "positions" else BAD
-        values = [("()", (), empty), ("'ab'", "ab", BAD), ("3", 3, BAD)]
-        if isinstance(default, tuple) and default and isinstance(default[0], (int, float)):
-            values.append(("(-1, ...)", (-1,) + tuple(default[1:]), BAD))
-            values.append(("(True, ...)", (True,) + tuple(default[1:]), BAD))
-        return values
-    return []
+def parameters(target: Target) -> list[inspect.Parameter]:
+    """The parameters a caller passes (no ``self``, ``*args``, ``**kwargs``)."""
+    params = list(inspect.signature(target.obj).parameters.values())
+    if target.owner is not None:
+        params = params[1:]
+    skip = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p for p in params if p.kind not in skip]
 
 
-def figure_specs(sweep: Sweep, package: str) -> None:
-    """Every public function of ``posenc.<package>.*`` whose arguments all have defaults."""
-    try:
-        pkg = importlib.import_module(f"posenc.{package}")
-    except Exception as error:  # noqa: BLE001 (an import failed: report it, go on)
-        sweep.broken.append(f"posenc.{package}: {type(error).__name__}: {error}")
-        return
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_") or info.name == "explorer":
+def generated_cases(target: Target, used: set[str]) -> list[Case]:
+    """One case per bad value of each parameter, in the first example that gives it.
+
+    ``used`` collects the :data:`~book.tools.sweep_cases.ALLOWED` entries and
+    :data:`~book.tools.sweep_cases.NAMED_RULES` patterns that applied.
+    """
+    examples = examples_of(target.key)
+    owner = owner_kwargs(target)
+    hints = parameter_hints(target.obj)
+    cases = []
+    for param in parameters(target):
+        base = next((e for e in examples if param.name in e), examples[0])
+        example = base.get(param.name, None if param.default is param.empty else param.default)
+        hint = hints.get(param.name, object)
+        values = dict(hostile_values(hint, example))
+        values.update(named_values(param.name, hint, example, used))
+        for label, value in values.items():
+            entry = allowance(target.key, param.name, label)
+            if entry:
+                used.add(entry)
+            kwargs = dict(base, **{param.name: value})
+            cases.append(
+                Case(
+                    target.key,
+                    param.name,
+                    label,
+                    VALID if entry else BAD,
+                    lambda t=target, kw=kwargs, o=owner: t.call(kw, o),
+                    kwargs=kwargs,
+                )
+            )
+    return cases
+
+
+def hand_case(hand: HandCase, target: Target) -> Case:
+    """The case of a hand-written entry of :data:`~book.tools.sweep_cases.HAND_CASES`."""
+    if hand.call is not None:
+        call = hand.call
+        return Case(hand.key, hand.arg, hand.label, BAD, lambda: call(target.obj), source="hand")
+    if hand.change is None:
+        raise ValueError(f"hand case {hand.key} ({hand.label}) needs change or call")
+    base = examples_of(hand.key)[0]
+    kwargs = dict(base, **hand.change(base))
+    owner = owner_kwargs(target)
+    return Case(
+        hand.key,
+        hand.arg,
+        hand.label,
+        BAD,
+        lambda: target.call(kwargs, owner),
+        source="hand",
+        kwargs=kwargs,
+    )
+
+
+def build_sweep(only: str = "") -> Sweep:
+    """Find the targets, check the tables against them and build every case."""
+    sweep = Sweep()
+    sweep.targets, sweep.broken = find_targets()
+    for key in BASELINES:
+        if key not in sweep.targets:
+            target = resolve(key)
+            if target is None:
+                sweep.stale.append(f"BASELINES[{key!r}]: not public (removed or renamed?)")
+            else:
+                sweep.targets[key] = target  # swept beyond the required targets
+    for key, why in EXEMPT.items():
+        if key not in sweep.targets:
+            sweep.stale.append(f"EXEMPT[{key!r}] ({why}): not public any more")
+        elif key in BASELINES:
+            sweep.stale.append(f"EXEMPT[{key!r}]: has a baseline too")
+    sweep.not_swept = [k for k in sweep.targets if k not in BASELINES and k not in EXEMPT]
+    used: set[str] = set()
+    for key, target in sweep.targets.items():
+        if key not in BASELINES or only not in key:
             continue
         try:
-            module = importlib.import_module(f"posenc.{package}.{info.name}")
-        except Exception as error:  # noqa: BLE001 (an import failed: report it, go on)
-            sweep.broken.append(f"posenc.{package}.{info.name}: {type(error).__name__}: {error}")
-            continue
-        names = getattr(module, "__all__", None) or [
-            n
-            for n, o in vars(module).items()
-            if inspect.isfunction(o) and o.__module__ == module.__name__ and not n.startswith("_")
-        ]
-        for fname in names:
-            fn = getattr(module, fname)
-            if not inspect.isfunction(fn):
-                continue
-            params = inspect.signature(fn).parameters
-            if any(p.default is inspect.Parameter.empty for p in params.values()):
-                continue  # needs a figure axis, results or a model: not swept
-            for pname, param in params.items():
-                kind = annotation_kind(pname, param)
-                if kind is None or param.kind is inspect.Parameter.VAR_KEYWORD:
-                    continue
-                for label, value, expect in figure_values(
-                    pname, kind, param.default, str(param.annotation)
-                ):
-                    sweep.calls.append(
-                        Call(
-                            f"{package}.{info.name}.{fname}",
-                            pname,
-                            label,
-                            expect,
-                            lambda fn=fn, pname=pname, value=value: fn(**{pname: value}),
-                        )
-                    )
+            sweep.cases += generated_cases(target, used)
+            sweep.swept.add(key)
+        except Exception as error:  # noqa: BLE001 (a stale baseline: report it, go on)
+            sweep.broken.append(f"{key}: baseline: {type(error).__name__}: {error}")
+    for hand in HAND_CASES:
+        if hand.key not in sweep.targets:
+            sweep.stale.append(f"HAND_CASES {hand.key} ({hand.label}): not public any more")
+        elif only in hand.key:
+            target = sweep.targets[hand.key]
+            sweep.cases.append(hand_case(hand, target))
+    if not only:
+        for entry in [*ALLOWED, *NAMED_RULES]:
+            if entry not in used:
+                table = "ALLOWED" if entry in ALLOWED else "NAMED_RULES"
+                sweep.stale.append(f"{table}[{entry!r}]: matches no generated value")
+    return sweep
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1160,32 +610,37 @@ def figure_specs(sweep: Sweep, package: str) -> None:
 
 
 class Timeout(Exception):
-    pass
+    """A call that did not return within :data:`TIMEOUT_S`."""
 
 
 def _alarm(signum: int, frame: object) -> None:
     raise Timeout(f"no answer within {TIMEOUT_S} s")
 
 
-def classify(call: Call) -> Outcome:
-    signal.signal(signal.SIGALRM, _alarm)
+def names(message: str, arg: str) -> bool:
+    """Whether ``message`` names the argument ``arg`` (as a word: ``arg[0]`` counts)."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(arg)}(?![A-Za-z0-9_])", message) is not None
+
+
+def classify(case: Case) -> Outcome:
+    """Run ``case`` and say how it ended."""
+    previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(TIMEOUT_S)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = call.run()
+            result = case.run()
     except (ValueError, TypeError) as error:
-        message = str(error)
-        named = re.search(rf"(?<![A-Za-z0-9_]){re.escape(call.arg)}(?![A-Za-z0-9_])", message)
-        kind = "clear" if named else "unclear"
-        return Outcome(call, kind, f"{type(error).__name__}: {message}")
+        kind = "clear" if names(str(error), case.arg) else "unclear"
+        return Outcome(case, kind, f"{type(error).__name__}: {error}")
     except Exception as error:  # noqa: BLE001 (classifying is the point)
-        return Outcome(call, "unclear", f"{type(error).__name__}: {str(error)[:200]}")
+        return Outcome(case, "unclear", f"{type(error).__name__}: {str(error)[:200]}")
     finally:
         signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
         _close_figures()
     del result
-    return Outcome(call, "silent" if call.expect == BAD else "edge ok")
+    return Outcome(case, "silent" if case.expect == BAD else "allowed")
 
 
 def _close_figures() -> None:
@@ -1193,58 +648,73 @@ def _close_figures() -> None:
         sys.modules["matplotlib.pyplot"].close("all")
 
 
-def build_sweep() -> Sweep:
-    sweep = Sweep()
-    core_specs(sweep)
-    figure_specs(sweep, "plotting")
-    figure_specs(sweep, "widgets")
-    return sweep
+def run_sweep(sweep: Sweep) -> list[Outcome]:
+    """Classify every case of ``sweep``, one thread."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return [classify(case) for case in sweep.cases]
+    finally:
+        torch.set_num_threads(threads)
+
+
+def iter_report(sweep: Sweep, outcomes: list[Outcome], listing: bool) -> Iterator[str]:
+    """The lines ``python -m book sweep`` prints."""
+    counts = Counter(o.kind for o in outcomes)
+    hand = sum(1 for o in outcomes if o.case.source == "hand")
+    yield f"posenc from {os.path.dirname(importlib.import_module(LIBRARY).__file__ or '')}"
+    yield (
+        f"{len(sweep.targets)} targets: {len(sweep.swept)} swept, {len(EXEMPT)} exempt, "
+        f"{len(sweep.not_swept)} not swept"
+    )
+    yield (
+        f"{len(outcomes)} calls ({len(outcomes) - hand} generated, {hand} hand-written of "
+        f"{len(HAND_CASES)})"
+    )
+    for kind in KINDS:
+        share = counts[kind] / max(len(outcomes), 1)
+        yield f"  {kind:8s} {counts[kind]:5d}  ({share:.0%})"
+    by_area = Counter((o.case.area, o.kind) for o in outcomes)
+    for area in sorted({o.case.area for o in outcomes}):
+        parts = ", ".join(f"{k} {by_area[area, k]}" for k in KINDS)
+        yield f"  {area}: {sum(by_area[area, k] for k in KINDS)} calls: {parts}"
+    for title, lines in (
+        ("could not be built (import or baseline failed)", sweep.broken),
+        ("public, neither swept nor exempt (add it to sweep_cases.BASELINES or EXEMPT)",
+         sweep.not_swept),
+        ("table entries that name nothing public or match nothing", sweep.stale),
+    ):  # fmt: skip
+        if lines:
+            yield f"\n{len(lines)} {title}:"
+            yield from (f"  {line}" for line in lines)
+    if listing:
+        for kind in ("silent", "unclear"):
+            chosen = [o for o in outcomes if o.kind == kind]
+            yield f"\n{kind} ({len(chosen)}):"
+            for o in chosen:
+                c = o.case
+                detail = " ".join(o.detail.split())[:160]
+                detail = f"\n      -> {detail}" if detail else ""
+                yield f"  {c.arg} = {c.label}: {c.describe()}{detail}"
+    else:
+        yield "\n(--list prints every unclear and silent call)"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--list", action="store_true", help="list every unclear and silent call")
-    parser.add_argument("--only", default="", help="only areas containing this text")
-    args = parser.parse_args(argv)
-    import posenc
-
-    torch.set_num_threads(1)
-    sweep = build_sweep()
-    calls = [c for c in sweep.calls if args.only in c.area]
-    outcomes = []
-    for call in calls:
-        outcomes.append(classify(call))
-    counts = Counter(o.kind for o in outcomes)
-    bad = sum(1 for o in outcomes if o.call.expect == BAD)
-    print(f"posenc from {os.path.dirname(posenc.__file__)}")
-    print(
-        f"{len(outcomes)} calls ({bad} with a value issue 11 refuses, {len(outcomes) - bad} edge cases)"
+    """``python -m book sweep [--list] [--only TEXT]``; 1 when anything is not clear."""
+    parser = argparse.ArgumentParser(
+        prog="python -m book sweep", description=(__doc__ or "").split("\n\n")[0]
     )
-    for kind in ("clear", "unclear", "silent", "edge ok"):
-        share = counts[kind] / max(len(outcomes), 1)
-        print(f"  {kind:8s} {counts[kind]:5d}  ({share:.0%})")
-    areas = Counter(o.call.area.split(".")[0] for o in outcomes)
-    by_area = Counter((o.call.area.split(".")[0], o.kind) for o in outcomes)
-    for area in sorted(areas):
-        parts = ", ".join(
-            f"{k} {by_area[area, k]}" for k in ("clear", "unclear", "silent", "edge ok")
-        )
-        print(f"  {area}: {areas[area]} calls: {parts}")
-    if sweep.broken:
-        print(f"\n{len(sweep.broken)} specs could not be built (API changed or import failed):")
-        for line in sweep.broken:
-            print(f"  {line}")
-    if args.list:
-        for kind in ("silent", "unclear"):
-            chosen = [o for o in outcomes if o.kind == kind]
-            print(f"\n{kind} ({len(chosen)}):")
-            for o in chosen:
-                c = o.call
-                detail = f": {o.detail[:160]}" if o.detail else ""
-                print(f"  {c.area}({c.arg}={c.label}){detail}")
-    else:
-        print("\n(--list prints every unclear and silent call)")
-    return 0
+    parser.add_argument("--list", action="store_true", help="list every unclear and silent call")
+    parser.add_argument("--only", default="", help="only the targets whose key has this text")
+    args = parser.parse_args(argv)
+    sweep = build_sweep(args.only)
+    outcomes = run_sweep(sweep)
+    for line in iter_report(sweep, outcomes, args.list):
+        print(line)
+    failed = any(o.kind in ("silent", "unclear") for o in outcomes)
+    incomplete = sweep.broken or sweep.stale or (sweep.not_swept and not args.only)
+    return 1 if failed or incomplete else 0
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ The same check as ``tests/posenc/test_device.py`` (whose helpers this uses), for
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 
 import pytest
@@ -17,6 +18,17 @@ import book.catalogue
 import book.demos
 import book.experiments
 import book.toy
+from book.demos.absolute_2d import (
+    position_similarity_map,
+    resampling_error_map,
+    resampling_error_per_pair,
+)
+from book.demos.attention import absolute_logit_terms, offset_variance_share
+from book.demos.learned import cosine_similarity_matrix
+from book.demos.numeric import adjacent_distances, magnitude_ratio, pairwise_distances
+from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
+from book.demos.shaw import shaw_attention_reference
+from book.demos.sinusoidal import binary_digits
 from tests.posenc.test_device import (
     NO_TENSOR,
     Case,
@@ -65,9 +77,7 @@ def stretched_toy_case(dev: torch.device) -> Tensor:
     """A toy RoPE model given YaRN's frequencies and scale, then run (chapter 11)."""
     model = on(dev, book.experiments.toy_model("rope", num_layers=1, seed=0))
     # CPU frequencies, as RotaryEmbedding(inv_freq=...) takes them: it moves them when it rebuilds
-    inv_freq, scale = P.stretched_rotary_frequencies(
-        8, "yarn", factor=4.0, original_max_positions=4
-    )
+    inv_freq, scale = P.scaled_rotary_frequencies(8, "yarn", factor=4.0, original_max_positions=4)
     book.experiments.stretch_toy_rotary(model, inv_freq, scale)
     tokens = on(dev, torch.randint(0, 16, (2, 7), generator=torch.Generator().manual_seed(0)))
     return model(tokens)  # [b, n, vocab]
@@ -125,8 +135,57 @@ def sentence_case(dev: torch.device) -> object:
     return sentence_attention(layer, x)
 
 
-DEMOS_CASES: dict[str, list[Case]] = {"attention.sentence_attention": [sentence_case]}
+DEMOS_CASES: dict[str, list[Case]] = {
+    "attention.sentence_attention": [sentence_case],
+    "attention.absolute_logit_terms": [
+        lambda dev: absolute_logit_terms(
+            *on(dev, randn(5, 6), randn(5, 6), randn(4, 6), randn(4, 6))
+        ),
+        lambda dev: absolute_logit_terms(
+            *on(dev, randn(2, 5, 6), randn(5, 6), randn(4, 6), randn(4, 6))
+        ),
+    ],
+    "attention.offset_variance_share": [
+        lambda dev: offset_variance_share(on(dev, randn(3, 5, 6))),
+    ],
+    "numeric.adjacent_distances": [lambda dev: adjacent_distances(on(dev, randn(5, 3)))],
+    "numeric.magnitude_ratio": [
+        lambda dev: magnitude_ratio(*on(dev, randn(5, 1), randn(5, 3))),
+        lambda dev: magnitude_ratio(*on(dev, randn(5, 3), randn(5, 3))),
+    ],
+    "numeric.pairwise_distances": [lambda dev: pairwise_distances(on(dev, randn(5, 3)))],
+    "sinusoidal.binary_digits": [
+        lambda dev: binary_digits(on(dev, torch.arange(6.0)), 4),
+        lambda dev: binary_digits(6, 4, device=dev),
+    ],
+    "learned.cosine_similarity_matrix": [
+        lambda dev: cosine_similarity_matrix(on(dev, randn(5, 8)))
+    ],
+    "absolute_2d.position_similarity_map": [
+        lambda dev: position_similarity_map(on(dev, randn(6, 4)), 2, 3, 1, 2)
+    ],
+    "absolute_2d.resampling_error_per_pair": [
+        lambda dev: resampling_error_per_pair(on(dev, randn(16, 8, dtype=torch.float64)))
+    ],
+    "absolute_2d.resampling_error_map": [
+        lambda dev: resampling_error_map(on(dev, randn(16, 8, dtype=torch.float64)))
+    ],
+    "shaw.shaw_attention_reference": [
+        lambda dev: shaw_attention_reference(
+            *on(dev, randn(2, 5, 8), randn(2, 6, 8), randn(2, 6, 4), randn(5, 8), randn(5, 4)),
+            mask=on(dev, causal(5, 6)),
+        )
+    ],
+    "rotary.rotary_decay_bound": [lambda dev: rotary_decay_bound(on(dev, torch.arange(5.0)), 8)],
+    "rotary.rotary_offset_logits": [
+        lambda dev: rotary_offset_logits(*on(dev, randn(3, 8), randn(3, 8)), 6),
+        lambda dev: rotary_offset_logits(
+            *on(dev, randn(3, 8), randn(3, 8), torch.arange(-2.0, 3.0))
+        ),
+    ],
+}
 DEMOS_EXEMPT: dict[str, str] = {
+    "attention.LOGIT_TERMS": "a tuple of the four terms' names",
     "attention.permutation_matrix": "reads the permutation's values (a list or a tensor of ints)",
     "attention.sentence_vectors": "takes words and sizes: builds its own vectors",
     "attention.shuffled_attention": "takes words and a permutation: builds its own vectors",
@@ -138,6 +197,20 @@ DEMOS_EXEMPT: dict[str, str] = {
     "grids.locality_bias_target": "takes a window size: builds its own table (CPU, float64)",
     "grids.multimodal_positions": "takes segment sizes: builds its own positions",
     "grids.window_bias_transfer": "fits and evaluates CPU models it builds from sizes",
+    "numeric.closest_distinct_pair": "returns Python numbers (two indices and a distance): needs values",
+    "window.IndexCheck": "a NamedTuple of Python counts and lists returned by relative_index_check",
+    "window.relative_index_check": "returns Python lists read from the index's values: refuses meta",
+    "window.rstt_key_frames": "returns a list of ints",
+    "window.spread_key_step": "returns an int",
+    **{
+        name: NO_TENSOR
+        for name in (
+            "absolute_2d.sincos_resampling_error",
+            "absolute_2d.stretched_sincos_encoding_2d",
+            "alibi.alibi_span",
+            "window.frame_offset_counts",
+        )
+    },
 }
 
 
@@ -205,6 +278,27 @@ PUBLIC = {
 def test_every_public_name_is_covered_or_exempt(group: str) -> None:
     cases, exempt = GROUPS[group]
     check_coverage(PUBLIC[group](), cases, exempt)
+
+
+def public_object(group: str, name: str) -> object:
+    """The object a group's public name stands for (``module.name`` in ``book.demos``)."""
+    if group == "book.demos":
+        module, _, attr = name.partition(".")
+        return getattr(importlib.import_module(f"book.demos.{module}"), attr)
+    return getattr(importlib.import_module(group), name)
+
+
+@pytest.mark.parametrize("group", list(GROUPS))
+def test_exemptions_take_no_tensor_or_return_python_values(group: str) -> None:
+    """An exempt function must not have a tensor parameter unless it returns Python values."""
+    _, exempt = GROUPS[group]
+    for name, reason in exempt.items():
+        obj = public_object(group, name)
+        if inspect.isclass(obj) or reason != NO_TENSOR:
+            continue
+        hints = {p.name: str(p.annotation) for p in inspect.signature(obj).parameters.values()}
+        tensors = [p for p, annotation in hints.items() if "Tensor" in annotation]
+        assert not tensors, f"{group}: {name} is exempt as taking no tensor but has {tensors}"
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

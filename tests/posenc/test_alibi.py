@@ -10,7 +10,7 @@ from transformers.models.bloom.modeling_bloom import _get_alibi_slopes, build_al
 from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
 
 from book.toy import TinyTransformer
-from posenc.alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes, alibi_span
+from posenc.alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes
 from posenc.attention import attention_weights, causal_mask
 
 F64 = torch.float64
@@ -208,56 +208,6 @@ def test_module_plugs_into_the_tiny_transformer_and_symmetric_alibi_cannot_tell_
     assert not torch.allclose(one_sided(tokens.flip(1)).flip(1), one_sided(tokens), atol=1e-3)
 
 
-# -- the span of each head --------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("heads", "n", "mass"), [(8, 1024, 0.9), (12, 300, 0.5), (16, 64, 0.99), (3, 1, 0.9)]
-)
-def test_span_matches_the_geometric_series(heads, n, mass):
-    got = alibi_span(heads, n, mass=mass)
-    assert got.dtype == torch.long and got.shape == (heads,)
-    for c, m in zip(got.tolist(), official_get_slopes(heads)):
-
-        def covered(c, m=m):
-            return (1 - math.exp(-m * c)) / (1 - math.exp(-m * n))
-
-        assert 1 <= c <= n and covered(c) >= mass - 1e-12
-        assert c == 1 or covered(c - 1) < mass
-
-
-def test_span_is_the_attention_of_a_query_with_equal_content_logits():
-    heads, n = 8, 200
-    zeros = torch.zeros(heads, n, 4, dtype=F64)  # q·k = 0 for every pair: only the bias speaks
-    weights = attention_weights(
-        zeros, zeros, bias=alibi_bias(n, n, heads, dtype=F64), mask=causal_mask(n, n)
-    )
-    last = weights[:, -1].flip(-1)  # [h, n]: the last query's weights, nearest key first
-    for h, c in enumerate(alibi_span(heads, n).tolist()):
-        assert last[h, :c].sum() >= 0.9 > last[h, : c - 1].sum()
-    # the 90 % span is about ln(10)/m for long sequences: 5 keys for m = 1/2, 551 for m = 1/256
-    assert alibi_span(8, 4096).tolist() == [5, 10, 19, 37, 74, 148, 295, 590]
-    assert [math.ceil(math.log(10) * 2**k) for k in range(1, 9)] == [
-        5,
-        10,
-        19,
-        37,
-        74,
-        148,
-        295,
-        590,
-    ]
-
-
-def test_span_errors():
-    with pytest.raises(ValueError, match=r"^mass must be a finite number in \(0, 1\), got 1.0"):
-        alibi_span(8, 10, mass=1.0)
-    with pytest.raises(TypeError, match="mass must be a real number"):
-        alibi_span(8, 10, mass="0.9")
-    with pytest.raises(ValueError, match="n must be positive"):
-        alibi_span(8, 0)
-
-
 # -- errors -----------------------------------------------------------------------------------
 
 
@@ -300,16 +250,8 @@ def test_causal_must_be_a_bool(flag):
 def test_sizes_must_be_ints(value):
     with pytest.raises(TypeError, match=r"^num_heads must be an integer"):
         ALiBiBias(value)
-    with pytest.raises(TypeError, match=r"^n must be an integer"):
-        alibi_span(2, value)
     with pytest.raises(TypeError, match=r"^n_q must be an integer"):
         ALiBiBias(2)(value)
-
-
-@given(mass=st.floats(allow_nan=True).filter(lambda m: not 0 < m < 1))
-def test_span_mass_must_lie_strictly_between_zero_and_one(mass):
-    with pytest.raises(ValueError, match=r"^mass must be a finite number in \(0, 1\)"):
-        alibi_span(4, 10, mass=mass)
 
 
 def test_meta_device():
@@ -318,7 +260,6 @@ def test_meta_device():
         "slopes": (alibi_slopes(12, device=meta), (12,)),
         "distances": (alibi_distances(3, 5, causal=False, device=meta), (3, 5)),
         "bias": (alibi_bias(3, 5, 4, device=meta), (4, 3, 5)),
-        "span": (alibi_span(4, 10, device=meta), (4,)),
         "module": (ALiBiBias(4).to(meta)(3, 5, query_offset=1), (4, 3, 5)),
     }
     for name, (out, shape) in outs.items():

@@ -524,3 +524,25 @@ def test_check_rotated_wants_pairs_of_channels_in_a_float_tensor():
         check_rotated("x", torch.zeros(4))
     with pytest.raises(ValueError, match=r"x's last dimension d must be even and >= 2"):
         check_rotated("x", torch.zeros(5, 3))
+
+
+def test_check_shape_names_the_entry_at_fault():
+    from posenc._checks import check_shape
+
+    assert check_shape("window_size", (7, 7)) == (7, 7)
+    assert check_shape("window_size", [2, np.int64(3), torch.tensor(4)]) == (2, 3, 4)
+    assert check_shape("shift", (0, 1), rank=2, minimum=0) == (0, 1)
+    with pytest.raises(TypeError, match=r"^window_size must be a tuple of ints such as \(7, 7\)"):
+        check_shape("window_size", 7)
+    with pytest.raises(TypeError, match=r"^key_step must be a tuple of ints"):
+        check_shape("key_step", "22")
+    with pytest.raises(ValueError, match=r"^window_size must have at least one axis"):
+        check_shape("window_size", ())
+    with pytest.raises(ValueError, match=r"^query_shape must have 3 entries such as \(7, 7, 7\)"):
+        check_shape("query_shape", (7, 7), rank=3)
+    with pytest.raises(TypeError, match=r"^window_size\[1\] must be an integer"):
+        check_shape("window_size", (7, True))
+    with pytest.raises(ValueError, match=r"^shift\[1\] must be >= 0, got -1"):
+        check_shape("shift", (1, -1), rank=2, minimum=0)
+    with pytest.raises(ValueError, match=r"^window_size\[0\] must be positive, got 0"):
+        check_shape("window_size", (0, 2))

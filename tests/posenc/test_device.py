@@ -91,17 +91,6 @@ CASES: dict[str, list[Case]] = {
             mask=on(dev, causal(5, 6)),
         ),
     ],
-    "absolute_logit_terms": [
-        lambda dev: P.absolute_logit_terms(
-            *on(dev, randn(5, 6), randn(5, 6), randn(4, 6), randn(4, 6))
-        ),
-        lambda dev: P.absolute_logit_terms(
-            *on(dev, randn(2, 5, 6), randn(5, 6), randn(4, 6), randn(4, 6))
-        ),
-    ],
-    "offset_variance_share": [
-        lambda dev: P.offset_variance_share(on(dev, randn(3, 5, 6))),
-    ],
     "masked_softmax": [
         lambda dev: P.masked_softmax(on(dev, randn(3, 5, 6))),
         lambda dev: P.masked_softmax(*on(dev, randn(3, 5, 6), causal(5, 6))),
@@ -119,7 +108,6 @@ CASES: dict[str, list[Case]] = {
         ),
     ],
     # -- numeric, sinusoidal, learned
-    "pairwise_distances": [lambda dev: P.pairwise_distances(on(dev, randn(5, 3)))],
     "periodic_encoding": [
         lambda dev: P.periodic_encoding(on(dev, torch.arange(5.0)), alpha=0.5),
         lambda dev: P.periodic_encoding(on(dev, torch.arange(5.0)), alpha=0.5, cosine=True),
@@ -138,7 +126,6 @@ CASES: dict[str, list[Case]] = {
             on(dev, randn(2, 5, 8))
         )
     ],
-    "cosine_similarity_matrix": [lambda dev: P.cosine_similarity_matrix(on(dev, randn(5, 8)))],
     # -- 2-D absolute
     "detr_sine_encoding": [
         lambda dev: P.detr_sine_encoding(on(dev, torch.zeros(2, 3, 4, dtype=torch.bool)), 4),
@@ -157,12 +144,6 @@ CASES: dict[str, list[Case]] = {
             on(dev, randn(1, 10, 8)), 3, (4, 5), mode="bilinear", num_prefix_tokens=1
         ),
     ],
-    "resampling_error_per_pair": [
-        lambda dev: P.resampling_error_per_pair(on(dev, randn(16, 8, dtype=torch.float64)))
-    ],
-    "resampling_error_map": [
-        lambda dev: P.resampling_error_map(on(dev, randn(16, 8, dtype=torch.float64)))
-    ],
     # -- Shaw
     "shaw_attention": [
         lambda dev: P.shaw_attention(
@@ -172,12 +153,6 @@ CASES: dict[str, list[Case]] = {
             *on(dev, randn(2, 5, 8), randn(2, 6, 8), randn(2, 6, 4), randn(5, 8), randn(5, 4)),
             mask=on(dev, causal(5, 6)),
         ),
-    ],
-    "shaw_attention_reference": [
-        lambda dev: P.shaw_attention_reference(
-            *on(dev, randn(2, 5, 8), randn(2, 6, 8), randn(2, 6, 4), randn(5, 8), randn(5, 4)),
-            mask=on(dev, causal(5, 6)),
-        )
     ],
     "ShawRelativeMultiheadAttention": [
         lambda dev: on(dev, seeded(lambda: P.ShawRelativeMultiheadAttention(8, 2, 3)))(
@@ -232,13 +207,6 @@ CASES: dict[str, list[Case]] = {
             on(dev, torch.arange(5.0)), 8, inv_freq=on(dev, randn(4).abs()), attention_scale=1.2
         ),
     ],
-    "rotary_decay_bound": [lambda dev: P.rotary_decay_bound(on(dev, torch.arange(5.0)), 8)],
-    "rotary_offset_logits": [
-        lambda dev: P.rotary_offset_logits(*on(dev, randn(3, 8), randn(3, 8)), 6),
-        lambda dev: P.rotary_offset_logits(
-            *on(dev, randn(3, 8), randn(3, 8), torch.arange(-2.0, 3.0))
-        ),
-    ],
     "rotary_quarter_turn": [lambda dev: P.rotary_quarter_turn(on(dev, randn(2, 5, 8)))],
     "rotary_angles_nd": [
         lambda dev: P.rotary_angles_nd(on(dev, torch.arange(15.0).reshape(5, 3)), 12),
@@ -271,12 +239,11 @@ CASES: dict[str, list[Case]] = {
         lambda dev: P.scaled_rotary_frequencies(
             8, "llama3", factor=8.0, original_max_positions=64, device=dev
         ),
-    ],
-    "stretched_rotary_frequencies": [
-        lambda dev: P.stretched_rotary_frequencies(8, "plain", device=dev),
-        lambda dev: P.stretched_rotary_frequencies(8, "ntk", factor=4.0, device=dev),
-        lambda dev: P.stretched_rotary_frequencies(8, "partial", rotary_dim=4, device=dev),
-        lambda dev: P.stretched_rotary_frequencies(
+        lambda dev: P.scaled_rotary_frequencies(8, "plain", device=dev),
+        lambda dev: P.scaled_rotary_frequencies(8, "default", device=dev),
+        lambda dev: P.scaled_rotary_frequencies(8, "ntk", factor=4.0, device=dev),
+        lambda dev: P.scaled_rotary_frequencies(8, "partial", rotary_dim=4, device=dev),
+        lambda dev: P.scaled_rotary_frequencies(
             8, "yarn", factor=4.0, original_max_positions=16, device=dev
         ),
     ],
@@ -305,21 +272,18 @@ CASES: dict[str, list[Case]] = {
 
 NO_TENSOR = "takes no tensor (sizes and options only): its result is built on the default device"
 EXEMPT: dict[str, str] = {
-    "IndexCheck": "a NamedTuple of Python counts and lists returned by relative_index_check",
-    "closest_distinct_pair": "returns Python numbers (two indices and a distance): needs values",
-    "relative_index_check": "returns Python lists read from the index's values: refuses meta",
+    "ROTARY_SCALINGS": "the registry of scaling methods (covered through scaled_rotary_frequencies)",
+    "RotaryScaling": "a typing.Protocol: the signature of a scaling method",
+    "RotaryScalingArgs": "a record of checked arguments for a scaling method; holds no tensor",
+    "ResampleMode": "a Literal type of interpolation mode names",
     "relative_table_size": "returns an int from a window shape",
-    "rstt_key_frames": "returns a list of ints",
-    "spread_key_step": "returns an int",
     **{
         name: NO_TENSOR
         for name in (
             "alibi_bias",
             "alibi_distances",
             "alibi_slopes",
-            "alibi_span",
             "causal_mask",
-            "frame_offset_counts",
             "numeric_encoding",
             "periodic_shift_matrix",
             "query_key_positions",
@@ -330,7 +294,6 @@ EXEMPT: dict[str, str] = {
             "rotary_permutation",
             "shaw_relative_index",
             "shifted_window_mask",
-            "sincos_resampling_error",
             "sinusoidal_2d_channel_permutation",
             "sinusoidal_encoding_2d",
             "sinusoidal_frequencies",

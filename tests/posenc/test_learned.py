@@ -6,12 +6,11 @@ import math
 
 import pytest
 import torch
-import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from posenc.learned import LearnedPositionalEmbedding, cosine_similarity_matrix
+from posenc.learned import LearnedPositionalEmbedding
 
 
 # -- forward ---------------------------------------------------------------------------------
@@ -198,33 +197,6 @@ def test_state_dict_holds_the_table() -> None:
     assert [name for name, _ in a.named_parameters()] == ["embedding.weight"]
 
 
-# -- cosine similarity ----------------------------------------------------------------------------
-def test_cosine_similarity_matrix_matches_torch() -> None:
-    torch.manual_seed(0)
-    table = torch.randn(7, 5)
-    expected = F.cosine_similarity(table.double()[:, None, :], table.double()[None, :, :], dim=-1)
-    s = cosine_similarity_matrix(table)
-    assert s.dtype == torch.float64 and s.shape == (7, 7)
-    torch.testing.assert_close(s, expected)
-    torch.testing.assert_close(s, s.T)
-    torch.testing.assert_close(s.diagonal(), torch.ones(7, dtype=torch.float64))
-
-
-def test_cosine_similarity_matrix_of_zero_rows_is_undefined() -> None:
-    table = torch.tensor([[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
-    s = cosine_similarity_matrix(table)
-    assert bool(s[1].isnan().all()) and bool(s[:, 1].isnan().all())
-    assert s[0, 2].item() == pytest.approx(1 / math.sqrt(2))
-    assert bool(cosine_similarity_matrix(torch.zeros(4, 3)).isnan().all())
-
-
-def test_cosine_similarity_matrix_bad_input() -> None:
-    with pytest.raises(ValueError, match="table"):
-        cosine_similarity_matrix(torch.zeros(2, 3, 4))
-    with pytest.raises(TypeError, match="table"):
-        cosine_similarity_matrix(torch.zeros(2, 3, dtype=torch.long))
-
-
 # -- strict inputs -------------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.complex64])
 def test_forward_refuses_non_float_x(dtype: torch.dtype) -> None:
@@ -270,5 +242,3 @@ def test_meta_device() -> None:
     pe = LearnedPositionalEmbedding(8, 4).to(meta)
     y = pe(torch.empty(2, 5, 4, device=meta))
     assert y.device == meta and y.shape == (2, 5, 4)
-    s = cosine_similarity_matrix(torch.empty(6, 3, device=meta))
-    assert s.device == meta and s.shape == (6, 6)

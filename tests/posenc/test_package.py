@@ -2,8 +2,13 @@
 
 import importlib
 import inspect
+import json
 import pkgutil
+import subprocess
+import sys
+import textwrap
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -31,9 +36,99 @@ def _public_exports() -> list[tuple[str, str]]:
     return pairs
 
 
-def test_the_walk_finds_the_families_and_the_subpackages():
-    for expected in ("posenc.sinusoidal", "book.toy", "book.figures._base", "book.demos"):
-        assert expected in MODULES
+FAMILIES = (
+    "absolute_2d",
+    "alibi",
+    "attention",
+    "learned",
+    "numeric",
+    "rotary",
+    "rotary_nd",
+    "shaw",
+    "sinusoidal",
+    "t5",
+    "window",
+    "window_v2",
+)
+
+
+def test_the_walk_finds_every_module_the_families_and_no_subpackage():
+    """posenc is flat: one module per family, the helpers, and nothing the book owns."""
+    on_disk = {p.stem for p in Path(posenc.__file__).parent.glob("*.py")} - {"__init__"}
+    assert sorted(MODULES) == sorted(["posenc", *(f"posenc.{stem}" for stem in on_disk)])
+    for family in FAMILIES:
+        assert f"posenc.{family}" in MODULES
+    for helper in ("_buffers", "_checks", "_threads"):
+        assert f"posenc.{helper}" in MODULES
+    packages = [info.name for info in pkgutil.walk_packages(posenc.__path__) if info.ispkg]
+    assert not packages, f"posenc has subpackages: {packages}"
+    assert not [m for m in MODULES if m.startswith(("book", "posenc.toy", "posenc.plotting"))]
+
+
+# What a model's process may not pay for, or have changed under it, by importing posenc.
+FORBIDDEN = {
+    "matplotlib",
+    "IPython",
+    "ipywidgets",
+    "ipykernel",
+    "book",
+    "pandas",
+    "scipy",
+    "transformers",
+    "nbformat",
+}
+
+_STATE = """
+def state():
+    found = {
+        "default_dtype": str(torch.get_default_dtype()),
+        "default_device": str(torch.get_default_device()),
+        "threads": torch.get_num_threads(),
+        "interop_threads": torch.get_num_interop_threads(),
+        "grad_enabled": torch.is_grad_enabled(),
+        "deterministic": torch.are_deterministic_algorithms_enabled(),
+        "rng_state": torch.random.get_rng_state().tolist(),
+        "warning_filters": [repr(f) for f in warnings.filters],
+    }
+    # last: reading the state may itself import a module of torch's (torch.utils._device)
+    return {**found, "modules": sorted(sys.modules)}
+"""
+
+
+def test_importing_posenc_loads_torch_and_nothing_else():
+    """In a fresh interpreter: after a plain ``import torch``, ``import posenc`` adds only posenc's
+    own modules (none of the book's, no plotting, notebook or model library) and leaves torch's
+    global state and the warning filters as they were."""
+    code = (
+        "import json, sys, warnings\nimport torch\n"
+        + _STATE
+        + textwrap.dedent(
+            """
+            before = state()
+            import posenc
+            after = state()
+            print(json.dumps({"before": before, "after": after}))
+            """
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(posenc.__file__).parents[1],
+    )
+    result = json.loads(out.stdout)
+    before, after = result["before"], result["after"]
+    top_level = {name.split(".")[0] for name in after["modules"]}
+    assert not top_level & FORBIDDEN, f"importing posenc loads {sorted(top_level & FORBIDDEN)}"
+    added = sorted(set(after["modules"]) - set(before["modules"]))
+    foreign = sorted(name for name in added if name.split(".")[0] != "posenc")
+    assert not foreign, f"importing posenc loads modules beyond its own: {foreign}"
+    assert "posenc" in added
+    for key in before:
+        if key != "modules":
+            assert after[key] == before[key], f"importing posenc changes {key}"
 
 
 @pytest.mark.parametrize("name", MODULES)

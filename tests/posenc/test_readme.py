@@ -34,7 +34,7 @@ def test_the_table_names_each_name_with_its_module():
 
 
 def test_the_example_runs():
-    code = re.search(r"```python\n(.*?)```", section(), re.S).group(1)
+    code = re.search(r"```python\n(.*?)```", section(), re.DOTALL).group(1)
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - the README's own example
     assert tuple(namespace["pe"].shape) == (128, 64)

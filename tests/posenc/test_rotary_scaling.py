@@ -12,7 +12,9 @@ methods) is exercised, and so is every refusal rule.
 """
 
 import contextlib
+import dataclasses
 import math
+import textwrap
 
 import pytest
 import torch
@@ -27,6 +29,7 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 from posenc.rotary import (
     ROTARY_SCALINGS,
     RotaryEmbedding,
+    RotaryScalingArgs,
     apply_rotary,
     rotary_angles,
     rotary_cos_sin,
@@ -596,7 +599,8 @@ NEEDS = {
     "partial": {"rotary_dim": 8},
 }
 
-# every keyword a registered function gets, at the defaults of scaled_rotary_frequencies
+# every field of the RotaryScalingArgs a registered function gets (but method), at the defaults
+# of scaled_rotary_frequencies
 DEFAULTS = {
     "base": 10000.0,
     "factor": 1.0,
@@ -621,7 +625,8 @@ def test_every_registered_method_is_reachable_through_the_function(method):
     kwargs = NEEDS[method]
     inv_freq, scale = scaled_rotary_frequencies(32, method, base=500.0, **kwargs)
     assert inv_freq.dtype == F64 and inv_freq.shape == (16,) and isinstance(scale, float)
-    direct = ROTARY_SCALINGS[method](32, method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
+    args = RotaryScalingArgs(method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
+    direct = ROTARY_SCALINGS[method](32, args)
     assert torch.equal(inv_freq, direct[0]) and scale == direct[1]
     assert (scale != 1.0) == (method == "yarn")
 
@@ -638,7 +643,8 @@ def test_every_registered_method_is_reachable_through_the_function(method):
 def test_the_other_methods_are_scaled_rotary_frequencies(method, kwargs):
     # stretched_rotary_frequencies handed these four on to scaled_rotary_frequencies: now one
     # function, whose registry entry called directly gives the same
-    ours = ROTARY_SCALINGS[method](32, method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
+    args = RotaryScalingArgs(method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
+    ours = ROTARY_SCALINGS[method](32, args)
     theirs = scaled_rotary_frequencies(32, method, base=500.0, **kwargs)
     assert torch.equal(ours[0], theirs[0]) and ours[1] == theirs[1]
 
@@ -674,9 +680,9 @@ def test_registering_within_a_test_leaves_the_registry_as_it_was():
 def test_a_user_registered_method_is_dispatched_with_every_argument_checked():
     calls = []
 
-    def halved(dim, **kwargs):
-        calls.append((dim, kwargs))
-        inv_freq, _ = scaled_rotary_frequencies(dim, "plain", base=kwargs["base"])
+    def halved(dim, args):
+        calls.append((dim, args))
+        inv_freq, _ = scaled_rotary_frequencies(dim, "plain", base=args.base)
         return inv_freq.float() / 2, 1.5  # float32 on purpose: returned in float64
 
     with registered("halved", halved):
@@ -691,7 +697,8 @@ def test_a_user_registered_method_is_dispatched_with_every_argument_checked():
     torch.testing.assert_close(
         inv_freq, sinusoidal_frequencies(8, base=100.0) / 2, rtol=1e-7, atol=0
     )
-    (dim, kwargs), *_ = calls
+    (dim, args), *_ = calls
+    kwargs = dataclasses.asdict(args)
     assert dim == 8 and kwargs == DEFAULTS | {
         "method": "halved",
         "base": 100.0,
@@ -716,8 +723,87 @@ def test_a_user_registered_method_is_dispatched_with_every_argument_checked():
     ],
 )
 def test_what_a_registered_method_returns_is_checked(returned, error, words):
-    with registered("bad", lambda dim, **unused: returned), pytest.raises(error, match=words):
+    with registered("bad", lambda dim, args: returned), pytest.raises(error, match=words):
         scaled_rotary_frequencies(8, "bad")
+
+
+def plain_halved(dim, args):
+    return sinusoidal_frequencies(dim, base=args.base, device=args.device) / 2, 1.0
+
+
+def test_a_registered_method_that_declares_its_reads_gets_the_built_in_refusals():
+    def linear_halved(dim, args):
+        args.refuse_unread(("factor",))  # as "linear"
+        return plain_halved(dim, args)
+
+    with registered("linear_halved", linear_halved):
+        inv_freq, _ = scaled_rotary_frequencies(8, "linear_halved", factor=2.0)
+        torch.testing.assert_close(inv_freq, sinusoidal_frequencies(8) / 2, rtol=0, atol=0)
+        for kwargs, words in [
+            ({"seq_len": 4}, "seq_len is not used by method='linear_halved' .*'dynamic' only"),
+            ({"rotary_dim": 4}, "rotary_dim is not used by method='linear_halved'"),
+            ({"original_max_positions": 4}, "original_max_positions is not used"),
+        ]:
+            with pytest.raises(ValueError, match=words):
+                scaled_rotary_frequencies(8, "linear_halved", factor=2.0, **kwargs)
+
+
+def test_a_registered_method_that_declares_nothing_ignores_what_it_does_not_read():
+    with registered("ignoring", plain_halved):
+        inv_freq, _ = scaled_rotary_frequencies(8, "ignoring", factor=2.0, seq_len=4)
+    torch.testing.assert_close(inv_freq, sinusoidal_frequencies(8) / 2, rtol=0, atol=0)
+
+
+def test_a_built_in_method_refuses_under_any_name_it_is_registered_as():
+    with (
+        registered("mine", ROTARY_SCALINGS["linear"]),
+        pytest.raises(ValueError, match="seq_len is not used by method='mine'"),
+    ):
+        scaled_rotary_frequencies(8, "mine", factor=2.0, seq_len=4)
+
+
+@pytest.mark.parametrize(
+    ("reads", "error", "words"),
+    [
+        (("factr",), ValueError, "reads must name some of"),
+        (("factor", "beta_fast"), ValueError, "reads must name some of"),
+        ("factor", TypeError, "reads must be a tuple of names, got str"),
+        (["factor"], TypeError, "reads must be a tuple of names, got list"),
+    ],
+)
+def test_refuse_unread_refuses_what_is_not_an_optional_argument(reads, error, words):
+    args = RotaryScalingArgs(method="mine", **DEFAULTS)
+    with pytest.raises(error, match=words):
+        args.refuse_unread(reads)
+
+
+def test_the_arguments_are_frozen_and_given_by_keyword():
+    args = RotaryScalingArgs(method="plain", **DEFAULTS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        args.factor = 2.0
+    with pytest.raises(TypeError):
+        RotaryScalingArgs("plain", *DEFAULTS.values())
+
+
+def test_the_registration_example_of_the_docstring_runs():
+    block = scaled_rotary_frequencies.__doc__.split(".. code-block:: python\n")[1]
+    code = textwrap.dedent(block.split("\n\n    The frequencies")[0])
+    assert 'ROTARY_SCALINGS["halved"] = halved' in code
+    namespace = {
+        "ROTARY_SCALINGS": ROTARY_SCALINGS,
+        "scaled_rotary_frequencies": scaled_rotary_frequencies,
+    }
+    try:
+        exec(compile(code, "scaled_rotary_frequencies", "exec"), namespace)  # noqa: S102 - its example
+        torch.testing.assert_close(
+            namespace["inv_freq"], sinusoidal_frequencies(64) / 2, rtol=0, atol=0
+        )
+        assert namespace["scale"] == 1.0
+        with pytest.raises(ValueError, match="factor is not used by method='halved'"):
+            scaled_rotary_frequencies(64, "halved", factor=2.0)
+    finally:
+        ROTARY_SCALINGS.pop("halved", None)
+    assert list(ROTARY_SCALINGS) == list(NEEDS)
 
 
 def test_a_registered_value_that_is_not_a_function_is_refused():

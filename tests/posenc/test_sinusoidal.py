@@ -11,7 +11,6 @@ from positional_encodings.torch_encodings import PositionalEncoding1D
 
 from posenc.sinusoidal import (
     SinusoidalPositionalEncoding,
-    binary_digits,
     sinusoidal_dot_product,
     sinusoidal_encoding,
     sinusoidal_frequencies,
@@ -207,17 +206,6 @@ def test_dot_product_peak_at_zero():
     assert sinusoidal_dot_product(3, 8).shape == (3,)  # an int means offsets 0..m-1
 
 
-def test_binary_digits_match_python_formatting():
-    bits = binary_digits(40, 6)
-    assert bits.shape == (40, 6)
-    for p in range(40):
-        assert "".join(str(int(b)) for b in bits[p].flip(0)) == format(p, "06b")
-    torch.testing.assert_close(
-        binary_digits(torch.tensor([5.0, 63.0]), 6)[:, :3],
-        torch.tensor([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]]),
-    )
-
-
 # -- the module -------------------------------------------------------------------------------
 
 
@@ -265,14 +253,6 @@ def test_other_errors_name_the_argument():
         sinusoidal_shift_matrix("3", 8)
     with pytest.raises(ValueError, match="dim must be even"):
         sinusoidal_shift_matrix(3, 5)
-    with pytest.raises(ValueError, match="positions must be non-negative integers"):
-        binary_digits(torch.tensor([1.5]), 4)
-    with pytest.raises(ValueError, match="positions must be non-negative integers"):
-        binary_digits(torch.tensor([-1.0]), 4)
-    with pytest.raises(ValueError, match="positions must be below 2\\*\\*n_bits"):
-        binary_digits(17, 4)
-    with pytest.raises(ValueError, match="n_bits must be positive"):
-        binary_digits(4, 0)
     with pytest.raises(ValueError, match="dim must be even"):
         SinusoidalPositionalEncoding(15)
     with pytest.raises(ValueError, match="max_positions must be positive"):
@@ -318,8 +298,6 @@ def test_positions_and_offsets_must_be_finite(bad):
         sinusoidal_encoding(torch.tensor([0.0, bad]), 8)
     with pytest.raises(ValueError, match=r"^offsets must be finite"):
         sinusoidal_dot_product(torch.tensor([bad]), 8)
-    with pytest.raises(ValueError, match=r"^positions must be finite"):
-        binary_digits(torch.tensor([bad]), 8)
     with pytest.raises(ValueError, match=r"^offset must be a finite number, got "):
         sinusoidal_shift_matrix(bad, 8)
 
@@ -369,8 +347,6 @@ def test_functions_on_the_meta_device():
         "shift halves": (sinusoidal_shift_matrix(2.0, 8, interleaved=False, device=META), (8, 8)),
         "dot": (sinusoidal_dot_product(torch.empty(3, device=META), 8), (3,)),
         "dot(int)": (sinusoidal_dot_product(3, 8, device=META), (3,)),
-        "bits": (binary_digits(torch.empty(4, device=META), 5), (4, 5)),
-        "bits(int)": (binary_digits(4, 5, device=META), (4, 5)),
     }
     for name, (out, shape) in outs.items():
         assert out.device == META and out.shape == shape, name

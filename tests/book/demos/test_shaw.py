@@ -1,5 +1,6 @@
-"""Chapter 6's cost demonstrations: the analytic byte count against golden values and the
-tensors it counts; the timing run's shape and its argument checks."""
+"""Chapter 6's demonstrations: the written-out reference against a float64 double loop and its
+argument checks; the analytic byte count against golden values and the tensors it counts; the
+timing run's shape and its argument checks."""
 
 from __future__ import annotations
 
@@ -11,8 +12,63 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 import posenc.shaw
-from book.demos.shaw import shaw_attention_timings, shaw_intermediate_bytes
+from book.demos.shaw import (
+    shaw_attention_reference,
+    shaw_attention_timings,
+    shaw_intermediate_bytes,
+)
+from tests.posenc.test_shaw import (
+    assert_masks_that_do_not_broadcast_name_both_shapes,
+    assert_tensors_must_be_float_of_one_dtype_on_one_device,
+    loop_reference,
+    random_inputs,
+)
 from tests.references import t2t_relative_positions_matrix
+
+# -- shaw_attention_reference: the formula written out ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n_q,n_k,k", [(1, 1, 0), (5, 5, 2), (7, 4, 1), (3, 9, 4), (6, 6, 20), (4, 1, 3)]
+)
+def test_reference_matches_the_float64_loop(n_q, n_k, k):
+    q, kk, v, rk, rv = random_inputs(n_q * 100 + n_k, (), n_q, n_k, 6, 3, k)
+    expected = torch.from_numpy(loop_reference(q, kk, v, rk, rv))
+    torch.testing.assert_close(
+        shaw_attention_reference(q, kk, v, rk, rv), expected, rtol=1e-12, atol=1e-12
+    )
+
+
+def test_reference_errors_name_the_argument():
+    q, kk, v, rk, rv = random_inputs(8, (), 3, 3, 4, 4, 1)
+    with pytest.raises(TypeError, match=r"mask must be a boolean tensor"):
+        shaw_attention_reference(q, kk, v, rk, rv, mask=torch.ones(3, 3))
+
+
+def test_reference_tensors_must_be_float_of_one_dtype_on_one_device():
+    assert_tensors_must_be_float_of_one_dtype_on_one_device(shaw_attention_reference)
+
+
+def test_reference_masks_that_do_not_broadcast_name_both_shapes():
+    assert_masks_that_do_not_broadcast_name_both_shapes(shaw_attention_reference)
+
+
+def test_reference_on_the_meta_device_gives_meta_outputs():
+    q = torch.empty(2, 3, 10, 8, device="meta")
+    kk = torch.empty(2, 3, 12, 8, device="meta")
+    v = torch.empty(2, 3, 12, 5, device="meta")
+    rk, rv = torch.empty(9, 8, device="meta"), torch.empty(9, 5, device="meta")
+    mask = torch.empty(10, 12, dtype=torch.bool, device="meta")
+    ref = shaw_attention_reference(q, kk, v, rk, rv, mask=mask)
+    assert ref.device.type == "meta" and ref.shape == (2, 3, 10, 5)
+
+
+def test_reference_of_empty_inputs_is_empty():
+    q, kk, v, rk, rv = random_inputs(27, (2,), 0, 5, 4, 3, 2)
+    assert shaw_attention_reference(q, kk, v, rk, rv).shape == (2, 0, 3)
+
+
+# -- the cost of Shaw attention -----------------------------------------------------------------
 
 
 def test_intermediate_bytes_golden_values():

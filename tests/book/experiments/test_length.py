@@ -336,8 +336,8 @@ def test_the_model_is_built_from_the_catalogue_entry() -> None:
     # the toy form of an entry decides the modules: a changed entry changes the model
     from dataclasses import replace
 
+    from book import catalogue
     from book.catalogue import ToyPlugIn
-    from posenc import catalogue
 
     original = catalogue.ENCODINGS
     swapped = tuple(

@@ -5,6 +5,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
+from book.demos.absolute_2d import position_similarity_map
 from book.figures.absolute_2d import (
     absolute_2d_explorer_figure,
     detr_normalize_figure,
@@ -16,7 +17,6 @@ from book.figures.absolute_2d import (
 )
 from posenc.absolute_2d import (
     detr_sine_encoding,
-    position_similarity_map,
     resample_positional_embedding,
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,

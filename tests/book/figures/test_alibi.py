@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from book.demos.alibi import alibi_span
 from book.figures.alibi import alibi_explorer_figure, alibi_span_figure
-from posenc.alibi import alibi_span
 
 
 def paper_slopes(h: int) -> list[float]:

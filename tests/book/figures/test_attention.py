@@ -139,8 +139,8 @@ def test_figures_refuse_bad_input(call, error, match):
 def test_logit_terms_figure_draws_the_four_terms_of_its_recipe():
     import math
 
+    from book.demos.attention import LOGIT_TERMS, absolute_logit_terms
     from book.figures.attention import logit_terms_figure
-    from posenc.attention import LOGIT_TERMS, absolute_logit_terms
     from posenc.sinusoidal import sinusoidal_encoding
 
     torch.manual_seed(7)

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from book.demos.numeric import closest_distinct_pair
 from book.figures.numeric import encoding_table, naive_encodings_figure, numeric_codes_figure
-from posenc.numeric import closest_distinct_pair, periodic_encoding
+from posenc.numeric import periodic_encoding
 
 
 def test_naive_figure_lines():

@@ -9,6 +9,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
+from book.demos.rotary import rotary_offset_logits
 from book.figures.rotary import (
     _log_bins,
     rotary_convention_figure,
@@ -17,7 +18,7 @@ from book.figures.rotary import (
     rotary_explorer_figure,
     rotary_rotation_figure,
 )
-from posenc.rotary import apply_rotary, rotary_offset_logits
+from posenc.rotary import apply_rotary
 
 F64 = torch.float64
 

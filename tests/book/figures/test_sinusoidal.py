@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from book.demos.sinusoidal import binary_digits
 from book.figures.sinusoidal import (
     binary_vs_sinusoidal_figure,
     sinusoidal_dot_product_figure,
@@ -14,7 +15,7 @@ from book.figures.sinusoidal import (
     sinusoidal_precision_figure,
     sinusoidal_wavelengths_figure,
 )
-from posenc.sinusoidal import binary_digits, sinusoidal_encoding
+from posenc.sinusoidal import sinusoidal_encoding
 
 
 def image_data(ax):

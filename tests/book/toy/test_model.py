@@ -7,6 +7,7 @@ import pytest
 import torch
 from torch import nn
 
+from book.demos.shaw import shaw_attention_reference
 from book.experiments import toy_model
 from book.toy import (
     TinyTransformer,
@@ -18,7 +19,7 @@ from posenc.alibi import ALiBiBias
 from posenc.attention import SelfAttention, causal_mask
 from posenc.learned import LearnedPositionalEmbedding
 from posenc.rotary import RotaryEmbedding, apply_rotary
-from posenc.shaw import ShawRelativeMultiheadAttention, shaw_attention_reference
+from posenc.shaw import ShawRelativeMultiheadAttention
 from posenc.sinusoidal import SinusoidalPositionalEncoding, sinusoidal_encoding
 from posenc.t5 import T5RelativePositionBias
 
