@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from book.explorers.explorer import Explorer, explorer
+from book.figures._base import check_text
 from book.figures.learned import snapshot_figure
 from posenc._checks import check_finite, check_float_tensor, check_int, check_real
 
@@ -77,6 +78,7 @@ def training_snapshots_explorer(
         train_length = check_int("train_length", train_length)
     if reference_loss is not None:
         reference_loss = check_real("reference_loss", reference_loss)
+    reference_label = check_text("reference_label", reference_label)
     vmax = max(float(t.detach().abs().max()) for run in snapshots.values() for t in run.values())
     vmax = vmax or 1.0
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 
 from book.explorers.explorer import Explorer, explorer
-from book.figures._base import sequence_position
+from book.figures._base import NAMED_POSITIONS
 from book.figures.shaw import shaw_index_figure
-from posenc._checks import check_int, check_values
+from posenc._checks import check_choice, check_defaults, check_int, check_values
 
 __all__ = ["shaw_index_explorer"]
 
@@ -46,20 +46,16 @@ def shaw_index_explorer(
     distances = check_values("distances", distances, lambda name, v: check_int(name, v, minimum=0))
     controls: dict[str, list[object]] = {"n": lengths, "k": distances}
     if queries is not None:
-        shortest = min(lengths)
-
-        def check_query(name: str, query: object) -> object:
-            sequence_position(query, shortest, name=name)  # a name, or a position in every n
-            return query
-
-        controls["query"] = check_values("queries", queries, check_query)
+        names = tuple(NAMED_POSITIONS)  # a named place, comparable at every n
+        controls["query"] = check_values("queries", queries, lambda q, v: check_choice(q, v, names))
+    given = check_defaults(defaults)
     chosen = {"n": 16, "k": 2, "query": "middle"}
     start = {
         name: value
         for name, value in chosen.items()
         if name in controls and value in controls[name]
     }
-    start.update(defaults or {})
+    start.update(given)
 
     def render(n: int, k: int, query: str = "middle") -> Figure:
         return shaw_index_figure(n, k, query=query)

@@ -5,6 +5,7 @@ Every function returns a new ``Figure``; nothing touches pyplot.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -19,6 +20,7 @@ from torch import Tensor
 from book.demos.learned import cosine_similarity_matrix
 from book.figures._base import (
     DIVERGING,
+    check_text,
     fit_column,
     grey_undefined,
     heatmap,
@@ -54,14 +56,22 @@ def _check_train_length(train_length: object) -> int | None:
 
 
 def _check_losses(losses: object) -> list[float]:
-    """``losses`` as floats; NaN is kept (a step whose loss diverged is drawn as a gap)."""
+    """``losses`` as floats; NaN is kept (a step whose loss diverged is drawn as a gap), but an
+    infinite loss, or losses with no number at all, leave no scale for the loss axis."""
     if isinstance(losses, (str, bytes)) or not isinstance(losses, (Sequence, np.ndarray)):
         raise TypeError(f"losses must be a sequence of numbers, got {type(losses).__name__}")
     out = []
     for i, v in enumerate(losses):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
             raise TypeError(f"losses[{i}] must be a real number, got {type(v).__name__} {v!r}")
-        out.append(float(v))
+        v = float(v)
+        if math.isinf(v):
+            raise ValueError(
+                f"losses[{i}] must be a finite number (or NaN for a diverged step), got {v}"
+            )
+        out.append(v)
+    if out and all(math.isnan(v) for v in out):
+        raise ValueError(f"losses must hold at least one number that is not NaN, got {out}")
     return out
 
 
@@ -100,6 +110,7 @@ def similarity_heatmap(
     """
     _check_table("table", table)
     train_length = _check_train_length(train_length)
+    title = check_text("title", title)
     colorbar = check_bool("colorbar", colorbar)
     sim = to_numpy(cosine_similarity_matrix(table))  # [n, n]
     image = heatmap(ax, sim, vmax=1.0, colorbar=False, cmap=grey_undefined(DIVERGING))
@@ -183,7 +194,8 @@ def snapshot_figure(
             run so that the growth of the table is visible (default: the table's own max).
         train_length: the training sequence length, or ``None``.
         title: a title for the whole figure.
-        losses: the training loss per step, for a third panel (linear scale).
+        losses: the training loss per step, for a third panel (linear scale); a NaN (a step
+            whose loss diverged) is drawn as a gap, an infinite loss is refused.
         step: the snapshot's step, marked on the loss curve.
         reference_loss: a loss to draw as a dashed horizontal line on the loss panel, e.g.
             that of the same model trained without positions.
@@ -205,6 +217,8 @@ def snapshot_figure(
             raise ValueError(f"step must be <= len(losses) = {len(losses)}, got {step}")
     if reference_loss is not None:
         reference_loss = check_real("reference_loss", reference_loss)
+    title = check_text("title", title)
+    reference_label = check_text("reference_label", reference_label)
     with_loss = losses is not None
     # the places below are laid out for 10.2 inches with the loss panel; squeezed by ``k`` into
     # the column's 6.8 inches (the height stays, so the labels keep their room)
@@ -306,6 +320,7 @@ def trained_table_figure(
     _check_table("initial", initial)
     if reference is not None:
         _check_table("reference", reference)
+    reference_title = check_text("reference_title", reference_title)
     if trained.shape != initial.shape:
         raise ValueError(
             f"trained and initial must have the same shape, got {tuple(trained.shape)} "

@@ -22,7 +22,7 @@ from matplotlib.patches import Rectangle
 
 from book.demos.shaw import shaw_intermediate_bytes
 from book.figures._base import fit_column, new_figure, sequence_position
-from posenc._checks import check_int
+from posenc._checks import check_int, check_positive_float, check_real, check_values
 from posenc.shaw import shaw_relative_index
 
 __all__ = [
@@ -254,13 +254,53 @@ _MARKERS = {"naive": "s", "posenc": "o", "attention": "^", "plain": "^"}
 """One marker per way of computing, the same in both panels of :func:`shaw_cost_figure`."""
 
 
+_TIMED = ("plain", "posenc", "naive")  # the series of shaw_attention_timings, besides "n"
+
+
+def _check_timings(timings: object) -> None:
+    """Refuse anything but :func:`book.demos.shaw.shaw_attention_timings`'s result: a mapping
+    with the sizes ``"n"`` (positive numbers) and, for each of :data:`_TIMED`, one time per
+    size (a number ``>= 0``, or ``None`` where it was not measured)."""
+    if not isinstance(timings, Mapping):
+        raise TypeError(
+            "timings must be a mapping {'n': sizes, 'plain': times, 'posenc': times, 'naive': "
+            f"times}} (as shaw_attention_timings returns), got {type(timings).__name__}"
+        )
+    missing = [key for key in ("n", *_TIMED) if key not in timings]
+    if missing:
+        raise ValueError(
+            f"timings must have the entries 'n', 'plain', 'posenc' and 'naive', missing {missing}"
+        )
+
+    def series(name: str, values: object) -> list[object]:
+        if isinstance(values, np.ndarray):
+            values = values.tolist()
+        return check_values(name, values)
+
+    sizes = [
+        check_positive_float(f"timings['n'][{i}]", v)
+        for i, v in enumerate(series("timings['n']", timings["n"]))
+    ]
+    for key in _TIMED:
+        times = series(f"timings[{key!r}]", timings[key])
+        if len(times) != len(sizes):
+            raise ValueError(
+                f"timings[{key!r}] must hold one time per size in timings['n'] ({len(sizes)}), "
+                f"got {len(times)}"
+            )
+        for i, t in enumerate(times):
+            if t is not None:
+                check_real(f"timings[{key!r}][{i}]", t, minimum=0)
+
+
 def shaw_cost_figure(
     timings: Mapping[str, Sequence[float | None]], *, dim: int = 64, max_relative_position: int = 16
 ) -> Figure:
     """Left: analytic memory of the intermediate tensors against ``n``; right: measured time.
 
     Args:
-        timings: the result of :func:`book.demos.shaw.shaw_attention_timings` (``None``
+        timings: the result of :func:`book.demos.shaw.shaw_attention_timings`: ``"n"``, the
+            sizes, and ``"plain"``, ``"posenc"``, ``"naive"``, one time per size (``None``
             entries are skipped).
         dim: ``d`` used for the memory count (the timings' ``dim``).
         max_relative_position: ``k`` used for the memory count.
@@ -268,6 +308,7 @@ def shaw_cost_figure(
     Returns:
         a Figure with two axes (memory, time), both log–log.
     """
+    _check_timings(timings)
     sizes = np.asarray(timings["n"], dtype=float)
     fig = new_figure(9.0, 3.3, layout=None)
     mem_ax = fig.add_axes((0.08, 0.14, 0.39, 0.76))

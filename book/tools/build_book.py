@@ -76,6 +76,11 @@ def _overrides(language: str) -> dict[str, object]:
         "external_toc_path": str(ROOT / "_toc.yml"),
         "latex_individualpages": False,  # expected by jupyter_book.config
         "nitpicky": True,
+        # A list of this build's own: the themes append their folders to it, and Sphinx's
+        # default list is shared by every build of a process; the second edition built in a
+        # process would otherwise hash its settings differently from one built alone, and
+        # rewrite every page.
+        "templates_path": [],
     }
     if language != SOURCE_LANGUAGE:
         overrides["language"] = language

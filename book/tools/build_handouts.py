@@ -266,9 +266,11 @@ class BookJoin:
     """Joins the handouts into ``book.pdf``: one bookmark per page, its sections' bookmarks
     below.
 
-    Reading the PDFs is most of a join (a Chinese handout's fonts are large), so the handouts
-    that were kept are read in a thread, started before the others print (``start``); the
-    freshly printed ones are put in place afterwards (``finish``).
+    Reading the PDFs is most of a join (a Chinese handout's fonts are large), so ``start``
+    forks a process that reads the handouts that were kept while the others print; ``submit``
+    then hands it the fresh ones, which it puts in place before it writes the book, while the
+    other edition's book is joined beside it; ``result`` waits for it. Without ``start`` the
+    join happens in this process, in ``result``.
 
     Each page's bookmarks are chromium's (from its headings, ``outline=True``), with their
     titles spelled as the page shows them; the page's own title (its ``<h1>``) is the
@@ -280,39 +282,80 @@ class BookJoin:
         self.kept = kept
         self._readers: dict[str, Any] = {}
         self._writer: Any = None
-        self._error: Exception | None = None
-        self._thread = threading.Thread(target=self._read_kept, daemon=True)
+        self._process: Any = None
+        self._conn: Any = None
+        self._fresh: dict[str, Printed] = {}
+        self._out: Path | None = None
 
     def start(self) -> BookJoin:
-        self._thread.start()
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")  # before any thread or event loop starts
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=self._serve, args=(child,), daemon=True)
+        self._process.start()
+        child.close()
         return self
+
+    def _serve(self, conn: Any) -> None:
+        """The joining process: read the kept handouts, then join what ``submit`` sends."""
+        try:
+            self._read_kept()
+            request = conn.recv()
+            if request is not None:
+                conn.send(("joined", self._join(*request)))
+        except EOFError:  # the printing failed: nothing to join
+            pass
+        except Exception as error:  # noqa: BLE001 (reported by result, in the main process)
+            conn.send(("failed", f"{type(error).__name__}: {error}"))
+        finally:
+            conn.close()
 
     def _read_kept(self) -> None:
         from pypdf import PdfReader, PdfWriter
 
-        try:
-            writer = PdfWriter()
-            for docname in self.docnames:
-                if docname in self.kept:
-                    reader = PdfReader(self.kept[docname].path)
-                    writer.append(reader, import_outline=False)
-                    self._readers[docname] = reader
-            self._writer = writer
-        except Exception as error:  # noqa: BLE001 (raised again by finish, in the main thread)
-            self._error = error
+        self._writer = PdfWriter()
+        for docname in self.docnames:
+            if docname in self.kept:
+                reader = PdfReader(self.kept[docname].path)
+                self._writer.append(reader, import_outline=False)
+                self._readers[docname] = reader
 
-    def finish(self, fresh: dict[str, Printed], out: Path) -> int:
-        """Put the fresh handouts in place, in reading order, add the bookmarks and write
-        ``out``; return its number of pages."""
+    def submit(self, fresh: dict[str, Printed], out: Path) -> None:
+        """The freshly printed handouts (every page not kept), and where the book goes."""
+        self._fresh, self._out = fresh, out
+        if self._process is not None:
+            self._conn.send((fresh, out))
+
+    def cancel(self) -> None:
+        if self._process is not None:
+            self._conn.close()
+            self._process.join()
+
+    def result(self) -> int:
+        """Wait for the book; return its number of pages (and set each handout's)."""
+        if self._process is None:
+            assert self._out is not None, "submit the fresh handouts first"
+            self._read_kept()
+            joined = self._join(self._fresh, self._out)
+        else:
+            try:
+                outcome, joined = self._conn.recv()
+            except EOFError:
+                outcome, joined = "failed", "the joining process ended without a word"
+            self._process.join()
+            if outcome != "joined":
+                raise RuntimeError(f"book.pdf: {joined}")
+        total, pages = joined
+        items = {**self.kept, **self._fresh}
+        for docname, count in pages.items():
+            items[docname].pages = count
+        return total
+
+    def _join(self, fresh: dict[str, Printed], out: Path) -> tuple[int, dict[str, int]]:
         from pypdf import PdfReader
         from pypdf.generic import Fit
 
-        if self._thread.ident is None:
-            self._read_kept()  # never started: read the kept handouts now
-        else:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
         writer = self._writer
         first: dict[str, int] = {}
         for docname in self.docnames:
@@ -324,7 +367,6 @@ class BookJoin:
         items = {**self.kept, **fresh}
         for docname in self.docnames:
             item, reader = items[docname], self._readers[docname]
-            item.pages = len(reader.pages)
             parents = [writer.add_outline_item(title=item.title, page_number=first[docname])]
             marks = _bookmarks(reader, reader.outline)
             titles = heading_titles([title for _, title, _, _ in marks], item.headings)
@@ -351,13 +393,14 @@ class BookJoin:
         with tmp.open("wb") as f:
             writer.write(f)
         tmp.replace(out)
-        return len(writer.pages)
+        return len(writer.pages), {d: len(r.pages) for d, r in self._readers.items()}
 
 
 def join_book(printed: list[Printed], out: Path) -> int:
     """Join the handouts ``printed`` (in reading order) into ``out`` (see ``BookJoin``)."""
-    docnames = [item.docname for item in printed]
-    return BookJoin(docnames, {}).finish({item.docname: item for item in printed}, out)
+    join = BookJoin([item.docname for item in printed], {})
+    join.submit({item.docname: item for item in printed}, out)
+    return join.result()
 
 
 def _count_pages(path: Path) -> int:
@@ -529,8 +572,8 @@ def finish_site(
         print(f"  kept {book.name}: none of its pages changed")
     else:
         start = time.perf_counter()
-        book_pages = join.finish({item.docname: item for item in fresh}, book)
-        print(f"  joined {book.name} ({time.perf_counter() - start:.1f} s after the printing)")
+        book_pages = join.result()
+        print(f"  joined {book.name} ({time.perf_counter() - start:.1f} s more)")
     for item in printed:
         item.pages = item.pages or _count_pages(item.path)
         cache[item.docname] = {
@@ -584,18 +627,27 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [Job(h.site, d, h.out(d)) for h in plans for d in h.todo]
     for h in plans:
         h.out_dir.mkdir(exist_ok=True)
-    # the books are joined from the kept handouts while the others print
+    # each book is joined in a process of its own, which reads the kept handouts while the
+    # others print
     joins = [False if args.only else start_join(h, docnames) for h in plans]
     try:
         fresh = asyncio.run(print_pages(jobs, max(1, args.jobs))) if jobs else []
     except RuntimeError as error:
+        for join in joins:
+            if join:
+                join.cancel()
         print(f"build_handouts: {error}", file=sys.stderr)
         return 1
     printed_s = time.perf_counter() - start
+    mine = {h.site: [item for item in fresh if item.path.parent == h.out_dir] for h in plans}
+    for h, join in zip(plans, joins):
+        if join:  # the books are joined side by side
+            join.submit(
+                {item.docname: item for item in mine[h.site]}, h.out_dir / f"{BOOK_STEM}.pdf"
+            )
     for h, join in zip(plans, joins):
         print(f"build_handouts: {h.out_dir}")
-        mine = [item for item in fresh if item.path.parent == h.out_dir]
-        finish_site(h, mine, docnames, join)
+        finish_site(h, mine[h.site], docnames, join)
     print(
         f"build_handouts: {len(fresh)} page(s) printed in {printed_s:.1f} s, "
         f"{time.perf_counter() - start:.1f} s in all"

@@ -734,6 +734,13 @@ ALLOWED: dict[str, tuple[tuple[str, ...], str]] = {
     "*:words": (("('nonsense', ...)",), "any word"),
     # losses: any finite number
     "*:losses": (("(0.0, ...)", "(-1.0, ...)"), "a loss: any finite number"),
+    "book.figures.learned.snapshot_figure:losses": (
+        ("(nan, ...)",),
+        (
+            "NaN marks a step whose loss diverged, drawn as a gap "
+            "(documented, tested by test_snapshot_figure_draws_a_diverged_loss_as_a_gap)"
+        ),
+    ),
     "*:reference_loss": (("0.0", "-1.0"), "a loss: any finite number"),
 }
 """``"KEY:ARG"`` (or ``"*:ARG"``: every target) -> (labels of generated values valid there,

@@ -87,6 +87,8 @@ _GOOD = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
         ((_runs(_GOOD),), {"train_length": 0}, ValueError, "train_length must be positive"),
         ((_runs(_GOOD),), {"reference_loss": float("nan")}, ValueError, "reference_loss must"),
         (({},), {}, ValueError, "snapshots must be a non-empty mapping"),
+        ((_runs(_GOOD),), {"reference_label": 3}, TypeError, r"^reference_label must be a str"),
+        ((_runs(_GOOD),), {"reference_label": None}, TypeError, r"^reference_label must be a"),
     ],
 )
 def test_explorer_refuses_bad_snapshots(args, kwargs, error, match):

@@ -66,7 +66,11 @@ def test_live_widget_redraws_and_bad_defaults():
         ({"distances": (-1, 2)}, ValueError, r"distances\[0\] must be >= 0"),
         ({"queries": ()}, ValueError, "queries must hold at least one value"),
         ({"queries": ("centre",)}, ValueError, r"queries\[0\] must be one of"),
-        ({"queries": (8,)}, ValueError, r"queries\[0\] must be < n = 8"),
+        ({"queries": (8,)}, ValueError, r"queries\[0\] must be one of \('first', 'middle', 'l"),
+        ({"queries": (3,)}, ValueError, r"queries\[0\] must be one of .*, got 3$"),
+        ({"queries": ("first", None)}, ValueError, r"queries\[1\] must be one of"),
+        ({"defaults": "ab"}, TypeError, r"^defaults must be a mapping control name -> value"),
+        ({"defaults": ["k"]}, TypeError, r"^defaults must be a mapping"),
     ],
 )
 def test_explorer_refuses_bad_values(kwargs, error, match):

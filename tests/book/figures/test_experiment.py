@@ -260,3 +260,39 @@ def test_rotary_pair_figure_draws_each_pair_and_their_sum_by_offset() -> None:
 def test_errors(call, error, message) -> None:
     with pytest.raises(error, match=message):
         call(synthetic_results())
+
+
+def test_length_accuracy_figure_refuses_a_title_that_is_not_text() -> None:
+    with pytest.raises(TypeError, match=r"^title must be a string or None, got int 3"):
+        length_accuracy_figure(synthetic_results(), title=3)
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        ({"train_length": 2.5}, TypeError, r"^train_length must be an integer"),
+        ({"train_length": "3"}, TypeError, r"^train_length must be an integer"),
+        ({"train_length": True}, TypeError, r"^train_length must be an integer"),
+        ({"train_length": 0}, ValueError, r"^train_length must be positive"),
+        ({"train_length": -1}, ValueError, r"^train_length must be positive"),
+        ({"tokens": torch.ones(2, 8, dtype=torch.bool)}, TypeError, r"^tokens must be an integer"),
+        ({"tokens": torch.ones(2, 8)}, TypeError, r"^tokens must be an integer"),
+        ({"tokens": torch.ones(8, dtype=torch.long)}, ValueError, r"^tokens must have 2"),
+        ({"heads": 0}, TypeError, r"^heads must be a sequence of head indices, got int"),
+        ({"heads": "01"}, TypeError, r"^heads must be a sequence"),
+        ({"heads": (0, 1.0)}, TypeError, r"^heads\[1\] must be an integer"),
+        ({"heads": (0, -1)}, ValueError, r"^heads\[1\] must be >= 0"),
+        ({"title": 3}, TypeError, r"^title must be a string or None, got int 3"),
+    ],
+)
+def test_rotary_pair_figure_refuses_bad_arguments_by_name(change, error, message) -> None:
+    kwargs = {
+        "tokens": torch.zeros(2, 8, dtype=torch.long),
+        "query": 6,
+        "heads": (0, 1),
+        "train_length": 4,
+    }
+    kwargs.update(change)
+    model = toy_model("rope", seed=0)
+    with pytest.raises(error, match=message):
+        rotary_pair_figure(model, kwargs.pop("tokens"), **kwargs)

@@ -134,6 +134,28 @@ _T = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
         (lambda: snapshot_figure(_T, losses=[0.5], step=2), ValueError, "step must be <= len"),
         (lambda: snapshot_figure(_T, step=-1), ValueError, "step must be >= 0"),
         (lambda: snapshot_figure(_T, reference_loss=np.nan), ValueError, "reference_loss must"),
+        (lambda: snapshot_figure(_T, losses=[np.inf, 0.5]), ValueError, r"^losses\[0\] must be"),
+        (lambda: snapshot_figure(_T, losses=[0.5, -np.inf]), ValueError, r"^losses\[1\] must"),
+        (lambda: snapshot_figure(_T, losses=[np.nan, np.nan]), ValueError, r"^losses must hold"),
+        (lambda: snapshot_figure(_T, title=3), TypeError, r"^title must be a string, got int 3"),
+        (lambda: snapshot_figure(_T, title=None), TypeError, r"^title must be a string, got None"),
+        (lambda: snapshot_figure(_T, reference_label=3), TypeError, r"^reference_label must be"),
+        (lambda: snapshot_figure(_T, reference_label=None), TypeError, r"^reference_label must"),
+        (
+            lambda: trained_table_figure(_T, _T, train_length=4, reference=_T, reference_title=3),
+            TypeError,
+            r"^reference_title must be a string, got int 3",
+        ),
+        (
+            lambda: trained_table_figure(_T, _T, train_length=4, reference_title=None),
+            TypeError,
+            r"^reference_title must be a string, got NoneType None",
+        ),
+        (
+            lambda: similarity_heatmap(new_figure().add_subplot(), _T, title=3),
+            TypeError,
+            r"^title must be a string",
+        ),
         (
             lambda: similarity_heatmap(new_figure().add_subplot(), _T, colorbar="no"),
             TypeError,

@@ -146,3 +146,31 @@ def test_timings_and_cost_figure():
     for ax in (mem_ax, time_ax):  # titles are not cut at the figure's edge
         extent = ax.title.get_window_extent(renderer)
         assert fig.bbox.x0 <= extent.x0 and extent.x1 <= fig.bbox.x1, ax.get_title()
+
+
+_TIMINGS = {"n": [8.0, 16.0], "naive": [1e-4, None], "plain": [1e-4, 2e-4], "posenc": [1e-4, 3e-4]}
+
+
+@pytest.mark.parametrize(
+    "timings,error,match",
+    [
+        (None, TypeError, r"^timings must be a mapping .*, got NoneType"),
+        ("ab", TypeError, r"^timings must be a mapping .*, got str"),
+        (list(_TIMINGS.items()), TypeError, r"^timings must be a mapping .*, got list"),
+        ({"n": [8.0, 16.0]}, ValueError, r"^timings must have the entries .*'plain'"),
+        ({**_TIMINGS, "n": 8.0}, TypeError, r"^timings\['n'\] must be a sequence"),
+        ({**_TIMINGS, "n": [8.0, 0.0]}, ValueError, r"^timings\['n'\]\[1\] must be a finite"),
+        ({**_TIMINGS, "posenc": "ab"}, TypeError, r"^timings\['posenc'\] must be a sequence"),
+        ({**_TIMINGS, "plain": [1e-4]}, ValueError, r"^timings\['plain'\] must hold one time"),
+        ({**_TIMINGS, "naive": [1e-4, "x"]}, TypeError, r"^timings\['naive'\]\[1\] must be a real"),
+        ({**_TIMINGS, "naive": [-1.0, None]}, ValueError, r"^timings\['naive'\]\[0\] must be a"),
+    ],
+)
+def test_cost_figure_refuses_bad_timings_by_name(timings, error, match):
+    with pytest.raises(error, match=match):
+        shaw_cost_figure(timings, dim=4, max_relative_position=2)
+
+
+def test_cost_figure_takes_arrays_of_timings():
+    arrays = {key: np.asarray(values) for key, values in _TIMINGS.items()}
+    assert len(shaw_cost_figure(arrays, dim=4, max_relative_position=2).axes) == 2

@@ -42,18 +42,25 @@ def printed(tmp_path: Path) -> dict[str, tool.Printed]:
     return found
 
 
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "in-process"])
 @pytest.mark.parametrize("fresh", [["chapters/01_a"], ["intro"], ["intro", "chapters/02_b"], []])
 def test_a_book_of_kept_and_fresh_handouts_is_the_whole_join(
-    tmp_path: Path, printed: dict[str, tool.Printed], fresh: list[str]
+    tmp_path: Path, printed: dict[str, tool.Printed], fresh: list[str], forked: bool
 ) -> None:
     docnames = list(HANDOUTS)
     whole = tmp_path / "whole.pdf"
     assert tool.join_book([printed[d] for d in docnames], whole) == 6
+    for item in printed.values():
+        item.pages = 0
     kept = {d: item for d, item in printed.items() if d not in fresh}
-    join = tool.BookJoin(docnames, kept).start()
+    join = tool.BookJoin(docnames, kept)
+    if forked:
+        join.start()  # reads the kept handouts while (here: before) the others print
     part = tmp_path / "part.pdf"
-    assert join.finish({d: printed[d] for d in fresh}, part) == 6
+    join.submit({d: printed[d] for d in fresh}, part)
+    assert join.result() == 6
     assert _book(part) == _book(whole)
+    assert [printed[d].pages for d in docnames] == [2, 3, 1]
     widths, marks = _book(part)
     assert widths == [300, 300, 310, 310, 310, 320]
     assert [(depth, title, page) for depth, title, page, _ in marks] == [
@@ -64,3 +71,19 @@ def test_a_book_of_kept_and_fresh_handouts_is_the_whole_join(
         (0, "CHAPTERS/02_B", 5),
         (1, "Section", 5),
     ]
+
+
+def test_a_join_that_fails_says_why(tmp_path: Path, printed: dict[str, tool.Printed]) -> None:
+    docnames = list(HANDOUTS)
+    printed["intro"].path.write_bytes(b"not a PDF")
+    join = tool.BookJoin(docnames, {"intro": printed["intro"]}).start()
+    join.submit({d: printed[d] for d in docnames[1:]}, tmp_path / "book.pdf")
+    with pytest.raises(RuntimeError, match="book.pdf: "):
+        join.result()
+    assert not (tmp_path / "book.pdf").exists()
+
+
+def test_a_join_is_cancelled_when_the_printing_fails(printed: dict[str, tool.Printed]) -> None:
+    join = tool.BookJoin(list(HANDOUTS), dict(printed)).start()
+    join.cancel()
+    assert not join._process.is_alive()
