@@ -555,6 +555,17 @@ def _fill_deck_list(
     context["body"] = body.replace(_DECK_LIST, listing)
 
 
+def deck_is_stale(outdir: Path, executed: Path, docname: str) -> bool:
+    """Whether the deck of ``docname`` is older than what it is made from: the page this
+    build wrote (its numbers, its translation, its quiz) or the executed notebook."""
+    deck = outdir / "slides" / deck_name(Path(docname).name)
+    if not deck.is_file():
+        return True
+    sources = [outdir / f"{docname}.html", executed / f"{docname}.ipynb"]
+    newest = max((p.stat().st_mtime_ns for p in sources if p.is_file()), default=0)
+    return newest >= deck.stat().st_mtime_ns
+
+
 def _build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -562,11 +573,12 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
     start = time.perf_counter()
     outdir = Path(app.outdir)
+    executed = outdir.parent / "jupyter_execute"
     built = build_decks(
         Path(app.srcdir),
         outdir,
-        outdir.parent / "jupyter_execute",
-        sorted(app.env.found_docs),
+        executed,
+        [d for d in sorted(app.env.found_docs) if deck_is_stale(outdir, executed, d)],
         language_of(app),
     )
     logging.getLogger(__name__).info(

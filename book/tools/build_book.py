@@ -139,12 +139,15 @@ def is_built(language: str) -> bool:
     return all(path.is_file() for path in needed)
 
 
-def edition_plan(language: str, force_all: bool) -> stamps.Plan:
-    """What the next build of ``language``'s edition must do (``--all``: every page)."""
+def edition_plan(language: str, force_all: bool) -> tuple[stamps.Plan, bool]:
+    """What the next build of ``language``'s edition must do (``--all``: every page), and
+    whether it executes a notebook (``stamps.executes``)."""
     if force_all:
-        return stamps.Plan("full", changed=("--all",))
+        return stamps.Plan("full", changed=("--all",)), True
     current = edition_inputs(language, _overrides(language))
-    return stamps.plan(stamps.load(stamp_path(language)), current, is_built(language))
+    previous = stamps.load(stamp_path(language))
+    todo = stamps.plan(previous, current, is_built(language))
+    return todo, stamps.executes(previous, current, todo)
 
 
 def build_edition(language: str, force_all: bool) -> int:
@@ -171,36 +174,16 @@ def build_edition(language: str, force_all: bool) -> int:
     return status
 
 
-def executes(docnames: list[str]) -> bool:
-    """Whether reading these pages executes a notebook: one whose code is not in the
-    execution cache (``book_site``: myst-nb runs it, and stores its outputs)."""
-    import nbformat
-    from jupyter_cache import get_cache
-
-    cache_dir = BUILD / ".jupyter_cache" / execution_digest(ROOT)
-    notebooks = [ROOT / f"{d}.ipynb" for d in docnames if (ROOT / f"{d}.ipynb").is_file()]
-    if not notebooks:
-        return False
-    if not (cache_dir / "global.db").is_file():
-        return True
-    cache = get_cache(cache_dir)
-    for notebook in notebooks:
-        try:
-            cache.match_cache_notebook(nbformat.read(notebook, as_version=4))
-        except KeyError:
-            return True
-    return False
-
-
-def side_by_side(plans: dict[str, stamps.Plan]) -> bool:
+def side_by_side(plans: dict[str, tuple[stamps.Plan, bool]]) -> bool:
     """Whether the editions may be built at the same time (one process each, on two cores):
-    when each updates a few pages and none executes a notebook. A notebook is executed once,
-    by the English build, which the translations then read from the cache; every page of an
-    edition is read in parallel processes already."""
-    updates = [plan for plan in plans.values() if plan.action == "update"]
-    if len(updates) < 2 or any(plan.action == "full" for plan in plans.values()):
+    when each updates a few pages and none executes a notebook (``plans``: language -> (plan,
+    executes)). A notebook is executed once, by the English build, which the translations
+    then read from the cache; the pages of a full build are read in parallel processes
+    already."""
+    updates = [executes for plan, executes in plans.values() if plan.action == "update"]
+    if len(updates) < 2 or any(plan.action == "full" for plan, _ in plans.values()):
         return False
-    return not executes(sorted({page for plan in updates for page in plan.pages}))
+    return not any(updates)
 
 
 def build_side_by_side(languages: list[str]) -> int:

@@ -299,6 +299,7 @@ class BookJoin:
 
     def _serve(self, conn: Any) -> None:
         """The joining process: read the kept handouts, then join what ``submit`` sends."""
+        self._conn.close()  # the main process's end, copied by the fork: its closing ends recv
         try:
             self._read_kept()
             request = conn.recv()
@@ -647,7 +648,11 @@ def main(argv: list[str] | None = None) -> int:
             )
     for h, join in zip(plans, joins):
         print(f"build_handouts: {h.out_dir}")
-        finish_site(h, mine[h.site], docnames, join)
+        try:
+            finish_site(h, mine[h.site], docnames, join)
+        except RuntimeError as error:  # the book could not be joined: print it again next time
+            print(f"build_handouts: {error}", file=sys.stderr)
+            return 1
     print(
         f"build_handouts: {len(fresh)} page(s) printed in {printed_s:.1f} s, "
         f"{time.perf_counter() - start:.1f} s in all"

@@ -9,15 +9,17 @@ or anchor of the book that does not exist. A page of a translated edition (``<si
 fails when it still holds English prose: a run of ``ENGLISH_RUN`` or more English words in its
 article's text, outside code, math, outputs, explorers and the references.
 
-A site that passed is not checked again until it changes: ``_build/.stamps/check_site_<site>.json``
-records every page's size and time and the names of every other file (the targets of links),
-and this script's own digest. ``--force`` checks all the same.
+Only the pages written since the last check are read again: ``_build/.stamps/check_site_html.json``
+keeps, per page, its size and time, its links, its anchors and its own problems (and this
+script's digest); the links of every page are checked again each time, against the files there
+are now. ``--force`` reads every page.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from html.parser import HTMLParser
@@ -137,63 +139,11 @@ def english_runs(page_html: str) -> list[str]:
     return [m.group(0) for m in _ENGLISH_RUN.finditer(text)]
 
 
-def site_stamp(site: Path) -> dict[str, object]:
-    """What a check of ``site`` reads: each page's size and time (a page written again is
-    checked again), the names of the other files (links to them resolve or not), and this
-    script."""
-    pages, files = {}, []
-    for path in sorted(site.rglob("*")):
-        if path.is_dir():
-            continue
-        name = path.relative_to(site).as_posix()
-        if path.suffix == ".html":
-            info = path.stat()
-            pages[name] = [info.st_size, info.st_mtime_ns]
-        else:
-            files.append(name)
-    script = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return {"script": script, "pages": pages, "files": files}
-
-
-def stamp_path(site: Path) -> Path:
-    """Where the stamp of a passed check of ``site`` is kept: ``<site>/../.stamps/``."""
-    return site.resolve().parent / ".stamps" / f"check_site_{site.resolve().name}.json"
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    force = "--force" in argv
-    argv = [arg for arg in argv if arg != "--force"]
-    site = Path(argv[0] if argv else "_build/html")
-    stamp_file = stamp_path(site)
-    stamp = site_stamp(site)
-    try:
-        passed = json.loads(stamp_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        passed = None
-    if passed == stamp and not force:
-        print(f"checked {len(stamp['pages'])} pages: unchanged since they passed")
-        return 0
-    stamp_file.unlink(missing_ok=True)
-    status = check(site)
-    if status == 0:
-        stamp_file.parent.mkdir(parents=True, exist_ok=True)
-        stamp_file.write_text(json.dumps(stamp), encoding="utf-8")
-    return status
-
-
-def check(site: Path) -> int:
-    """Check every page of ``site``; print the problems; 1 when there are any."""
-    pages = sorted(site.rglob("*.html"))
-    parsed = {}
-    for page in pages:
-        p = Links()
-        p.feed(page.read_text(encoding="utf-8"))
-        parsed[page.resolve()] = p
+def page_problems(site: Path, name: str, html: str, size: int) -> list[str]:
+    """The problems of one page that its own content shows (the links are checked apart)."""
     problems = []
-    for page in sorted((site / "chapters").glob("*.html")):
-        html = page.read_text(encoding="utf-8")
-        name = page.relative_to(site)
+    parts = name.split("/")
+    if len(parts) == 2 and parts[0] == "chapters":
         if "&lt;Figure size" in html:
             problems.append(f"{name}: a figure is shown as text (is %matplotlib inline missing?)")
         if re.search(
@@ -204,29 +154,101 @@ def check(site: Path) -> int:
             problems.append(f"{name}: has no image")
         if "application/vnd.jupyter.widget-view" in html:
             problems.append(f"{name}: shows a widget view instead of the static explorer")
-        if page.stat().st_size > MAX_PAGE_BYTES:
-            problems.append(f"{name}: {page.stat().st_size / 1e6:.2f} MB, over the 3 MB budget")
-    for language in TRANSLATIONS:
-        for page in sorted((site / language).rglob("*.html")):
-            if page.name in ("search.html", "genindex.html") or "slides" in page.parts:
-                continue
-            for run in english_runs(page.read_text(encoding="utf-8")):
-                problems.append(f"{page.relative_to(site)}: English prose left: {run[:100]!r}")
-    for page, p in parsed.items():
-        for href in p.hrefs:
+        if size > MAX_PAGE_BYTES:
+            problems.append(f"{name}: {size / 1e6:.2f} MB, over the 3 MB budget")
+    translated = parts[0] in TRANSLATIONS and len(parts) > 1
+    if translated and parts[-1] not in ("search.html", "genindex.html") and "slides" not in parts:
+        for run in english_runs(html):
+            problems.append(f"{name}: English prose left: {run[:100]!r}")
+    return problems
+
+
+def cache_path(site: Path) -> Path:
+    """Where the check of ``site`` keeps what it read of each page: ``<site>/../.stamps/``."""
+    return site.resolve().parent / ".stamps" / f"check_site_{site.resolve().name}.json"
+
+
+def _script_digest() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def read_pages(site: Path, cache: dict, force: bool = False) -> tuple[dict[str, dict], int]:
+    """Each page's links, anchors and own problems: read again for a page whose size or time
+    changed since the last check (``cache``), kept for the others; and how many were read."""
+    known = {} if force or cache.get("script") != _script_digest() else cache.get("pages", {})
+    pages, read = {}, 0
+    for page in sorted(site.rglob("*.html")):
+        name = page.relative_to(site).as_posix()
+        info = page.stat()
+        stat = [info.st_size, info.st_mtime_ns]
+        if known.get(name, {}).get("stat") == stat:
+            pages[name] = known[name]
+            continue
+        html = page.read_text(encoding="utf-8")
+        links = Links()
+        links.feed(html)
+        pages[name] = {
+            "stat": stat,
+            "hrefs": links.hrefs,
+            "ids": sorted(links.ids),
+            "problems": page_problems(site, name, html, info.st_size),
+        }
+        read += 1
+    return pages, read
+
+
+def link_problems(site: Path, pages: dict[str, dict]) -> list[str]:
+    """Links to a page or file of the site that does not exist, or to a missing anchor."""
+    problems = []
+    ids = {name: set(entry["ids"]) for name, entry in pages.items()}
+    exists: dict[Path, bool] = {}
+    for name, entry in pages.items():
+        page = site / name
+        for href in entry["hrefs"]:
             parts = urlsplit(href)
             if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:")):
                 continue
-            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
-            if target.is_dir():
+            target = (
+                Path(os.path.normpath(page.parent / unquote(parts.path))) if parts.path else page
+            )
+            if target not in exists:
+                exists[target] = target.exists()
+            if exists[target] and target.is_dir():
                 target = target / "index.html"
-            if not target.exists():
-                problems.append(f"{page.relative_to(site.resolve())}: broken link {href}")
-            elif parts.fragment and target in parsed and parts.fragment not in parsed[target].ids:
-                problems.append(f"{page.relative_to(site.resolve())}: missing anchor {href}")
+                exists[target] = target.exists()
+            if not exists[target]:
+                problems.append(f"{name}: broken link {href}")
+                continue
+            try:
+                relative = target.relative_to(site).as_posix()
+            except ValueError:
+                continue
+            if parts.fragment and relative in ids and parts.fragment not in ids[relative]:
+                problems.append(f"{name}: missing anchor {href}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    force = "--force" in argv
+    argv = [arg for arg in argv if arg != "--force"]
+    site = Path(argv[0] if argv else "_build/html").resolve()
+    path = cache_path(site)
+    try:
+        cache = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cache = {}
+    pages, read = read_pages(site, cache, force)
+    problems = [problem for entry in pages.values() for problem in entry["problems"]]
+    problems += link_problems(site, pages)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"script": _script_digest(), "pages": pages}), encoding="utf-8")
     for line in problems:
         print(line)
-    print(f"checked {len(pages)} pages: {len(problems)} problem(s)")
+    print(
+        f"checked {len(pages)} pages ({read} read again, the others unchanged): "
+        f"{len(problems)} problem(s)"
+    )
     return 1 if problems else 0
 
 

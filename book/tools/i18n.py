@@ -8,7 +8,7 @@
 
 Each page of ``_toc.yml`` has one catalogue, ``locales/<language>/LC_MESSAGES/<page>.po``,
 whose entries are the page's paragraphs, headings, list items, captions and table cells as
-MyST Markdown (Sphinx's gettext builder extracts them; ``book/tools/build_book.py --gettext``).
+MyST Markdown (Sphinx's gettext builder extracts them; ``python -m book build --gettext``).
 ``update`` extracts the English text again and merges it into every catalogue with
 ``sphinx-intl``: a new paragraph arrives untranslated, an edited one is marked fuzzy with its
 old translation kept as a draft, a deleted one is dropped. ``make test`` fails while any entry
@@ -163,7 +163,7 @@ def stats(language: str) -> int:
 def extract() -> dict[str, list[str]]:
     """The English text as the catalogues must hold it: a fresh gettext extraction of every
     page (``_build/i18n/gettext``), and the three catalogues Sphinx does not extract."""
-    if subprocess.call([sys.executable, str(ROOT / "tools" / "build_book.py"), "--gettext"]):
+    if subprocess.call([sys.executable, "-m", "book", "build", "--gettext"], cwd=ROOT):
         raise SystemExit("the extraction of the English text failed")
     pages = {
         p.relative_to(POT_DIR).with_suffix("").as_posix(): [e.msgid for e in polib.pofile(str(p))]

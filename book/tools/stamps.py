@@ -12,12 +12,13 @@ digest of every input of the edition's last successful build, in two kinds.
   words with the glossary (Chinese), the appendix's glossary.
 * **A page's own inputs**: its source (notebook or Markdown), the quiz files it shows
   (``quizzes/<language>/<name>.yaml``) and, in a translation, its catalogue
-  (``locales/<language>/LC_MESSAGES/<page>.po``).
+  (``locales/<language>/LC_MESSAGES/<page>.po``); and, for a notebook, the digest of its
+  code cells and kernel (``CODE``), which tells whether rebuilding it executes it.
 
 ``plan`` compares a stamp with the inputs as they are now: nothing changed, the edition is not
 built at all; only pages' own inputs changed, Sphinx updates the edition and re-reads those
 pages; a global input changed (or there is no stamp, or no built edition), every page is
-read and written again (``sphinx -a``).
+read and written again (``sphinx -a``, with every page named to be read again).
 """
 
 from __future__ import annotations
@@ -97,13 +98,35 @@ def quiz_names(text: str) -> list[str]:
     return list(dict.fromkeys(_QUIZ.findall(text)))
 
 
+CODE = "code"  # a notebook's code cells and kernel: what its execution depends on
+
+
+def code_digest(notebook: bytes) -> str | None:
+    """A digest of what executing a notebook depends on besides the packages: its kernel and
+    its code cells (the jupyter-cache's key is made of them); None when it is not JSON."""
+    try:
+        nb = json.loads(notebook)
+    except ValueError:
+        return None
+    cells = [
+        "".join(c["source"]) if isinstance(c.get("source"), list) else c.get("source", "")
+        for c in nb.get("cells", [])
+        if c.get("cell_type") == "code"
+    ]
+    kernel = nb.get("metadata", {}).get("kernelspec", {})
+    return _digest(json.dumps([kernel, cells], sort_keys=True).encode())
+
+
 def page_inputs(root: Path, docname: str, language: str) -> dict[str, str | None]:
-    """Path (relative to ``root``) -> digest of each of a page's own inputs in ``language``."""
+    """Path (relative to ``root``) -> digest of each of a page's own inputs in ``language``;
+    and, for a notebook, ``CODE``: the digest of what its execution depends on."""
     source = page_source(root, docname)
     if source is None:
         return {f"{docname}{PAGE_SUFFIXES[0]}": None}
     data = source.read_bytes()
     inputs: dict[str, str | None] = {source.relative_to(root).as_posix(): _digest(data)}
+    if source.suffix == ".ipynb":
+        inputs[CODE] = code_digest(data)
     for name in quiz_names(data.decode("utf-8", errors="replace")):
         quiz = f"quizzes/{language}/{name}.yaml"
         inputs[quiz] = file_digest(root / quiz)
@@ -272,6 +295,20 @@ def save(path: Path, stamp: Mapping[str, Any]) -> None:
     tmp = path.with_suffix(".json.part")
     tmp.write_text(json.dumps(stamp, indent=1, sort_keys=True), encoding="utf-8")
     tmp.replace(path)
+
+
+def executes(previous: Mapping[str, Any] | None, current: Mapping[str, Any], todo: Plan) -> bool:
+    """Whether rebuilding ``todo`` executes a notebook: one of its pages' code (``CODE``)
+    differs from the last successful build's, whose outputs the execution cache holds (with
+    the same execution digest: a new one is a global change, and every page is rebuilt)."""
+    if todo.action == "full" or not previous:
+        return True
+    old = previous.get("pages", {})
+    return any(
+        old.get(docname, {}).get(CODE) != current["pages"][docname].get(CODE)
+        for docname in todo.pages
+        if CODE in current["pages"].get(docname, {})
+    )
 
 
 def changed_catalogues(todo: Plan) -> Iterable[str]:

@@ -5,28 +5,12 @@ The PDFs themselves are checked after the build, in tests/browser/test_handouts.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "_ext"))  # the extensions import their sibling editions.py
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = _load("build_handouts", ROOT / "tools" / "build_handouts.py")
-ext = _load("handouts_ext", ROOT / "_ext" / "handouts.py")
+from book.ext import handouts as ext
+from book.tools import build_handouts as tool
 
 
 def test_every_toc_page_has_its_own_stem() -> None:

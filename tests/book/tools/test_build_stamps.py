@@ -168,6 +168,7 @@ def test_touching_a_file_rebuilds_nothing(book: stamps.Book) -> None:
 def test_a_page_lists_its_own_inputs(book: stamps.Book) -> None:
     assert set(inputs(book, "en")["pages"][FIRST]) == {
         f"{FIRST}.ipynb",
+        stamps.CODE,
         "quizzes/en/01_first.yaml",
     }
     assert set(inputs(book, "zh_CN")["pages"][SECOND]) == {
@@ -277,14 +278,36 @@ def test_this_books_stamp_knows_every_kind_of_input() -> None:
     ],
 )
 def test_the_editions_are_built_side_by_side_only_when_nothing_executes(
-    monkeypatch: pytest.MonkeyPatch, en: str, zh_CN: str, executes: bool, together: bool
+    en: str, zh_CN: str, executes: bool, together: bool
 ) -> None:
-    monkeypatch.setattr(build_book, "executes", lambda docnames: executes)
     plans = {
-        "en": Plan(en, (FIRST,) if en == "update" else ()),
-        "zh_CN": Plan(zh_CN, (FIRST,) if zh_CN == "update" else ()),
+        "en": (Plan(en, (FIRST,) if en == "update" else ()), executes),
+        "zh_CN": (Plan(zh_CN, (FIRST,) if zh_CN == "update" else ()), False),
     }
     assert build_book.side_by_side(plans) is together
+
+
+@pytest.mark.parametrize(
+    ("change", "executes"),
+    [
+        (_edit(f"{FIRST}.ipynb", "Some prose.", "Some other prose."), False),
+        (_edit(f"{FIRST}.ipynb", "value()", "value() + 1"), True),
+        (_edit(f"{SECOND}.md", "More", "Most"), False),
+        (_edit("quizzes/en/01_first.yaml", "one", "uno"), False),
+    ],
+    ids=["prose", "code", "markdown page", "quiz"],
+)
+def test_a_plan_knows_whether_it_executes_a_notebook(
+    book: stamps.Book, change: Callable[[Path], None], executes: bool
+) -> None:
+    built = inputs(book, "en")
+    change(book.root)
+    current = inputs(book, "en")
+    todo = stamps.plan(built, current, built=True)
+    assert todo.action == "update"
+    assert stamps.executes(built, current, todo) is executes
+    assert stamps.executes(None, current, todo)  # no stamp: the cache may not hold it
+    assert stamps.executes(built, current, Plan("full"))
 
 
 @pytest.mark.parametrize("action", ["full", "update"])
