@@ -15,7 +15,8 @@ JOBS ?= 2
 
 .PHONY: setup chromium fonts gettext book test unit notebooks build-book i18n-check browser lab strip freeze clean preview slides handouts i18n-update
 
-# Create the virtual environment and install the pinned requirements and posenc (idempotent).
+# Create the virtual environment and install the pinned requirements, posenc and the book's
+# package (both editable; idempotent).
 setup: $(STAMP) chromium fonts gettext
 $(STAMP): requirements.txt pyproject.toml book/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -60,7 +61,7 @@ build-book:
 
 # The catalogues against a fresh extraction of the English text (uses the build's executed
 # outputs, for the figure captions and explorers); that every entry is translated, none fuzzy,
-# markup kept, is checked earlier by the unit tests (tests/test_i18n.py).
+# markup kept, is checked earlier by the unit tests (tests/book/tools/test_i18n.py).
 i18n-check:
 	$(PY) -m book i18n stale
 	$(PY) -m book i18n stats

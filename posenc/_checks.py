@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -23,7 +22,6 @@ __all__ = [
     "check_bias",
     "check_bool",
     "check_choice",
-    "check_defaults",
     "check_even",
     "check_finite",
     "check_float_tensor",
@@ -33,19 +31,25 @@ __all__ = [
     "check_mask",
     "check_multiple",
     "check_pair",
-    "check_permutation",
     "check_positive_float",
     "check_real",
     "check_rotated",
     "check_same_device",
     "check_same_dtype",
     "check_shape",
-    "check_shaw_inputs",
     "check_state_dict_tables",
     "check_table_shape",
     "check_tensor",
-    "check_values",
 ]
+
+
+def _is_bool(value: object) -> bool:
+    """A Python ``bool`` or a numpy boolean scalar (told by its type, without importing numpy:
+    posenc needs torch alone)."""
+    kind = type(value)
+    return isinstance(value, bool) or (
+        kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+    )
 
 
 def check_int(name: str, value: object, *, minimum: int | None = 1) -> int:
@@ -96,32 +100,9 @@ def check_heads(dim: object, num_heads: object) -> int:
     return dim // num_heads
 
 
-def check_permutation(name: str, perm: object, n: int | None = None) -> list[int]:
-    """Return ``perm`` as a list of ints after checking it is a permutation of ``0..n-1``.
-
-    ``perm`` is an iterable of ints or a 1-D integer tensor; ``n`` defaults to its length
-    (give it to require a permutation of exactly ``n`` items).
-    """
-    if isinstance(perm, Tensor):
-        check_tensor(name, perm, ndim=1)
-        if perm.is_floating_point() or perm.is_complex() or perm.dtype == torch.bool:
-            raise TypeError(f"{name} must hold integers, got dtype {perm.dtype}")
-        order = [int(i) for i in perm]
-    elif isinstance(perm, (str, bytes)) or not isinstance(perm, Iterable):
-        kind = type(perm).__name__
-        raise TypeError(f"{name} must be a sequence of ints or a 1-D tensor, got {kind}")
-    else:
-        order = [check_int(f"{name}[{i}]", p, minimum=0) for i, p in enumerate(perm)]
-    size = len(order) if n is None else n
-    if not order or sorted(order) != list(range(size)):
-        items = f"0..{size - 1}" if size else "0..n-1 (n >= 1)"
-        raise ValueError(f"{name} must be a permutation of {items}, got {order}")
-    return order
-
-
 def check_bool(name: str, value: object) -> bool:
     """Return ``value`` after checking it is a real ``bool`` (``"False"``, 0 and 1 are refused)."""
-    if not isinstance(value, (bool, np.bool_)):
+    if not _is_bool(value):
         raise TypeError(
             f"{name} must be a bool (True or False), got {type(value).__name__} {value!r}"
         )
@@ -155,7 +136,7 @@ def check_real(
             raise TypeError(f"{name} must be a real number, got a complex tensor {value!r}")
         _check_has_value(name, value)
         value = value.item()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if _is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     value = float(value)
     low, high = (">=", "<=") if inclusive else (">", "<")
@@ -400,32 +381,6 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
     return tuple(reversed(out))
 
 
-def check_values(
-    name: str, values: object, check: Callable[[str, Any], Any] | None = None
-) -> list[Any]:
-    """Return ``values`` as a list after checking it is a non-empty sequence (not a string).
-
-    Each entry is passed through ``check(f"{name}[{i}]", entry)`` when given (e.g.
-    :func:`posenc._checks.check_int`), so a message names the entry at fault. Explorers use it
-    for the values of their controls, figures for their lists of positions or sizes.
-
-    Args:
-        name: the argument's name in error messages.
-        values: the sequence to check.
-        check: a check ``(name, value) -> value`` applied to every entry, or ``None``.
-
-    Returns:
-        the entries (as ``check`` returns them), in order.
-    """
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise TypeError(f"{name} must be a sequence of values, got {type(values).__name__}")
-    if len(values) == 0:
-        raise ValueError(f"{name} must hold at least one value, got an empty sequence")
-    if check is None:
-        return list(values)
-    return [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
-
-
 def check_pair(name: str, value: object, *, minimum: int | None = 1) -> tuple[int, int]:
     """Return ``value`` as a pair of ints after checking it has two integer entries ``>= minimum``.
 
@@ -465,24 +420,6 @@ def check_choice(name: str, value: object, choices: Sequence[Any]) -> Any:
     return value
 
 
-def check_defaults(defaults: object) -> dict[str, object]:
-    """Return an explorer's ``defaults`` (``None`` or a mapping control name -> value) as a dict.
-
-    Args:
-        defaults: ``None`` or a mapping from control name to its first value.
-
-    Returns:
-        a new dict (empty for ``None``); the explorer checks names and values.
-    """
-    if defaults is None:
-        return {}
-    if not isinstance(defaults, Mapping):
-        raise TypeError(
-            f"defaults must be a mapping control name -> value, got {type(defaults).__name__}"
-        )
-    return dict(defaults)
-
-
 def check_rotated(name: str, x: object) -> tuple[int, int]:
     """Return ``(n, d)`` of a float tensor to rotate in channel pairs: ``[..., n, d]``, ``d`` even."""
     check_float_tensor(name, x)
@@ -519,68 +456,3 @@ def check_shape(
     if rank is not None and len(shape) != rank:
         raise ValueError(f"{name} must have {rank} entries such as {example}, got {shape!r}")
     return tuple(check_int(f"{name}[{a}]", s, minimum=minimum) for a, s in enumerate(shape))
-
-
-def check_shaw_inputs(
-    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None
-) -> tuple[int, tuple[int, ...]]:
-    """Check the inputs of Shaw attention: types, dtypes, devices and shapes.
-
-    ``q [..., n_q, d]``, ``k [..., n_k, d]``, ``v [..., n_k, d_v]``, the tables
-    ``rel_k [2k+1, d]`` and ``rel_v [2k+1, d_v]`` and an optional boolean ``mask`` that
-    broadcasts to ``[..., n_q, n_k]`` (:func:`posenc.shaw.shaw_attention` and the book's
-    written-out reference share it). Returns the clipping distance (read from the table length) and the broadcast batch shape
-    of ``q``, ``k``, ``v`` and ``mask``.
-    """
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        check_float_tensor(name, t)
-        if t.ndim < 2:
-            raise ValueError(
-                f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}"
-            )
-    check_float_tensor("rel_k", rel_k, ndim=2)
-    check_float_tensor("rel_v", rel_v, ndim=2)
-    check_same_dtype(q=q, k=k, v=v, rel_k=rel_k, rel_v=rel_v)
-    devices = {t.device for t in (q, k, v, rel_k, rel_v)}
-    if mask is not None:
-        check_tensor("mask", mask)
-        devices.add(mask.device)
-    if len(devices) > 1:
-        each = ", ".join(
-            f"{name} {t.device}"
-            for name, t in (("q", q), ("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v))
-        )
-        extra = f", mask {mask.device}" if mask is not None else ""
-        raise ValueError(f"q, k, v, rel_k, rel_v and mask must be on one device, got {each}{extra}")
-    if q.shape[-1] == 0:
-        raise ValueError(f"q must have at least one channel, got shape {tuple(q.shape)}")
-    if k.shape[-2] == 0:
-        raise ValueError(f"k must have at least one key position, got shape {tuple(k.shape)}")
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
-        )
-    length = rel_k.shape[0]
-    if length % 2 == 0:
-        raise ValueError(
-            f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}"
-        )
-    if rel_v.shape[0] != length:
-        raise ValueError(f"rel_v must have as many rows as rel_k ({length}), got {rel_v.shape[0]}")
-    if rel_k.shape[1] != q.shape[-1]:
-        raise ValueError(f"rel_k must have q's {q.shape[-1]} channels, got {rel_k.shape[1]}")
-    if rel_v.shape[1] != v.shape[-1]:
-        raise ValueError(f"rel_v must have v's {v.shape[-1]} channels, got {rel_v.shape[1]}")
-    n_q, n_k = q.shape[-2], k.shape[-2]
-    mask_batch = tuple(mask.shape[:-2]) if mask is not None and mask.ndim > 2 else ()
-    shapes = [tuple(t.shape[:-2]) for t in (q, k, v)] + [mask_batch]
-    batch = broadcast_shape(*shapes)
-    if batch is None:
-        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
-    if mask is not None:
-        check_mask("mask", mask, (*batch, n_q, n_k))
-    return (length - 1) // 2, batch

@@ -27,14 +27,17 @@ NTK-aware and dynamic NTK scaling, YaRN and Llama 3.1 (with the attention scale 
 plain RoPE and partial RoPE; pass them as ``inv_freq=`` and ``attention_scale=`` to
 :func:`rotary_cos_sin`, :func:`apply_rotary` or :class:`RotaryEmbedding`. It looks each method
 up in :data:`ROTARY_SCALINGS`, an open registry like transformers' ``ROPE_INIT_FUNCTIONS``, of
-functions with the :class:`RotaryScaling` signature.
+functions with the :class:`RotaryScaling` signature; :func:`rotary_scaling_reads` says which
+of the optional arguments each method reads.
 
 Angles are computed in float64 and cast at the end, as in :mod:`posenc.sinusoidal`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -71,6 +74,7 @@ __all__ = [
     "rotary_matrix",
     "rotary_permutation",
     "rotary_quarter_turn",
+    "rotary_scaling_reads",
     "scaled_rotary_frequencies",
 ]
 
@@ -107,9 +111,6 @@ _UNSET: dict[str, float | None] = {
     "seq_len": None,
     "rotary_dim": None,
 }
-
-# the one built-in method that reads an optional argument, for "... is not used" messages
-_ONLY = {"seq_len": "'dynamic'", "rotary_dim": "'partial'"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,9 +195,11 @@ class RotaryScaling(Protocol):
     checked, and ``args`` a :class:`RotaryScalingArgs` holding every other argument, each
     already checked. A method reads the fields it needs, refuses with a ``ValueError`` those
     it needs when they are missing, and returns its frequencies on ``args.device``. It refuses
-    the optional arguments it does not read when they are set if it declares what it reads by
-    calling ``args.refuse_unread(reads)`` (every built-in method does); a method that does not
-    call it gets every field and ignores those it does not read.
+    the optional arguments it does not read when they are set if it declares what it reads:
+    as a ``reads`` attribute, a tuple of names, which :func:`rotary_scaling_reads` returns
+    and :func:`scaled_rotary_frequencies` enforces (every built-in method carries one), or by
+    calling ``args.refuse_unread(reads)``; a method that does neither gets every field,
+    ignores those it does not read, and is taken to read them all.
 
     Args:
         dim: ``d``, channels per head (an even int ``>= 2``).
@@ -226,30 +229,51 @@ def _require(args: RotaryScalingArgs, name: str) -> int:
     return value
 
 
+_Method = Callable[[int, RotaryScalingArgs], tuple[Tensor, float]]
+
+
+def _reading(*reads: str) -> Callable[[_Method], RotaryScaling]:
+    """Declare the optional arguments a built-in method reads, once: the decorated method
+    refuses the others (``args.refuse_unread(reads)``, before its body runs, however it is
+    called) and carries them as its ``reads`` attribute, which :func:`rotary_scaling_reads`
+    returns."""
+
+    def declare(body: _Method) -> RotaryScaling:
+        @functools.wraps(body)
+        def method(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
+            args.refuse_unread(reads)
+            return body(dim, args)
+
+        method.reads = reads  # type: ignore[attr-defined]
+        return method
+
+    return declare
+
+
+@_reading()
 def _plain_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"default"``/``"plain"``: RoPE as trained, ``θ_i = base^{-2i/d}``; reads nothing else."""
-    args.refuse_unread(())
     return sinusoidal_frequencies(dim, base=args.base, device=args.device), 1.0  # [d/2]
 
 
+@_reading("factor")
 def _linear_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"linear"``: position interpolation, ``θ'_i = θ_i / s``."""
-    args.refuse_unread(("factor",))
     theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
     return theta / args.factor, 1.0  # [d/2]
 
 
+@_reading("factor")
 def _ntk_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"ntk"``: NTK-aware scaling, the larger base ``base · s^{d/(d−2)}``."""
-    args.refuse_unread(("factor",))
     base = args.base
     stretched = base * args.factor ** (dim / (dim - 2)) if dim > 2 else base  # d = 2: θ_0 = 1
     return sinusoidal_frequencies(dim, base=stretched, device=args.device), 1.0  # [d/2]
 
 
+@_reading("factor", "original_max_positions", "seq_len")
 def _dynamic_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"dynamic"``: dynamic NTK, a base that grows with ``seq_len`` beyond ``L_0``."""
-    args.refuse_unread(("factor", "original_max_positions", "seq_len"))
     trained = _require(args, "original_max_positions")
     factor, base = args.factor, args.base
     length = max(args.seq_len or trained, trained)
@@ -259,9 +283,9 @@ def _dynamic_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, flo
     return sinusoidal_frequencies(dim, base=base, device=args.device), 1.0  # [d/2]
 
 
+@_reading("factor", "original_max_positions")
 def _yarn_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"yarn"``: YaRN's ramp between ``beta_fast`` and ``beta_slow`` turns, and its scale."""
-    args.refuse_unread(("factor", "original_max_positions"))
     trained = _require(args, "original_max_positions")
     factor, base = args.factor, args.base
 
@@ -279,9 +303,9 @@ def _yarn_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]
     return theta * (1 - ramp) + theta / factor * ramp, scale  # [d/2]
 
 
+@_reading("factor", "original_max_positions")
 def _llama3_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"llama3"``: Llama 3.1's band, kept fast pairs, divided slow ones, blended between."""
-    args.refuse_unread(("factor", "original_max_positions"))
     trained = _require(args, "original_max_positions")
     factor, low, high = args.factor, args.low_freq_factor, args.high_freq_factor
     theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
@@ -293,9 +317,9 @@ def _llama3_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, floa
     return out, 1.0  # [d/2]
 
 
+@_reading("rotary_dim")
 def _partial_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
     """``"partial"``: the frequencies of an ``r``-channel RoPE, then ``(d − r)/2`` zeros."""
-    args.refuse_unread(("rotary_dim",))
     rotated_dim = _require(args, "rotary_dim")
     rotated = sinusoidal_frequencies(rotated_dim, base=args.base, device=args.device)  # [r/2]
     still = torch.zeros((dim - rotated_dim) // 2, dtype=torch.float64, device=rotated.device)
@@ -318,10 +342,84 @@ Like transformers' ``ROPE_INIT_FUNCTIONS``, it is open: ``ROTARY_SCALINGS["mine"
 with ``my_fn(dim, args) -> (inv_freq, attention_scale)`` and ``args`` a
 :class:`RotaryScalingArgs`, makes ``scaled_rotary_frequencies(dim, "mine", ...)`` call ``my_fn``
 (see its example). ``"default"`` (transformers' name) and ``"plain"`` (the book's) are the
-same function. Each built-in method declares the optional arguments it reads in its first
-line, ``args.refuse_unread(reads)``, and so refuses the others wherever it is registered or
-called from.
+same function. Each built-in method declares the optional arguments it reads once, in its
+decorator: it carries them as its ``reads`` attribute (which :func:`rotary_scaling_reads`
+returns) and refuses the others, wherever it is registered or called from. A registered
+function may declare its own ``reads`` the same way, as an attribute; one that does not is
+taken to read them all.
 """
+
+
+def rotary_scaling_reads(method: str) -> tuple[str, ...]:
+    """Return the optional arguments of :func:`scaled_rotary_frequencies` that ``method`` reads.
+
+    .. math::
+
+        \\text{reads}(\\text{method}) \\subseteq
+        \\{s, L_0, L, r\\}
+
+    :func:`scaled_rotary_frequencies` refuses each of the four that is set (``factor != 1``,
+    the others not ``None``) and not in these, so a caller that loops over methods builds each
+    call's keyword arguments from one full set::
+
+        full = {"factor": 8.0, "original_max_positions": 8192, "seq_len": 65536}
+        for method in ("linear", "ntk", "dynamic", "yarn", "llama3"):
+            reads = rotary_scaling_reads(method)
+            kwargs = {k: v for k, v in full.items() if k in reads}
+            inv_freq, scale = scaled_rotary_frequencies(128, method, **kwargs)
+
+    The built-in methods: ``"default"`` and ``"plain"`` read none, ``"linear"`` and ``"ntk"``
+    ``factor``, ``"dynamic"`` ``factor``, ``original_max_positions`` and ``seq_len``,
+    ``"yarn"`` and ``"llama3"`` ``factor`` and ``original_max_positions``, ``"partial"``
+    ``rotary_dim``; each declares them once, and its own refusals use the same declaration. A
+    method a user registered in :data:`ROTARY_SCALINGS` declares what it reads by carrying a
+    ``reads`` attribute, a tuple of some of the four names (``fn.reads = ("factor",)``), and
+    :func:`scaled_rotary_frequencies` then refuses the others; a registered method without
+    one reads all four (none is refused for it, and all four are returned). The other
+    arguments (``base``, ``beta_fast``, ``beta_slow``, ``low_freq_factor``,
+    ``high_freq_factor``, ``device``) have defaults that every method accepts, and are never
+    refused.
+
+    Args:
+        method: a key of :data:`ROTARY_SCALINGS`, as in :func:`scaled_rotary_frequencies`.
+
+    Returns:
+        The names the method reads, a tuple of some of ``"factor"``,
+        ``"original_max_positions"``, ``"seq_len"`` and ``"rotary_dim"``, in that order.
+
+    Shapes:
+        none: names.
+
+    Matches: transformers 5.23.0 `modeling_rope_utils.py`, whose ``ROPE_INIT_FUNCTIONS``
+    read from the config only the ``rope_parameters`` of their ``rope_type`` (and whose
+    ``_validate_*_rope_parameters`` list each type's ``required_keys`` and
+    ``optional_keys``); here ``original_max_positions`` is
+    ``original_max_position_embeddings``, ``rotary_dim / dim`` ``partial_rotary_factor``.
+    """
+    method = check_choice("method", method, tuple(ROTARY_SCALINGS))
+    reads = getattr(ROTARY_SCALINGS[method], "reads", None)
+    if reads is None:
+        return tuple(_UNSET)
+    what = f"ROTARY_SCALINGS[{method!r}].reads"
+    if not isinstance(reads, tuple):
+        raise TypeError(f"{what} must be a tuple of names, got {type(reads).__name__}")
+    if not set(reads) <= set(_UNSET):
+        raise ValueError(f"{what} must name some of {tuple(_UNSET)}, got {reads!r}")
+    return tuple(name for name in _UNSET if name in reads)
+
+
+def _sole_readers() -> dict[str, str]:
+    """For each optional argument read by one built-in method only, that method's name
+    (quoted), for the hint of the "... is not used" messages."""
+    readers = {
+        name: [m for m in ROTARY_SCALINGS if name in rotary_scaling_reads(m)] for name in _UNSET
+    }
+    return {name: repr(methods[0]) for name, methods in readers.items() if len(methods) == 1}
+
+
+# the one built-in method that reads an optional argument (seq_len: 'dynamic', rotary_dim:
+# 'partial'), from the declarations, before any user registers a method
+_ONLY = _sole_readers()
 
 
 def _check_scaling_result(method: str, dim: int, result: object) -> tuple[Tensor, float]:
@@ -407,7 +505,8 @@ def scaled_rotary_frequencies(
       methods are applied to a model trained with plain frequencies.
 
     A built-in method refuses the arguments it does not read when they are set (``factor !=
-    1``, ``original_max_positions``, ``seq_len`` or ``rotary_dim`` not ``None``). Only YaRN
+    1``, ``original_max_positions``, ``seq_len`` or ``rotary_dim`` not ``None``);
+    :func:`rotary_scaling_reads` names those it reads. Only YaRN
     returns an attention scale other than 1; pass it with the frequencies as
     ``apply_rotary(x, inv_freq=..., attention_scale=...)``, which multiplies the cosine and
     sine tables by it (so each logit of a rotated query and key grows by its square, as in
@@ -417,18 +516,20 @@ def scaled_rotary_frequencies(
     function of the :class:`RotaryScaling` signature, ``fn(dim, args)``: ``args`` is a
     :class:`RotaryScalingArgs` holding every other argument, already checked, and what the
     function returns is checked in turn. The function gets the built-in methods' refusal of
-    the optional arguments it does not read only if it declares what it reads by calling
-    ``args.refuse_unread(reads)``; otherwise it ignores them:
+    the optional arguments it does not read only if it declares what it reads, as its
+    ``reads`` attribute (then :func:`rotary_scaling_reads` returns them too) or by calling
+    ``args.refuse_unread(reads)`` itself; otherwise it ignores them, and
+    :func:`rotary_scaling_reads` says it reads them all:
 
     .. code-block:: python
 
         from posenc.sinusoidal import sinusoidal_frequencies
 
         def halved(dim, args):
-            args.refuse_unread(())  # reads none of factor, original_max_positions, ...
             theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
             return theta / 2, 1.0
 
+        halved.reads = ()  # reads none of factor, original_max_positions, ...
         ROTARY_SCALINGS["halved"] = halved
         inv_freq, scale = scaled_rotary_frequencies(64, "halved")
 
@@ -502,6 +603,7 @@ def scaled_rotary_frequencies(
             f"ROTARY_SCALINGS[{method!r}] must be a function (see RotaryScaling), "
             f"got {type(scaling).__name__} {scaling!r}"
         )
+    reads = rotary_scaling_reads(method)
     args = RotaryScalingArgs(
         method=method,
         base=base,
@@ -515,6 +617,7 @@ def scaled_rotary_frequencies(
         high_freq_factor=high_freq_factor,
         device=device,
     )
+    args.refuse_unread(reads)  # its declaration's refusals, for a registered method too
     return _check_scaling_result(method, dim, scaling(dim, args))
 
 

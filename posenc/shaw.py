@@ -27,14 +27,15 @@ import torch
 from torch import Tensor, nn
 
 from ._checks import (
+    broadcast_shape,
     check_bool,
     check_float_tensor,
     check_heads,
     check_int,
     check_mask,
     check_same_dtype,
-    check_shaw_inputs,
     check_state_dict_tables,
+    check_tensor,
 )
 from .attention import masked_softmax
 
@@ -83,6 +84,74 @@ def shaw_relative_index(
     i = torch.arange(n_q, device=device)[:, None]  # [n_q, 1]
     j = torch.arange(n_k, device=device)[None, :]  # [1, n_k]
     return (j - i).clamp(-k, k) + k  # [n_q, n_k]
+
+
+def _check_shaw_inputs(
+    q: Tensor, k: Tensor, v: Tensor, rel_k: Tensor, rel_v: Tensor, mask: Tensor | None
+) -> tuple[int, tuple[int, ...]]:
+    """Check the inputs of Shaw attention: types, dtypes, devices and shapes.
+
+    ``q [..., n_q, d]``, ``k [..., n_k, d]``, ``v [..., n_k, d_v]``, the tables
+    ``rel_k [2k+1, d]`` and ``rel_v [2k+1, d_v]`` and an optional boolean ``mask`` that
+    broadcasts to ``[..., n_q, n_k]``. Returns the clipping distance (read from the table
+    length) and the broadcast batch shape of ``q``, ``k``, ``v`` and ``mask``.
+
+    :func:`shaw_attention` calls it, and so does the book's written-out reference
+    (``book.demos.shaw.shaw_attention_reference``), which must refuse exactly what this
+    function refuses, with the same messages.
+    """
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_float_tensor(name, t)
+        if t.ndim < 2:
+            raise ValueError(
+                f"{name} must have at least 2 dimensions [..., n, d], got {tuple(t.shape)}"
+            )
+    check_float_tensor("rel_k", rel_k, ndim=2)
+    check_float_tensor("rel_v", rel_v, ndim=2)
+    check_same_dtype(q=q, k=k, v=v, rel_k=rel_k, rel_v=rel_v)
+    devices = {t.device for t in (q, k, v, rel_k, rel_v)}
+    if mask is not None:
+        check_tensor("mask", mask)
+        devices.add(mask.device)
+    if len(devices) > 1:
+        each = ", ".join(
+            f"{name} {t.device}"
+            for name, t in (("q", q), ("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v))
+        )
+        extra = f", mask {mask.device}" if mask is not None else ""
+        raise ValueError(f"q, k, v, rel_k, rel_v and mask must be on one device, got {each}{extra}")
+    if q.shape[-1] == 0:
+        raise ValueError(f"q must have at least one channel, got shape {tuple(q.shape)}")
+    if k.shape[-2] == 0:
+        raise ValueError(f"k must have at least one key position, got shape {tuple(k.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must share their last dimension, got {q.shape[-1]} and {k.shape[-1]}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must have the same number of positions, got {k.shape[-2]} and {v.shape[-2]}"
+        )
+    length = rel_k.shape[0]
+    if length % 2 == 0:
+        raise ValueError(
+            f"rel_k must have an odd number of rows 2k+1 (distances -k..k), got {length}"
+        )
+    if rel_v.shape[0] != length:
+        raise ValueError(f"rel_v must have as many rows as rel_k ({length}), got {rel_v.shape[0]}")
+    if rel_k.shape[1] != q.shape[-1]:
+        raise ValueError(f"rel_k must have q's {q.shape[-1]} channels, got {rel_k.shape[1]}")
+    if rel_v.shape[1] != v.shape[-1]:
+        raise ValueError(f"rel_v must have v's {v.shape[-1]} channels, got {rel_v.shape[1]}")
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    mask_batch = tuple(mask.shape[:-2]) if mask is not None and mask.ndim > 2 else ()
+    shapes = [tuple(t.shape[:-2]) for t in (q, k, v)] + [mask_batch]
+    batch = broadcast_shape(*shapes)
+    if batch is None:
+        raise ValueError(f"the batch dimensions of q, k, v and mask must broadcast, got {shapes}")
+    if mask is not None:
+        check_mask("mask", mask, (*batch, n_q, n_k))
+    return (length - 1) // 2, batch
 
 
 def shaw_attention(
@@ -147,7 +216,7 @@ def shaw_attention(
         raise TypeError(f"strategy must be one of {_STRATEGIES}, got {type(strategy).__name__}")
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
-    max_k, batch = check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
+    max_k, batch = _check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
     n_q, n_k, d, d_v = q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1]
     b = math.prod(batch)
     q = q.expand(*batch, n_q, d).reshape(b, n_q, d)  # [B, n_q, d]

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from book._checks import check_permutation
 from posenc._checks import (
     broadcast_shape,
     check_bool,
     check_float_tensor,
     check_int,
-    check_permutation,
     check_positive_float,
     check_same_device,
     check_same_dtype,

@@ -21,7 +21,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from posenc._checks import check_int, check_pair, check_values
+from book._checks import check_values
+from posenc._checks import check_int, check_pair
 from posenc.window_v2 import ContinuousPositionBias
 
 __all__ = [

@@ -15,7 +15,7 @@ import math
 import torch
 from torch import Tensor
 
-from posenc._checks import check_finite, check_float_tensor
+from book._checks import check_table
 
 __all__ = [
     "adjacent_distances",
@@ -23,12 +23,6 @@ __all__ = [
     "magnitude_ratio",
     "pairwise_distances",
 ]
-
-
-def _check_table(name: str, table: object) -> Tensor:
-    """A finite floating-point ``[n, d]`` table (integer, bool and complex tables refused)."""
-    check_float_tensor(name, table, ndim=2)
-    return check_finite(name, table)
 
 
 def adjacent_distances(encoding: Tensor) -> Tensor:
@@ -50,7 +44,7 @@ def adjacent_distances(encoding: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    _check_table("encoding", encoding)
+    check_table("encoding", encoding)
     if encoding.shape[0] < 2:
         raise ValueError(f"encoding must have at least 2 rows (positions), got {encoding.shape[0]}")
     table = encoding.detach().to(torch.float64)  # [n, d]
@@ -78,8 +72,8 @@ def magnitude_ratio(encoding: Tensor, embeddings: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    _check_table("encoding", encoding)
-    _check_table("embeddings", embeddings)
+    check_table("encoding", encoding)
+    check_table("embeddings", embeddings)
     n, d = embeddings.shape
     if encoding.shape[0] != n or encoding.shape[1] not in (1, d):
         raise ValueError(
@@ -111,7 +105,7 @@ def pairwise_distances(encoding: Tensor) -> Tensor:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    _check_table("encoding", encoding)
+    check_table("encoding", encoding)
     table = encoding.detach().to(torch.float64)  # [n, d]
     return torch.cdist(table, table, compute_mode="donot_use_mm_for_euclid_dist")  # [n, n]
 
@@ -135,7 +129,7 @@ def closest_distinct_pair(encoding: Tensor) -> tuple[int, int, float]:
     Shapes:
         ``n``: positions, ``d``: channels.
     """
-    _check_table("encoding", encoding)
+    check_table("encoding", encoding)
     n = encoding.shape[0]
     if n < 2:
         raise ValueError(f"encoding must have at least 2 rows (positions), got {n}")

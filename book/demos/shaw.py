@@ -19,10 +19,18 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from posenc._checks import check_int, check_shaw_inputs
+from posenc._checks import check_int
 from posenc._threads import torch_threads
 from posenc.attention import masked_softmax
-from posenc.shaw import _BLOCK_ELEMENTS, shaw_attention, shaw_relative_index
+
+# _check_shaw_inputs is posenc's own: the reference must refuse exactly what shaw_attention
+# refuses, with the same messages (tests/posenc/test_shaw.py holds the shared assertions).
+from posenc.shaw import (
+    _BLOCK_ELEMENTS,
+    _check_shaw_inputs,
+    shaw_attention,
+    shaw_relative_index,
+)
 
 __all__ = ["shaw_attention_reference", "shaw_attention_timings", "shaw_intermediate_bytes"]
 
@@ -195,7 +203,7 @@ def shaw_attention_reference(
 
     Matches: Shaw et al. (2018), eq. (3)-(4), term by term.
     """
-    max_k, _ = check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
+    max_k, _ = _check_shaw_inputs(q, k, v, rel_k, rel_v, mask)
     n_q, n_k, d = q.shape[-2], k.shape[-2], q.shape[-1]
     idx = shaw_relative_index(max(n_q, 1), n_k, max_k, device=q.device)[:n_q]  # [n_q, n_k]
     a_k = rel_k[idx]  # [n_q, n_k, d]

@@ -25,7 +25,7 @@ from book.toy.baseline import frequency_guess_position_accuracy
 from book.toy.model import TinyTransformer, ToyAttention
 from book.toy.probes import toy_position_accuracy
 from book.toy.tasks import TASKS, Task
-from book.toy.training import _length_range, _stop_rule, train_toy
+from book.toy.training import length_range, stop_rule, train_toy
 from posenc._checks import check_bool, check_int, check_positive_float
 from posenc._threads import torch_threads
 
@@ -261,7 +261,7 @@ def length_generalisation(
     Returns:
         a :class:`LengthResults`.
     """
-    lo, hi = _length_range(train_lengths)
+    lo, hi = length_range(train_lengths)
     if isinstance(encodings, Mapping):
         if model_options:
             raise ValueError(
@@ -302,7 +302,7 @@ def length_generalisation(
     num_sequences = check_int("num_sequences", num_sequences)
     test_seed = check_int("test_seed", test_seed, minimum=0)
     progress = check_bool("progress", progress)
-    stop = _stop_rule(stop_loss, stop_window)
+    stop = stop_rule(stop_loss, stop_window)
 
     results = LengthResults(
         task=task,

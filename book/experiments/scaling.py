@@ -26,10 +26,10 @@ from book.experiments.results import _Progress
 from book.toy.model import TinyTransformer
 from book.toy.probes import toy_position_accuracy
 from book.toy.tasks import TASKS, Task
-from book.toy.training import _length_range, _stop_rule, train_toy
+from book.toy.training import length_range, stop_rule, train_toy
 from posenc._checks import check_bool, check_choice, check_int, check_positive_float
 from posenc._threads import torch_threads
-from posenc.rotary import RotaryEmbedding, scaled_rotary_frequencies
+from posenc.rotary import RotaryEmbedding, rotary_scaling_reads, scaled_rotary_frequencies
 
 __all__ = ["STRETCH_METHODS", "StretchResults", "rope_stretching", "stretch_toy_rotary"]
 
@@ -264,14 +264,14 @@ def rope_stretching(
         raise ValueError(f"methods must not repeat a method, got {methods!r}")
     if not isinstance(task, str) or task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
-    lo, hi = _length_range(train_lengths)
+    lo, hi = length_range(train_lengths)
     factor = check_positive_float("factor", factor)
     if factor <= 1:
         raise ValueError(f"factor must be > 1 (how many times longer), got {factor}")
     long = round(factor * hi)
     steps = check_int("steps", steps)
     finetune_steps = check_int("finetune_steps", finetune_steps)
-    stop = _stop_rule(stop_loss, stop_window)
+    stop = stop_rule(stop_loss, stop_window)
     if stop is None:  # the fine-tunes need a stopping rule
         raise ValueError("stop_loss must be a positive number here, got None")
     seed = check_int("seed", seed, minimum=0)
@@ -302,15 +302,10 @@ def rope_stretching(
     )
 
     def frequencies(method: str, n: int) -> tuple[Tensor, float]:
-        needs_length = method in ("dynamic", "yarn", "llama3")
-        return scaled_rotary_frequencies(
-            head_dim,
-            method,
-            base=base,
-            factor=1.0 if method == "plain" else factor,
-            original_max_positions=hi if needs_length else None,
-            seq_len=n if method == "dynamic" else None,
-        )
+        full = {"factor": factor, "original_max_positions": hi, "seq_len": n}
+        reads = rotary_scaling_reads(method)
+        kwargs = {"base": base} | {k: v for k, v in full.items() if k in reads}
+        return scaled_rotary_frequencies(head_dim, method, **kwargs)  # type: ignore[arg-type]
 
     def test(net: TinyTransformer, method: str, stage: str) -> None:
         results.accuracy[method][stage] = {}

@@ -6,16 +6,10 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.absolute_2d import absolute_2d_explorer_figure
-from posenc._checks import (
-    check_base,
-    check_choice,
-    check_defaults,
-    check_int,
-    check_multiple,
-    check_values,
-)
+from posenc._checks import check_base, check_choice, check_int, check_multiple
 
 __all__ = ["absolute_2d_explorer"]
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.alibi import alibi_explorer_figure
-from posenc._checks import check_defaults, check_int, check_values
+from posenc._checks import check_int
 
 __all__ = ["alibi_explorer"]
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_permutation, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.attention import SENTENCE, shuffle_attention_figure
-from posenc._checks import check_even, check_int, check_permutation, check_values
+from posenc._checks import check_even, check_int
 
 __all__ = ["SHUFFLES", "permutation_explorer"]
 

@@ -33,8 +33,9 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults
 from book.figures.png import palette_png, png_size
-from posenc._checks import check_defaults, check_int
+from posenc._checks import check_int
 
 __all__ = ["Control", "Explorer", "explorer"]
 

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from book._checks import check_text
 from book.explorers.explorer import Explorer, explorer
-from book.figures._base import check_text
 from book.figures.learned import snapshot_figure
 from posenc._checks import check_finite, check_float_tensor, check_int, check_real
 

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.numeric import ENCODINGS, numeric_codes_figure
-from posenc._checks import check_int, check_positive_float, check_values
+from posenc._checks import check_int, check_positive_float
 
 __all__ = ["numeric_explorer"]
 

@@ -6,17 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.rotary import rotary_explorer_figure, rotary_stretch_explorer_figure
-from posenc._checks import (
-    check_base,
-    check_choice,
-    check_defaults,
-    check_even,
-    check_int,
-    check_real,
-    check_values,
-)
+from posenc._checks import check_base, check_choice, check_even, check_int, check_real
 
 __all__ = ["rotary_explorer", "rotary_stretch_explorer"]
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.rotary_nd import rotary_grid_figure
-from posenc._checks import check_defaults, check_pair, check_values
+from posenc._checks import check_pair
 
 __all__ = ["rotary_grid_explorer"]
 

@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import NAMED_POSITIONS, check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
-from book.figures._base import NAMED_POSITIONS
 from book.figures.shaw import shaw_index_figure
-from posenc._checks import check_choice, check_defaults, check_int, check_values
+from posenc._checks import check_choice, check_int
 
 __all__ = ["shaw_index_explorer"]
 
@@ -18,7 +18,7 @@ def shaw_index_explorer(
     lengths: Sequence[int] = (8, 16, 32),
     distances: Sequence[int] = (0, 1, 2, 4, 8),
     *,
-    queries: Sequence[str] | None = None,
+    queries: Sequence[str | int] | None = None,
     defaults: Mapping[str, object] | None = None,
 ) -> Explorer:
     """Explore the index ``I_ij = clip(j − i, −k, k) + k`` and one query's key bias.
@@ -31,8 +31,9 @@ def shaw_index_explorer(
     Args:
         lengths: values of the ``n`` control (sequence length).
         distances: values of the ``k`` control (clipping distance, ``<= 32``).
-        queries: values of an optional ``query`` control (``"first"``, ``"middle"``,
-            ``"last"``); ``None`` (default) shows the middle query and no such control, which
+        queries: values of an optional ``query`` control: ``"first"``, ``"middle"``,
+            ``"last"`` (a place comparable at every ``n``), or a position below the shortest
+            of ``lengths``; ``None`` (default) shows the middle query and no such control, which
             keeps the number of pre-rendered figures (and the build time) down.
         defaults: initial values by control name (default ``n=16, k=2, query="middle"`` when
             offered).
@@ -46,8 +47,17 @@ def shaw_index_explorer(
     distances = check_values("distances", distances, lambda name, v: check_int(name, v, minimum=0))
     controls: dict[str, list[object]] = {"n": lengths, "k": distances}
     if queries is not None:
-        names = tuple(NAMED_POSITIONS)  # a named place, comparable at every n
-        controls["query"] = check_values("queries", queries, lambda q, v: check_choice(q, v, names))
+        shortest = min(lengths)
+
+        def check_query(name: str, query: object) -> str | int:
+            if isinstance(query, str):  # a named place, comparable at every n
+                return check_choice(name, query, tuple(NAMED_POSITIONS))
+            position = check_int(name, query, minimum=0)
+            if position >= shortest:
+                raise ValueError(f"{name} must be < n = {shortest} (every n shown), got {position}")
+            return position
+
+        controls["query"] = check_values("queries", queries, check_query)
     given = check_defaults(defaults)
     chosen = {"n": 16, "k": 2, "query": "middle"}
     start = {
@@ -57,7 +67,7 @@ def shaw_index_explorer(
     }
     start.update(given)
 
-    def render(n: int, k: int, query: str = "middle") -> Figure:
+    def render(n: int, k: int, query: str | int = "middle") -> Figure:
         return shaw_index_figure(n, k, query=query)
 
     return explorer(

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.t5 import t5_explorer_figure
-from posenc._checks import check_defaults, check_even, check_int, check_values
+from posenc._checks import check_even, check_int
 
 __all__ = ["t5_explorer"]
 

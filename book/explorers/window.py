@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.explorers.explorer import Explorer, explorer
 from book.figures.window import CONVENTIONS, QUERY_NAMES, window_bias_figure
-from posenc._checks import check_defaults, check_pair, check_values
+from posenc._checks import check_pair
 
 __all__ = ["window_bias_explorer"]
 

@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
+from book._checks import check_defaults, check_values
 from book.demos.window import spread_key_step
 from book.explorers.explorer import Explorer, explorer
 from book.figures.window_3d import frame_offset_figure
-from posenc._checks import check_choice, check_defaults, check_int, check_pair, check_values
+from posenc._checks import check_choice, check_int, check_pair
 
 __all__ = ["window_3d_explorer"]
 

@@ -8,10 +8,11 @@ from functools import lru_cache
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from book._checks import check_defaults, check_values
 from book.demos.grids import window_bias_transfer
 from book.explorers.explorer import Explorer, explorer
 from book.figures.window_v2 import continuous_bias_figure
-from posenc._checks import check_defaults, check_int, check_values
+from posenc._checks import check_int
 
 __all__ = ["continuous_bias_explorer"]
 

@@ -77,7 +77,7 @@ def mathjax_source() -> Path:
 # The packages the chapters' kernels import: their outputs depend on them besides the code
 # cells. The build's own code (Sphinx extensions, tools) is imported by no chapter.
 EXECUTED_PACKAGES = ("posenc", "book")
-NOT_EXECUTED = ("book/ext/", "book/tools/")
+NOT_EXECUTED = ("book/ext/", "book/tools/", "book/__main__.py")
 
 
 def executed_packages() -> list[Path]:

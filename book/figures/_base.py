@@ -25,6 +25,7 @@ from matplotlib.image import AxesImage
 from matplotlib.ticker import MaxNLocator
 from torch import Tensor
 
+from book._checks import NAMED_POSITIONS, check_text
 from book.figures._labels import relabel
 from book.figures.png import palette_png, png_size
 from posenc._checks import check_bool, check_int, check_positive_float, check_real
@@ -34,12 +35,10 @@ __all__ = [
     "DIVERGING",
     "MAX_WIDTH",
     "MIN_FONT_SIZE",
-    "NAMED_POSITIONS",
     "PAD_INCHES",
     "SEQUENTIAL",
     "UNDEFINED",
     "as_colormap",
-    "check_text",
     "fit_column",
     "grey_undefined",
     "heatmap",
@@ -94,27 +93,6 @@ def _positive_pair(name: str, value: object, *, allow_zero: bool = False) -> tup
         check_real(f"{name}[0]", value[0], minimum=0, inclusive=allow_zero),
         check_real(f"{name}[1]", value[1], minimum=0, inclusive=allow_zero),
     )
-
-
-def check_text(name: str, value: object, *, optional: bool = False) -> str | None:
-    """Return ``value`` after checking it is a ``str`` (or ``None``, with ``optional``).
-
-    For the texts a figure draws (titles, labels): anything else would be drawn as its
-    ``repr`` or fail inside matplotlib, far from the call.
-
-    Args:
-        name: the argument's name in error messages.
-        value: the text to check.
-        optional: whether ``None`` (the argument's default: no text, or a text of the
-            figure's own) is allowed.
-
-    Returns:
-        ``value``.
-    """
-    if isinstance(value, str) or (optional and value is None):
-        return value
-    kind = "a string or None" if optional else "a string"
-    raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {value!r}")
 
 
 def new_figure(
@@ -386,10 +364,6 @@ def inset_colorbar(
     return cbar
 
 
-NAMED_POSITIONS = {"first": 0.0, "middle": 0.5, "last": 1.0}
-"""Named places in a sequence, as fractions of its length, for the explorers' query controls."""
-
-
 def sequence_position(query: str | int, n: int, *, name: str = "query") -> int:
     """Resolve ``"first"``, ``"middle"``, ``"last"`` or a position to an index in ``0..n−1``.
 
@@ -397,7 +371,7 @@ def sequence_position(query: str | int, n: int, *, name: str = "query") -> int:
     the length an explorer shows.
 
     Args:
-        query: a name among :data:`NAMED_POSITIONS` or a position ``0 … n − 1``.
+        query: a name among :data:`book._checks.NAMED_POSITIONS` or a position ``0 … n − 1``.
         n: the length of the sequence (``>= 1``).
         name: the argument's name in error messages (e.g. ``"highlight"``).
 

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
+from book._checks import check_values
 from book.demos.absolute_2d import (
     position_similarity_map,
     resampling_error_map,
@@ -32,7 +33,7 @@ from book.figures._base import (
     table_image,
     to_numpy,
 )
-from posenc._checks import check_bool, check_int, check_multiple, check_pair, check_values
+from posenc._checks import check_bool, check_int, check_multiple, check_pair
 from posenc.absolute_2d import (
     detr_sine_encoding,
     sinusoidal_2d_channel_permutation,

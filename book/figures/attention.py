@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from torch import Tensor
 
+from book._checks import check_permutation, check_values
 from book.demos.attention import (
     LOGIT_TERMS,
     absolute_logit_terms,
@@ -29,7 +30,7 @@ from book.demos.attention import (
     toy_attention_layer,
 )
 from book.figures._base import fit_column, heatmap, inset_colorbar, new_figure, to_numpy
-from posenc._checks import check_bool, check_even, check_int, check_permutation, check_values
+from posenc._checks import check_bool, check_even, check_int
 from posenc._threads import torch_threads
 from posenc.sinusoidal import sinusoidal_encoding
 

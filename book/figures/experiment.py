@@ -20,8 +20,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 from torch import Tensor
 
+from book._checks import check_text
 from book.experiments.results import LengthResults
-from book.figures._base import check_text, fit_column, new_figure, panel_grid, to_numpy
+from book.figures._base import fit_column, new_figure, panel_grid, to_numpy
 from book.toy.model import TinyTransformer
 from book.toy.probes import toy_rotary_pair_logits
 from posenc._checks import check_int, check_tensor

@@ -17,10 +17,10 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import Bbox, TransformedBbox
 from torch import Tensor
 
+from book._checks import check_table, check_text
 from book.demos.learned import cosine_similarity_matrix
 from book.figures._base import (
     DIVERGING,
-    check_text,
     fit_column,
     grey_undefined,
     heatmap,
@@ -30,25 +30,12 @@ from book.figures._base import (
 )
 from posenc._checks import (
     check_bool,
-    check_finite,
-    check_float_tensor,
     check_int,
     check_positive_float,
     check_real,
 )
 
 __all__ = ["similarity_heatmap", "snapshot_figure", "trained_table_figure"]
-
-
-def _check_table(name: str, table: object) -> Tensor:
-    """Refuse anything but a finite, non-empty, real floating ``[n, d]`` table."""
-    check_float_tensor(name, table, ndim=2)
-    if table.numel() == 0:
-        raise ValueError(
-            f"{name} must have at least one row and one column, got shape {tuple(table.shape)}"
-        )
-    check_finite(name, table)
-    return table
 
 
 def _check_train_length(train_length: object) -> int | None:
@@ -108,7 +95,7 @@ def similarity_heatmap(
     Returns:
         the ``AxesImage``.
     """
-    _check_table("table", table)
+    check_table("table", table, allow_empty=False)
     train_length = _check_train_length(train_length)
     title = check_text("title", title)
     colorbar = check_bool("colorbar", colorbar)
@@ -205,7 +192,7 @@ def snapshot_figure(
         a ``Figure`` with two axes (table, similarity), or three with ``losses``; the two
         colour bars are drawn on the figure itself, not as axes.
     """
-    _check_table("table", table)
+    check_table("table", table, allow_empty=False)
     train_length = _check_train_length(train_length)
     if vmax is not None:
         vmax = check_positive_float("vmax", vmax)
@@ -316,10 +303,10 @@ def trained_table_figure(
     Returns:
         a ``Figure`` with two or three panels.
     """
-    _check_table("trained", trained)
-    _check_table("initial", initial)
+    check_table("trained", trained, allow_empty=False)
+    check_table("initial", initial, allow_empty=False)
     if reference is not None:
-        _check_table("reference", reference)
+        check_table("reference", reference, allow_empty=False)
     reference_title = check_text("reference_title", reference_title)
     if trained.shape != initial.shape:
         raise ValueError(

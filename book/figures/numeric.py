@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from book._checks import check_values
 from book.demos.numeric import adjacent_distances, closest_distinct_pair, pairwise_distances
 from book.figures._base import (
     fit_column,
@@ -17,7 +18,7 @@ from book.figures._base import (
     new_figure,
     to_numpy,
 )
-from posenc._checks import check_int, check_positive_float, check_values
+from posenc._checks import check_int, check_positive_float
 from posenc.numeric import numeric_encoding, periodic_encoding
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]

@@ -25,6 +25,7 @@ from matplotlib.patches import Arc
 from matplotlib.ticker import NullLocator
 from torch import Tensor
 
+from book._checks import check_values
 from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
 from book.figures._base import fit_column, heatmap, new_figure, to_numpy
 from posenc._checks import (
@@ -38,10 +39,15 @@ from posenc._checks import (
     check_pair,
     check_real,
     check_tensor,
-    check_values,
 )
 from posenc.attention import attention_weights, causal_mask
-from posenc.rotary import apply_rotary, rotary_angles, rotary_permutation, scaled_rotary_frequencies
+from posenc.rotary import (
+    apply_rotary,
+    rotary_angles,
+    rotary_permutation,
+    rotary_scaling_reads,
+    scaled_rotary_frequencies,
+)
 from posenc.sinusoidal import sinusoidal_frequencies
 
 __all__ = [
@@ -700,15 +706,14 @@ def _stretch_frequencies(
     rotary_dim: int,
 ) -> np.ndarray:
     """One method's frequencies for the stretch figures (``"dynamic"`` at ``s·L_0``)."""
-    kwargs: dict[str, object] = {"base": base}
-    if method in ("linear", "ntk", "dynamic", "yarn", "llama3"):
-        kwargs["factor"] = factor
-    if method in ("dynamic", "yarn", "llama3"):
-        kwargs["original_max_positions"] = original_max_positions
-    if method == "dynamic":
-        kwargs["seq_len"] = round(factor * original_max_positions)
-    if method == "partial":
-        kwargs["rotary_dim"] = rotary_dim
+    full: dict[str, object] = {
+        "factor": factor,
+        "original_max_positions": original_max_positions,
+        "seq_len": round(factor * original_max_positions),
+        "rotary_dim": rotary_dim,
+    }
+    reads = rotary_scaling_reads(method)
+    kwargs = {"base": base} | {name: value for name, value in full.items() if name in reads}
     inv_freq, _ = scaled_rotary_frequencies(dim, method, **kwargs)  # type: ignore[arg-type]
     return inv_freq.numpy()  # [d/2]
 

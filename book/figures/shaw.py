@@ -20,9 +20,10 @@ from matplotlib.colors import Colormap, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from book._checks import check_values
 from book.demos.shaw import shaw_intermediate_bytes
 from book.figures._base import fit_column, new_figure, sequence_position
-from posenc._checks import check_int, check_positive_float, check_real, check_values
+from posenc._checks import check_int, check_positive_float, check_real
 from posenc.shaw import shaw_relative_index
 
 __all__ = [

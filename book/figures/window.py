@@ -28,9 +28,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
+from book._checks import check_values
 from book.figures._base import DIVERGING, MAX_WIDTH, MIN_FONT_SIZE, fit_column, signed_label
 from book.figures._grid import Highlights, draw_labels, draw_number_grid, inch_canvas, outline_cells
-from posenc._checks import check_int, check_pair, check_values
+from posenc._checks import check_int, check_pair
 from posenc.window import SwinRelativePositionBias, relative_position_index, shifted_window_mask
 
 __all__ = [

@@ -22,6 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from book._checks import check_values
 from book.demos.window import frame_offset_counts, rstt_key_frames
 from book.figures._base import (
     MAX_WIDTH,
@@ -32,7 +33,7 @@ from book.figures._base import (
     signed_label,
 )
 from book.figures._grid import draw_label, draw_labels, draw_number_grid, inch_canvas, outline_cells
-from posenc._checks import check_int, check_pair, check_values
+from posenc._checks import check_int, check_pair
 from posenc.window import relative_offsets, relative_position_index, relative_table_size
 
 __all__ = [

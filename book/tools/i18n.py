@@ -12,7 +12,7 @@ MyST Markdown (Sphinx's gettext builder extracts them; ``python -m book build --
 ``update`` extracts the English text again and merges it into every catalogue with
 ``sphinx-intl``: a new paragraph arrives untranslated, an edited one is marked fuzzy with its
 old translation kept as a draft, a deleted one is dropped. ``make test`` fails while any entry
-is untranslated or fuzzy (tests/test_i18n.py), or while the catalogues differ from a fresh
+is untranslated or fuzzy (tests/book/tools/test_i18n.py), or while the catalogues differ from a fresh
 extraction (``stale``, after the build). The user-interface words that the book's own extensions add to pages
 (deck and handout links, the quiz's buttons, the language switch) are in ``book_ui.po``, and
 the explorers' titles and control names (read from the English build's executed notebooks)

@@ -236,6 +236,7 @@ BASELINES: dict[str, Examples] = {
     "posenc.rotary.rotary_matrix": lambda: {"position": 3.0, "dim": 8},
     "posenc.rotary.rotary_permutation": lambda: {"dim": 8, "num_heads": 2},
     "posenc.rotary.rotary_quarter_turn": lambda: {"x": randn(2, 5, 8)},
+    "posenc.rotary.rotary_scaling_reads": lambda: {"method": "dynamic"},
     "posenc.rotary.scaled_rotary_frequencies": lambda: [
         {"dim": 8, "method": "yarn", "factor": 4.0, "original_max_positions": 64},
         {"dim": 8, "method": "partial", "rotary_dim": 4},
@@ -679,6 +680,10 @@ ALLOWED: dict[str, tuple[tuple[str, ...], str]] = {
     "*:query_offset": (("0", "-1"), "any int: where the queries start among the keys"),
     "*:offset": (("0", "-1", "0.0", "-1.0"), "an offset between two positions: any number"),
     "posenc.rotary.rotary_matrix:position": (("0.0", "-1.0"), "a position: any real number"),
+    "book.explorers.shaw.shaw_index_explorer:queries": (
+        ("(0, ...)",),
+        "a query is a named place or a position below the shortest length: 0 is the first",
+    ),
     "posenc.rotary.apply_rotary:positions": (
         ("int64 tensor", "wrong ndim"),
         "integer positions are positions; [..., n] positions broadcast against x (documented)",

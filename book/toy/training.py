@@ -21,7 +21,7 @@ from book.toy.tasks import IGNORE_INDEX, Task, toy_batch
 from posenc._checks import check_int, check_positive_float, check_real
 from posenc._threads import torch_threads
 
-__all__ = ["Adam", "ToyRun", "train_toy"]
+__all__ = ["Adam", "ToyRun", "length_range", "stop_rule", "train_toy"]
 
 
 class Adam:
@@ -190,7 +190,7 @@ def train_toy(
     if wanted and record is None:
         raise ValueError("record_steps needs a record function")
     seed = check_int("seed", seed, minimum=0)
-    lengths = _length_range(length)
+    lengths = length_range(length)
     toy_batch(task, batch_size, lengths[0], vocab_size=model.vocab_size, k=k)  # check arguments now
     _check_fits(model, lengths[1], "length")
     generator = torch.Generator().manual_seed(seed)
@@ -208,7 +208,7 @@ def train_toy(
         raise TypeError(f"on_step must be callable or None, got {type(on_step).__name__}")
     if record is not None and not callable(record):
         raise TypeError(f"record must be callable or None, got {type(record).__name__}")
-    stop = _stop_rule(stop_loss, stop_window)
+    stop = stop_rule(stop_loss, stop_window)
     with torch_threads(num_threads):
         _train_loop(
             model,
@@ -227,16 +227,35 @@ def train_toy(
     return run
 
 
-def _stop_rule(stop_loss: float | None, stop_window: int) -> tuple[float, int] | None:
-    """``(stop_loss, stop_window)`` checked, or ``None`` without a stopping rule."""
+def stop_rule(stop_loss: float | None, stop_window: int) -> tuple[float, int] | None:
+    """Check a stopping rule: stop once the last ``stop_window`` losses are all below ``stop_loss``.
+
+    :func:`train_toy` and the experiments (:mod:`book.experiments`) take the rule as these two
+    arguments; this checks them once, before any training.
+
+    Args:
+        stop_loss: the loss to get below, or ``None`` for no stopping rule.
+        stop_window: how many consecutive steps must all be below it (checked even without a
+            rule, so that a bad value is refused whatever ``stop_loss`` is).
+
+    Returns:
+        ``(stop_loss, stop_window)`` checked, or ``None`` without a stopping rule.
+    """
     window = check_int("stop_window", stop_window)
     if stop_loss is None:
         return None
     return check_positive_float("stop_loss", stop_loss), window
 
 
-def _length_range(length: int | tuple[int, int]) -> tuple[int, int]:
-    """``(n, n)`` for an int, ``(n_min, n_max)`` checked for a pair."""
+def length_range(length: int | tuple[int, int]) -> tuple[int, int]:
+    """Check a training length: one length ``n`` or a range ``(n_min, n_max)`` to draw from.
+
+    Args:
+        length: a positive int, or a pair of positive ints with ``n_min <= n_max``.
+
+    Returns:
+        ``(n, n)`` for an int, ``(n_min, n_max)`` for a pair.
+    """
     if isinstance(length, tuple):
         if len(length) != 2:
             raise ValueError(f"length must be an int or a pair (n_min, n_max), got {length!r}")

@@ -242,7 +242,7 @@ def _build(module: str, name: str, call: ast.Call) -> object:
     if name not in REPRESENTATIVE:
         pytest.fail(
             f"{name} is called with a chapter's own data ({ast.unparse(call)[:80]}): "
-            "add a representative call to REPRESENTATIVE in tests/test_figure_text.py"
+            "add a representative call to REPRESENTATIVE in tests/book/test_figure_text.py"
         )
     return REPRESENTATIVE[name]()
 

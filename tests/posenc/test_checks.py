@@ -16,7 +16,6 @@ from posenc._checks import (
     check_bias,
     check_bool,
     check_choice,
-    check_defaults,
     check_even,
     check_finite,
     check_float_tensor,
@@ -26,14 +25,12 @@ from posenc._checks import (
     check_mask,
     check_multiple,
     check_pair,
-    check_permutation,
     check_positive_float,
     check_real,
     check_same_dtype,
     check_state_dict_tables,
     check_table_shape,
     check_tensor,
-    check_values,
 )
 
 # Anything but a bool: the generic "wrong kind" values for the flag and number checks.
@@ -168,48 +165,10 @@ def test_check_heads_names_the_bad_argument_first():
         check_heads(8, 2.0)
 
 
-def test_check_permutation_accepts_sequences_arrays_and_tensors():
-    assert check_permutation("perm", [2, 0, 1]) == [2, 0, 1]
-    assert check_permutation("perm", (1, 0), 2) == [1, 0]
-    assert check_permutation("perm", np.array([0, 2, 1])) == [0, 2, 1]
-    order = check_permutation("perm", torch.tensor([1, 2, 0]))
-    assert order == [1, 2, 0] and all(type(i) is int for i in order)
-
-
-@pytest.mark.parametrize(
-    "perm, n, error, words",
-    [
-        ([0, 0, 1], None, ValueError, r"^perm must be a permutation of 0\.\.2, got \[0, 0, 1\]$"),
-        ([0, 1, 2], 4, ValueError, r"^perm must be a permutation of 0\.\.3, got \[0, 1, 2\]$"),
-        ([], None, ValueError, r"^perm must be a permutation of 0\.\.n-1 \(n >= 1\), got \[\]$"),
-        ([0, -1], None, ValueError, r"^perm\[1\] must be >= 0, got -1$"),
-        ([0, 1.0], None, TypeError, r"^perm\[1\] must be an integer"),
-        (torch.tensor([0.0, 1.0]), None, TypeError, r"^perm must hold integers"),
-        (torch.zeros(2, 2, dtype=torch.long), None, ValueError, r"^perm must have 1 dimension"),
-        ("012", None, TypeError, r"^perm must be a sequence of ints"),
-        (3, None, TypeError, r"^perm must be a sequence of ints"),
-    ],
-)
-def test_check_permutation_rejects_non_permutations(perm, n, error, words):
-    with pytest.raises(error, match=words):
-        check_permutation("perm", perm, n)
-
-
-@given(st.permutations(list(range(6))))
-def test_check_permutation_agrees_with_a_sort(perm):
-    assert check_permutation("perm", perm) == list(perm)
-    assert check_permutation("perm", perm, 6) == list(perm)
-
-
 @pytest.mark.parametrize("value", [torch.tensor(True), torch.tensor(1 + 0j)])
 def test_check_int_rejects_bool_and_complex_tensors(value):
     with pytest.raises(TypeError, match=r"^n must be an integer"):
         check_int("n", value)
-
-
-def test_check_permutation_rejects_a_bool_tensor():
-    with pytest.raises(TypeError, match=r"^perm must hold integers"):
-        check_permutation("perm", torch.tensor([True, False]))
 
 
 # --- check_bool -------------------------------------------------------------------------------
@@ -474,19 +433,7 @@ def test_check_mask_widen_lets_the_mask_add_batch_dimensions():
         check_mask("mask", mask, (2, 4, 5), widen=True)
 
 
-def test_check_values_pair_choice_and_defaults():
-    assert check_values("dims", (16, 64), check_int) == [16, 64]
-    assert check_values("names", ["a"]) == ["a"]
-    with pytest.raises(TypeError, match="dims must be a sequence of values, got str"):
-        check_values("dims", "16")
-    with pytest.raises(TypeError, match="dims must be a sequence of values, got int"):
-        check_values("dims", 16)
-    with pytest.raises(ValueError, match="dims must hold at least one value"):
-        check_values("dims", [])
-    with pytest.raises(TypeError, match=r"dims\[1\] must be an integer, got bool"):
-        check_values("dims", [16, True], check_int)
-    with pytest.raises(ValueError, match=r"dims\[0\] must be positive, got -1"):
-        check_values("dims", [-1], check_int)
+def test_check_pair_and_choice():
     assert check_pair("window", (3, 4)) == (3, 4)
     assert check_pair("offset", [-1, 0], minimum=None) == (-1, 0)
     with pytest.raises(TypeError, match="window must be a pair of ints, got str"):
@@ -502,9 +449,6 @@ def test_check_values_pair_choice_and_defaults():
         check_choice("pair", "slow", ("fastest", "middle"))
     with pytest.raises(ValueError, match="flag must be one of"):
         check_choice("flag", True, (1, 0))  # a bool is not the int 1
-    assert check_defaults(None) == {} and check_defaults({"dim": 4}) == {"dim": 4}
-    with pytest.raises(TypeError, match="defaults must be a mapping"):
-        check_defaults([("dim", 4)])
 
 
 def test_meta_scalars_are_refused_by_name():

@@ -275,6 +275,7 @@ EXEMPT: dict[str, str] = {
     "ROTARY_SCALINGS": "the registry of scaling methods (covered through scaled_rotary_frequencies)",
     "RotaryScaling": "a typing.Protocol: the signature of a scaling method",
     "RotaryScalingArgs": "a record of checked arguments for a scaling method; holds no tensor",
+    "rotary_scaling_reads": "takes a method name; returns the names of the arguments it reads",
     "ResampleMode": "a Literal type of interpolation mode names",
     "relative_table_size": "returns an int from a window shape",
     **{

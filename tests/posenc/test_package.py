@@ -210,3 +210,25 @@ def test_sources_compile_without_warnings():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(path.read_text(), str(path), "exec")
+
+
+def test_posenc_sources_import_torch_the_standard_library_and_posenc_only():
+    """Read with ``ast``, so that a package torch happens to load (numpy) cannot hide an import."""
+    import ast
+    import pathlib
+    import sys
+
+    allowed = {"torch", "posenc", "__future__", *sys.stdlib_module_names}
+    found = {}
+    for path in sorted(pathlib.Path(posenc.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] not in allowed:
+                    found.setdefault(path.name, []).append(name)
+    assert found == {}

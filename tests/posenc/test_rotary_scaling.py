@@ -8,7 +8,8 @@ and of GPT-NeoX with ``partial_rotary_factor`` (``"partial"``), ``LlamaRotaryEmb
 ``apply_rotary_pos_emb`` (partial rotation of the first ``rotary_ndims`` channels). The
 frequencies are also checked against float64 transcriptions of the papers' formulas and of
 bloc97's NTK-aware base written here, the registry's dispatch (built-in and user-registered
-methods) is exercised, and so is every refusal rule.
+methods) is exercised, and so is every refusal rule, against what
+``rotary_scaling_reads`` declares each method reads.
 """
 
 import contextlib
@@ -33,6 +34,7 @@ from posenc.rotary import (
     apply_rotary,
     rotary_angles,
     rotary_cos_sin,
+    rotary_scaling_reads,
     scaled_rotary_frequencies,
 )
 from posenc.sinusoidal import sinusoidal_frequencies
@@ -885,3 +887,132 @@ def test_a_registered_value_that_is_not_a_function_is_refused():
 def test_refusals_name_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# -- rotary_scaling_reads: what each method reads, declared once
+
+OPTIONAL = ("factor", "original_max_positions", "seq_len", "rotary_dim")
+# a value of each optional argument that every method reading it accepts (with NEEDS, dim 32)
+SET = {"factor": 2.0, "original_max_positions": 16, "seq_len": 64, "rotary_dim": 4}
+
+
+def test_rotary_scaling_reads_names_what_each_built_in_method_reads():
+    assert {method: rotary_scaling_reads(method) for method in ROTARY_SCALINGS} == {
+        "default": (),
+        "plain": (),
+        "linear": ("factor",),
+        "ntk": ("factor",),
+        "dynamic": ("factor", "original_max_positions", "seq_len"),
+        "yarn": ("factor", "original_max_positions"),
+        "llama3": ("factor", "original_max_positions"),
+        "partial": ("rotary_dim",),
+    }
+    assert all(tuple(NEEDS[method]) == rotary_scaling_reads(method) for method in NEEDS)
+
+
+@pytest.mark.parametrize("name", OPTIONAL)
+@pytest.mark.parametrize("method", list(ROTARY_SCALINGS))
+def test_an_optional_argument_is_refused_exactly_when_the_method_does_not_read_it(method, name):
+    kwargs = NEEDS[method] | {name: SET[name]}
+    if name in rotary_scaling_reads(method):
+        inv_freq, _ = scaled_rotary_frequencies(32, method, **kwargs)
+        assert inv_freq.shape == (16,)
+    else:
+        with pytest.raises(ValueError, match=f"{name} is not used by method={method!r}"):
+            scaled_rotary_frequencies(32, method, **kwargs)
+
+
+@pytest.mark.parametrize("method", list(ROTARY_SCALINGS))
+def test_a_built_in_method_refuses_by_its_declaration_when_called_directly(method):
+    reads = rotary_scaling_reads(method)
+    for name in OPTIONAL:
+        args = RotaryScalingArgs(method=method, **(DEFAULTS | NEEDS[method] | {name: SET[name]}))
+        if name in reads:
+            assert ROTARY_SCALINGS[method](32, args)[0].shape == (16,)
+        else:
+            with pytest.raises(ValueError, match=f"{name} is not used by method={method!r}"):
+                ROTARY_SCALINGS[method](32, args)
+
+
+def test_filtering_one_full_set_of_arguments_gives_every_method_a_valid_call():
+    full = {"factor": 8.0, "original_max_positions": 64, "seq_len": 512, "rotary_dim": 8}
+    for method in ROTARY_SCALINGS:
+        reads = rotary_scaling_reads(method)
+        kwargs = {k: v for k, v in full.items() if k in reads}
+        assert set(kwargs) == set(reads)
+        inv_freq, _ = scaled_rotary_frequencies(32, method, **kwargs)
+        assert inv_freq.shape == (16,)
+
+
+def test_the_filtering_example_of_the_reads_docstring_runs():
+    block = rotary_scaling_reads.__doc__.split("one full set::\n")[1]
+    code = textwrap.dedent(block.split("\n\n    The built-in")[0])
+    assert "rotary_scaling_reads(method)" in code
+    namespace = {
+        "rotary_scaling_reads": rotary_scaling_reads,
+        "scaled_rotary_frequencies": scaled_rotary_frequencies,
+    }
+    exec(compile(code, "rotary_scaling_reads", "exec"), namespace)  # noqa: S102 - its example
+    assert namespace["method"] == "llama3" and namespace["inv_freq"].shape == (64,)
+
+
+def test_a_registered_method_without_a_declaration_reads_everything():
+    with registered("ignoring", plain_halved):
+        assert rotary_scaling_reads("ignoring") == OPTIONAL
+        scaled_rotary_frequencies(8, "ignoring", **SET)  # none refused
+
+
+def test_a_registered_method_declares_its_reads_as_an_attribute_and_is_held_to_them():
+    def linear_halved(dim, args):
+        return plain_halved(dim, args)
+
+    linear_halved.reads = ("factor",)
+    with registered("linear_halved", linear_halved):
+        assert rotary_scaling_reads("linear_halved") == ("factor",)
+        inv_freq, _ = scaled_rotary_frequencies(8, "linear_halved", factor=2.0)
+        torch.testing.assert_close(inv_freq, sinusoidal_frequencies(8) / 2, rtol=0, atol=0)
+        with pytest.raises(
+            ValueError, match="seq_len is not used by method='linear_halved' .*'dynamic' only"
+        ):
+            scaled_rotary_frequencies(8, "linear_halved", factor=2.0, seq_len=4)
+
+
+def test_a_built_in_method_reads_the_same_under_any_name_it_is_registered_as():
+    with registered("mine", ROTARY_SCALINGS["dynamic"]):
+        assert rotary_scaling_reads("mine") == rotary_scaling_reads("dynamic")
+
+
+@pytest.mark.parametrize(
+    ("reads", "error", "words"),
+    [
+        ("factor", TypeError, "ROTARY_SCALINGS\\['odd'\\].reads must be a tuple of names, got str"),
+        (["factor"], TypeError, "must be a tuple of names, got list"),
+        (("factr",), ValueError, "ROTARY_SCALINGS\\['odd'\\].reads must name some of"),
+        (("factor", "beta_fast"), ValueError, "must name some of"),
+    ],
+)
+def test_a_declaration_that_is_not_a_tuple_of_optional_arguments_is_refused(reads, error, words):
+    def odd(dim, args):
+        return plain_halved(dim, args)
+
+    odd.reads = reads
+    with registered("odd", odd):
+        with pytest.raises(error, match=words):
+            rotary_scaling_reads("odd")
+        with pytest.raises(error, match=words):
+            scaled_rotary_frequencies(8, "odd")
+
+
+@pytest.mark.parametrize("method", ["xpos", "Linear", "", 3, None])
+def test_rotary_scaling_reads_refuses_an_unknown_method_as_the_function_does(method):
+    with pytest.raises((ValueError, TypeError)) as ours:
+        rotary_scaling_reads(method)
+    with pytest.raises((ValueError, TypeError)) as theirs:
+        scaled_rotary_frequencies(8, method)
+    assert type(ours.value) is type(theirs.value) and str(ours.value) == str(theirs.value)
+
+
+def test_rotary_scaling_reads_is_public_in_posenc_rotary():
+    import posenc.rotary
+
+    assert "rotary_scaling_reads" in posenc.rotary.__all__
