@@ -42,6 +42,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,64 +140,85 @@ def is_built(language: str) -> bool:
     return all(path.is_file() for path in needed)
 
 
-def edition_plan(language: str, force_all: bool) -> tuple[stamps.Plan, bool]:
-    """What the next build of ``language``'s edition must do (``--all``: every page), and
-    whether it executes a notebook (``stamps.executes``)."""
+@dataclass(frozen=True)
+class EditionPlan:
+    """What the next build of one edition must do, and what it was decided from."""
+
+    language: str
+    todo: stamps.Plan
+    previous: dict | None  # the stamp of the last build
+    current: dict  # the inputs as they are now
+    overrides: dict[str, object]
+    executes: bool  # whether the build executes a notebook (``stamps.executes``)
+
+
+def decide(previous: dict | None, current: dict, built: bool, force_all: bool) -> stamps.Plan:
+    """``stamps.plan`` of the inputs, or every page with ``--all``."""
     if force_all:
-        return stamps.Plan("full", changed=("--all",)), True
-    current = edition_inputs(language, _overrides(language))
-    previous = stamps.load(stamp_path(language))
-    todo = stamps.plan(previous, current, is_built(language))
-    return todo, stamps.executes(previous, current, todo)
+        return stamps.Plan("full", changed=("--all",))
+    return stamps.plan(previous, current, built)
 
 
-def build_edition(language: str, force_all: bool) -> int:
-    """Build one edition as far as its inputs changed (``--all``: every page); a translation
-    is then copied into the English site."""
-    start = time.perf_counter()
+def edition_plan(language: str, force_all: bool) -> EditionPlan:
+    """What the next build of ``language``'s edition must do (``--all``: every page)."""
     overrides = _overrides(language)
     current = edition_inputs(language, overrides)
     previous = stamps.load(stamp_path(language))
-    if force_all:
-        todo = stamps.Plan("full", changed=("--all",))
-    else:
-        todo = stamps.plan(previous, current, is_built(language))
-    print(f"build_book: {language} edition: {todo.describe()}")
-    if todo.action == "skip":
+    todo = decide(previous, current, is_built(language), force_all)
+    executes = force_all or stamps.executes(previous, current, todo)
+    return EditionPlan(language, todo, previous, current, overrides, executes)
+
+
+def build_edition(plan: EditionPlan) -> int:
+    """Build one edition as far as its inputs changed; a translation is then copied into the
+    English site."""
+    start = time.perf_counter()
+    language = plan.language
+    print(f"build_book: {language} edition: {plan.todo.describe()}")
+    if plan.todo.action == "skip":
         return 0
     then = None
     if language != SOURCE_LANGUAGE:
         then = functools.partial(publish, output_dir(language), site_dir(language))
-    status = _run(todo, previous, current, stamp_path(language), language, overrides, then=then)
+    status = _run(
+        plan.todo,
+        plan.previous,
+        plan.current,
+        stamp_path(language),
+        language,
+        plan.overrides,
+        then=then,
+    )
     print(
         f"build_book: {language} edition in {time.perf_counter() - start:.1f} s (status {status})"
     )
     return status
 
 
-def side_by_side(plans: dict[str, tuple[stamps.Plan, bool]]) -> bool:
+def side_by_side(plans: list[EditionPlan]) -> bool:
     """Whether the editions may be built at the same time (one process each, on two cores):
     when each updates a few pages and none executes a notebook (``plans``: language -> (plan,
     executes)). A notebook is executed once, by the English build, which the translations
     then read from the cache; the pages of a full build are read in parallel processes
     already."""
-    updates = [executes for plan, executes in plans.values() if plan.action == "update"]
-    if len(updates) < 2 or any(plan.action == "full" for plan, _ in plans.values()):
+    updates = [plan.executes for plan in plans if plan.todo.action == "update"]
+    if len(updates) < 2 or any(plan.todo.action == "full" for plan in plans):
         return False
     return not any(updates)
 
 
-def build_side_by_side(languages: list[str]) -> int:
+def build_side_by_side(plans: list[EditionPlan]) -> int:
     """Build the translations in processes of their own while this one builds the English
     edition; print each one's log after it, whole."""
     with ExitStack() as stack:
         runs = {}
-        for language in languages[1:]:
+        for plan in plans[1:]:
+            language = plan.language
             log = stack.enter_context(tempfile.TemporaryFile(mode="w+", encoding="utf-8"))
             command = [sys.executable, "-m", "book", "build", "--language", language]
             run = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
             runs[language] = (run, log)
-        status = build_edition(languages[0], False)
+        status = build_edition(plans[0])
         for run, log in runs.values():
             status = run.wait() or status
             sys.stdout.flush()
@@ -285,10 +307,7 @@ def extract_messages(force_all: bool = False) -> int:
     built = (
         any(POT_DIR.rglob("*.pot")) and (POT_DIR.parent / ".doctrees/environment.pickle").is_file()
     )
-    if force_all:
-        todo = stamps.Plan("full", changed=("--all",))
-    else:
-        todo = stamps.plan(previous, current, built)
+    todo = decide(previous, current, built, force_all)
     print(f"build_book: English text: {todo.describe()}")
     if todo.action == "skip":
         return 0
@@ -330,13 +349,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.gettext:
         return extract_messages(args.all)
     languages = [SOURCE_LANGUAGE, *TRANSLATIONS] if args.language == "all" else [args.language]
-    plans = {} if args.all else {language: edition_plan(language, False) for language in languages}
-    if len(languages) > 1 and side_by_side(plans):
+    plans = [edition_plan(language, args.all) for language in languages]
+    if side_by_side(plans):
         print("build_book: the editions are built side by side (nothing to execute)", flush=True)
-        return build_side_by_side(languages)
+        return build_side_by_side(plans)
     status = 0
-    for language in languages:
-        status = build_edition(language, args.all) or status
+    for plan in plans:
+        status = build_edition(plan) or status
     return status
 
 

@@ -33,8 +33,9 @@ from typing import Any
 
 import yaml
 
+from book.ext.editions import SOURCE_LANGUAGE
+
 STAMP_VERSION = 1
-SOURCE_LANGUAGE = "en"  # as book.ext.editions says; repeated so that this module imports nothing
 PAGE_SUFFIXES = (".ipynb", ".md")
 # The catalogues of a translation that are no page's own: the extensions' words, the
 # explorers' titles and controls, the decks' notes (book/ext/editions.py).

@@ -19,6 +19,7 @@ from posenc.absolute_2d import (
     sinusoidal_2d_channel_permutation,
     sinusoidal_encoding_2d,
 )
+from tests.references import pil_bicubic_reference, torch_bicubic_reference
 
 # ---------------------------------------------------------------------------------------------
 # Independent float64 transcriptions (written here from the published algorithms)
@@ -56,36 +57,6 @@ def seed000_2d_sincos(height, width, dim):
         np.arange(height, dtype=np.float64), np.arange(width, dtype=np.float64), indexing="ij"
     )
     return np.concatenate([one_d(rows.ravel(), dim // 2), one_d(cols.ravel(), dim // 2)], axis=1)
-
-
-def torch_bicubic_reference(image, out_h, out_w, a=-0.75):
-    """PyTorch's bicubic (align_corners=False, no antialias) written out in NumPy float64.
-
-    Source coordinate (o + 0.5)·in/out − 0.5, Keys' cubic convolution with a = −0.75 on the
-    four neighbours, indices clamped at the borders.
-    """
-
-    def weights(t):
-        def near(x):  # |x| <= 1
-            return ((a + 2) * x - (a + 3)) * x * x + 1
-
-        def far(x):  # 1 < |x| < 2
-            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-        return np.array([far(t + 1), near(t), near(1 - t), far(2 - t)])
-
-    def resize_axis(arr, n_out, axis):
-        n_in = arr.shape[axis]
-        out = []
-        for o in range(n_out):
-            src = (o + 0.5) * n_in / n_out - 0.5
-            base = math.floor(src)
-            w = weights(src - base)
-            idx = np.clip(np.arange(base - 1, base + 3), 0, n_in - 1)
-            out.append(np.tensordot(w, np.take(arr, idx, axis=axis), axes=([0], [axis])))
-        return np.moveaxis(np.stack(out), 0, axis)
-
-    return resize_axis(resize_axis(image, out_h, 0), out_w, 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,41 +287,6 @@ def test_prefix_tokens_are_kept_and_batch_rank_preserved():
     assert torch.equal(out[0, 0], table[0, 0])
     grid_only = resample_positional_embedding(table[:, 1:], 14, 16)
     assert torch.equal(out[:, 1:], grid_only)
-
-
-def pil_bicubic_reference(image, out_h, out_w, a=-0.5):
-    """PIL-style antialiased bicubic (what ``antialias=True`` selects) in NumPy float64.
-
-    Keys' kernel with a = −0.5, stretched by the shrink factor when shrinking, evaluated at
-    pixel centres, truncated at the borders and renormalised (no index clamping).
-    """
-
-    def kernel(x):
-        x = abs(x)
-        if x < 1:
-            return ((a + 2) * x - (a + 3)) * x * x + 1
-        if x < 2:
-            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-        return 0.0
-
-    def resize_axis(arr, n_out, axis):
-        n_in = arr.shape[axis]
-        scale = n_in / n_out
-        support = 2 * max(scale, 1.0)
-        inv = 1 / max(scale, 1.0)
-        out = []
-        for o in range(n_out):
-            centre = scale * (o + 0.5)
-            lo = max(int(centre - support + 0.5), 0)
-            hi = min(int(centre + support + 0.5), n_in)
-            w = np.array([kernel((j + lo - centre + 0.5) * inv) for j in range(hi - lo)])
-            w /= w.sum()
-            out.append(
-                np.tensordot(w, np.take(arr, np.arange(lo, hi), axis=axis), axes=([0], [axis]))
-            )
-        return np.moveaxis(np.stack(out), 0, axis)
-
-    return resize_axis(resize_axis(image, out_h, 0), out_w, 1)
 
 
 @pytest.mark.parametrize("old,new", [((8, 8), (12, 12)), ((8, 8), (3, 3)), ((14, 14), (16, 16))])

@@ -1,7 +1,5 @@
 """posenc.alibi against the paper's slopes, the official get_slopes, Bloom and MPT, and properties."""
 
-import math
-
 import pytest
 import torch
 from hypothesis import given, settings
@@ -12,21 +10,9 @@ from transformers.models.mpt.modeling_mpt import build_mpt_alibi_tensor
 from book.toy import TinyTransformer
 from posenc.alibi import ALiBiBias, alibi_bias, alibi_distances, alibi_slopes
 from posenc.attention import attention_weights, causal_mask
+from tests.references import official_get_slopes
 
 F64 = torch.float64
-
-
-def official_get_slopes(n):
-    """get_slopes of ofirpress/attention_with_linear_biases (fairseq/models/transformer.py), in floats."""
-
-    def power_of_two(k):
-        start = 2 ** (-(2 ** -(math.log2(k) - 3)))
-        return [start * start**i for i in range(k)]
-
-    if math.log2(n).is_integer():
-        return power_of_two(n)
-    low = 2 ** math.floor(math.log2(n))
-    return power_of_two(low) + official_get_slopes(2 * low)[0::2][: n - low]
 
 
 # -- slopes -----------------------------------------------------------------------------------

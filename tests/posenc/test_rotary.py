@@ -27,25 +27,9 @@ from posenc.rotary import (
     rotary_permutation,
     rotary_quarter_turn,
 )
+from tests.references import roformer_loop
 
 F64 = torch.float64
-
-
-def roformer_loop(x, positions, base=10000.0, interleaved=True):
-    """RoFormer's R^d_{Θ,m} x one pair at a time with math.cos/math.sin, in float64 NumPy.
-
-    x: [n, d] array; positions: n numbers. Pair i is (2i, 2i+1) or (i, i + d/2).
-    """
-    x = np.asarray(x, dtype=np.float64)
-    _n, d = x.shape
-    out = np.empty_like(x)
-    for row, m in enumerate(positions):
-        for i in range(d // 2):
-            a, b = (2 * i, 2 * i + 1) if interleaved else (i, i + d // 2)
-            phi = m * base ** (-2.0 * i / d)
-            out[row, a] = x[row, a] * math.cos(phi) - x[row, b] * math.sin(phi)
-            out[row, b] = x[row, a] * math.sin(phi) + x[row, b] * math.cos(phi)
-    return out
 
 
 def randn(*shape, seed=0, dtype=F64):

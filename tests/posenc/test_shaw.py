@@ -5,8 +5,6 @@ Both computation paths of ``shaw_attention`` (``strategy="blocked"``, the CPU's,
 checked without a GPU.
 """
 
-import math
-
 import numpy as np
 import pytest
 import torch
@@ -15,29 +13,9 @@ from hypothesis import strategies as st
 
 from book.demos.shaw import shaw_attention_reference
 from posenc.shaw import ShawRelativeMultiheadAttention, shaw_attention, shaw_relative_index
-from tests.references import t2t_relative_positions_matrix
+from tests.references import loop_reference, t2t_relative_positions_matrix
 
 STRATEGIES = ("blocked", "whole")
-
-
-def loop_reference(q, k, v, rel_k, rel_v, mask=None):
-    """z_i = Σ_j softmax_j(q_i·(k_j + a^K_ij)/√d)(v_j + a^V_ij), one (i, j) at a time in float64."""
-    q, k, v, rel_k, rel_v = (np.asarray(t, dtype=np.float64) for t in (q, k, v, rel_k, rel_v))
-    n_q, n_k, d = q.shape[0], k.shape[0], q.shape[1]
-    max_k = (rel_k.shape[0] - 1) // 2
-    out = np.zeros((n_q, v.shape[1]))
-    for i in range(n_q):
-        logits = np.full(n_k, -np.inf)
-        for j in range(n_k):
-            if mask is None or mask[i, j]:
-                r = min(max(j - i, -max_k), max_k) + max_k
-                logits[j] = q[i] @ (k[j] + rel_k[r]) / math.sqrt(d)
-        w = np.exp(logits - logits.max())
-        w /= w.sum()
-        for j in range(n_k):
-            r = min(max(j - i, -max_k), max_k) + max_k
-            out[i] += w[j] * (v[j] + rel_v[r])
-    return out
 
 
 def test_index_golden_values():

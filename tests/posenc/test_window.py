@@ -21,35 +21,10 @@ from posenc.window import (
     window_merge,
     window_partition,
 )
+from tests.references import swin_index, video_swin_index
 
 # ---------------------------------------------------------------------------------------------
 # Transcriptions of the official index code (integer arithmetic, 'ij' indexing made explicit)
-
-
-def swin_index(wh, ww):
-    """microsoft/Swin-Transformer WindowAttention.__init__."""
-    coords = torch.stack(torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing="ij"))
-    flat = torch.flatten(coords, 1)
-    rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0).contiguous()
-    rel[:, :, 0] += wh - 1
-    rel[:, :, 1] += ww - 1
-    rel[:, :, 0] *= 2 * ww - 1
-    return rel.sum(-1)
-
-
-def video_swin_index(wd, wh, ww):
-    """SwinTransformer/Video-Swin-Transformer WindowAttention3D.__init__."""
-    coords = torch.stack(
-        torch.meshgrid(torch.arange(wd), torch.arange(wh), torch.arange(ww), indexing="ij")
-    )
-    flat = torch.flatten(coords, 1)
-    rel = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0).contiguous()
-    rel[:, :, 0] += wd - 1
-    rel[:, :, 1] += wh - 1
-    rel[:, :, 2] += ww - 1
-    rel[:, :, 0] *= (2 * wh - 1) * (2 * ww - 1)
-    rel[:, :, 1] *= 2 * ww - 1
-    return rel.sum(-1)
 
 
 def rstt_index(d1, d2, wh, ww):

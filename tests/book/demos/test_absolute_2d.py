@@ -14,7 +14,7 @@ from book.demos.absolute_2d import (
     stretched_sincos_encoding_2d,
 )
 from posenc.absolute_2d import resample_positional_embedding, sinusoidal_encoding_2d
-from tests.posenc.test_absolute_2d import pil_bicubic_reference, torch_bicubic_reference
+from tests.references import pil_bicubic_reference, torch_bicubic_reference
 
 NAN, INF = float("nan"), float("inf")
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from book.demos.alibi import alibi_span
 from posenc.alibi import alibi_bias
 from posenc.attention import attention_weights, causal_mask
-from tests.posenc.test_alibi import official_get_slopes
+from tests.references import official_get_slopes
 
 F64 = torch.float64
 

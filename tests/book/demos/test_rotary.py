@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
-from tests.posenc.test_rotary import F64, dims, randn, roformer_loop, small
+from tests.posenc.test_rotary import F64, dims, randn, small
+from tests.references import roformer_loop
 
 NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
 

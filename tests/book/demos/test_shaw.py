@@ -20,10 +20,9 @@ from book.demos.shaw import (
 from tests.posenc.test_shaw import (
     assert_masks_that_do_not_broadcast_name_both_shapes,
     assert_tensors_must_be_float_of_one_dtype_on_one_device,
-    loop_reference,
     random_inputs,
 )
-from tests.references import t2t_relative_positions_matrix
+from tests.references import loop_reference, t2t_relative_positions_matrix
 
 # -- shaw_attention_reference: the formula written out ------------------------------------------
 

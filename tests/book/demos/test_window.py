@@ -21,9 +21,8 @@ from posenc.window import relative_offsets, relative_position_index, relative_ta
 from tests.posenc.test_window import (
     offsets,
     seed_001_index_slice_fixed,
-    swin_index,
-    video_swin_index,
 )
+from tests.references import swin_index, video_swin_index
 
 # ---------------------------------------------------------------------------------------------
 # Frame offsets, RSTT's key frames and the spread step (chapter 8)

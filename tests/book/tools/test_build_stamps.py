@@ -280,10 +280,11 @@ def test_this_books_stamp_knows_every_kind_of_input() -> None:
 def test_the_editions_are_built_side_by_side_only_when_nothing_executes(
     en: str, zh_CN: str, executes: bool, together: bool
 ) -> None:
-    plans = {
-        "en": (Plan(en, (FIRST,) if en == "update" else ()), executes),
-        "zh_CN": (Plan(zh_CN, (FIRST,) if zh_CN == "update" else ()), False),
-    }
+    def plan(language: str, action: str, runs: bool) -> build_book.EditionPlan:
+        todo = Plan(action, (FIRST,) if action == "update" else ())
+        return build_book.EditionPlan(language, todo, None, {}, {}, runs)
+
+    plans = [plan("en", en, executes), plan("zh_CN", zh_CN, False)]
     assert build_book.side_by_side(plans) is together
 
 
