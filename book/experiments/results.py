@@ -221,8 +221,9 @@ class _Progress:
     """A progress bar: a text line updated in place in a notebook, ``tqdm`` elsewhere.
 
     In a Jupyter kernel the bar is one ``text/plain`` display that is updated with
-    ``update_display_data``, so a notebook executed headless (the book build) keeps only the
-    final line; tqdm's widget would leave a live widget, and its text bar writes to stderr.
+    ``update_display_data`` and emptied when the run ends, so a notebook executed headless
+    (the book build) keeps no bar for the page, the deck or the handout; tqdm's widget would
+    leave a live widget, and its text bar writes to stderr.
     """
 
     def __init__(self, total: int, desc: str, enabled: bool) -> None:
@@ -273,8 +274,10 @@ class _Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()  # type: ignore[attr-defined]
-        elif self._handle is not None:
-            self._handle.update(self._pretty(self._line()))  # type: ignore[attr-defined]
+        elif self._handle is not None:  # the results say how it went; the bar goes
+            from IPython.display import HTML
+
+            self._handle.update(HTML(""))  # type: ignore[attr-defined]
 
 
 def _in_kernel() -> bool:

@@ -15,7 +15,10 @@ book is exactly what the live kernel would draw for those values.
 
 Each figure is shown at ``dpi`` CSS pixels per inch (100, the scale of the book's static
 figures) and rendered with ``pixel_ratio`` times as many pixels (2), so it is sharp on a 2×
-screen and on a projector; the ``<img>`` carries the 1× width and height.
+screen and on a projector; the ``<img>`` carries the 1× width and height. On a screen narrower
+than the figure it shrinks no further than keeps its smallest text at :data:`PHONE_TEXT_PX`
+CSS px, and scrolls sideways in its own box (``book/ext/reader.py``). Its alt text is the
+title and the values the controls show, updated as they move.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import html
 import io
 import itertools
 import json
+import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +38,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from book._checks import check_defaults
+from book.figures.measure import smallest_points
 from book.figures.png import palette_png, png_size
 from posenc._checks import check_int
 
@@ -42,6 +47,8 @@ __all__ = ["Control", "Explorer", "explorer"]
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 COLUMN_PX = 680
 """CSS px of the book's column: a wider figure is shown this wide, so rendered no wider."""
+PHONE_TEXT_PX = 9.0
+"""The smallest text, in CSS px, an explorer's figure may shrink to on a narrow screen."""
 _PAGE_IDS = itertools.count()
 
 
@@ -137,6 +144,7 @@ class Explorer:
                 f"{max_combinations}: the static book pre-renders every one, so offer fewer values"
             )
         self._cache: dict[tuple[int, ...], bytes] = {}
+        self._text_px: dict[tuple[int, ...], float] = {}
         self._widget: Any = None
 
     # -- rendering ---------------------------------------------------------------------------
@@ -190,7 +198,29 @@ class Explorer:
                 pil_kwargs={"compress_level": 1},
             )
             self._cache[key] = buf.getvalue()
+            # drawn by savefig: its smallest text in CSS px at the size the PNG is shown
+            self._text_px[key] = smallest_points(fig) * self.dpi * fit / 72
         return self._cache[key]
+
+    def text_px(self, **values: Any) -> float:
+        """The smallest text of the figure for these values, in CSS px at its shown size."""
+        self.png(**values)
+        return self._text_px[self._indices(values)]
+
+    def min_width(self, **values: Any) -> int:
+        """The narrowest CSS width the figure may shrink to: its smallest text stays at
+        :data:`PHONE_TEXT_PX` (its shown width if that is narrower)."""
+        width, _ = self.shown_size(self.png(**values))
+        text = self.text_px(**values)
+        if text <= PHONE_TEXT_PX or text == float("inf"):
+            return width
+        return min(width, math.ceil(width * PHONE_TEXT_PX / text))
+
+    def alt_text(self, **values: Any) -> str:
+        """The figure's alt text: its title and what each control shows."""
+        key = self._indices(values)
+        shown = ", ".join(f"{c.name} {c.labels[i]}" for c, i in zip(self.controls, key))
+        return f"{self.title or 'Explorer'} ({shown})"
 
     def shown_size(self, data: bytes) -> tuple[int, int]:
         """The CSS ``(width, height)`` a PNG of :meth:`png` is shown at (its pixels / ratio)."""
@@ -205,7 +235,7 @@ class Explorer:
     def static_html(self) -> str:
         """Return self-contained HTML: controls, every pre-rendered figure, and the switcher."""
         images: list[str] = []
-        sizes: list[tuple[int, int]] = []
+        sizes: list[tuple[int, int, int, float]] = []  # width, height, min width, text px
         seen: dict[bytes, int] = {}
         table: list[int] = []
         for key in self.all_indices():
@@ -214,7 +244,15 @@ class Explorer:
             if data not in seen:
                 seen[data] = len(images)
                 images.append(base64.b64encode(data).decode("ascii"))
-                sizes.append(self.shown_size(full))
+                values = self._values(key)
+                text_px = self.text_px(**values)
+                sizes.append(
+                    (
+                        *self.shown_size(full),
+                        self.min_width(**values),
+                        round(text_px, 2) if math.isfinite(text_px) else 0,
+                    )
+                )
             table.append(seen[data])
         # unique within a page (a counter), yet the same from one build to the next
         digest = hashlib.sha1(f"{self.title}{next(_PAGE_IDS)}".encode()).hexdigest()[:10]
@@ -222,7 +260,8 @@ class Explorer:
         default = tuple(c.default_index for c in self.controls)
         first_index = table[self.all_indices().index(default)]
         first = images[first_index]
-        width, height = sizes[first_index]
+        width, height, min_width, text_px = sizes[first_index]
+        alt = html.escape(self.alt_text(**self._values(default)))
         rows = [self._control_html(uid, k, c) for k, c in enumerate(self.controls)]
         payload = json.dumps(
             {
@@ -243,9 +282,12 @@ class Explorer:
             f"{title}"
             '<div class="posenc-explorer-controls" style="display:flex;flex-wrap:wrap;'
             f'gap:4px 18px;font-size:90%">{"".join(rows)}</div>'
-            f'<img class="posenc-explorer-figure" alt="{html.escape(self.title or "figure")}" '
-            f'width="{width}" height="{height}" style="max-width:100%;height:auto" '
-            f'src="data:image/png;base64,{first}">'
+            '<div class="posenc-explorer-scroll">'
+            f'<img class="posenc-explorer-figure" alt="{alt}" data-title="'
+            f'{html.escape(self.title or "Explorer")}" data-text-px="{text_px}" '
+            f'width="{width}" height="{height}" '
+            f'style="max-width:100%;min-width:{min_width}px;height:auto" '
+            f'src="data:image/png;base64,{first}"></div>'
             f"<script>{_SWITCHER_JS.replace('__UID__', uid).replace('__DATA__', payload)}</script>"
             "</div>"
         )
@@ -253,7 +295,10 @@ class Explorer:
     @staticmethod
     def _control_html(uid: str, k: int, c: Control) -> str:
         name = html.escape(c.name)
-        attrs = f'data-control="{k}" aria-label="{name}" id="{uid}-c{k}"'
+        attrs = (
+            f'data-control="{k}" aria-label="{name}" id="{uid}-c{k}" '
+            f'data-labels="{html.escape(json.dumps(c.labels))}"'
+        )
         if c.kind == "checkbox":
             checked = " checked" if c.values[c.default_index] else ""
             field = f'<input type="checkbox" {attrs}{checked}>'
@@ -261,7 +306,7 @@ class Explorer:
         elif c.kind == "slider":
             field = (
                 f'<input type="range" {attrs} min="0" max="{len(c.values) - 1}" step="1" '
-                f'value="{c.default_index}" data-labels="{html.escape(json.dumps(c.labels))}">'
+                f'value="{c.default_index}">'
             )
             shown = f'<output for="{uid}-c{k}">{html.escape(c.labels[c.default_index])}</output>'
         else:
@@ -338,17 +383,23 @@ _SWITCHER_JS = """
   var inputs = Array.prototype.slice.call(root.querySelectorAll("[data-control]"));
   function update() {
     var flat = 0;
+    var shown = [];
     inputs.forEach(function (el, k) {
       var i = el.type === "checkbox" ? (el.checked ? 1 : 0) : parseInt(el.value, 10);
+      var label = JSON.parse(el.dataset.labels)[i];
       if (el.type === "range") {
         var out = root.querySelector('output[for="' + el.id + '"]');
-        if (out) { out.textContent = JSON.parse(el.dataset.labels)[i]; }
+        if (out) { out.textContent = label; }
       }
+      shown.push(el.getAttribute("aria-label") + " " + label);
       flat = flat * data.shape[k] + i;
     });
     var k = data.table[flat];
     img.width = data.sizes[k][0];
     img.height = data.sizes[k][1];
+    img.style.minWidth = data.sizes[k][2] + "px";
+    img.dataset.textPx = data.sizes[k][3];
+    img.alt = img.dataset.title + " (" + shown.join(", ") + ")";
     img.src = "data:image/png;base64," + data.images[k];
   }
   inputs.forEach(function (el) {

@@ -7,7 +7,7 @@ for the tests (``tests/book/test_figure_text.py``) and for ``python -m book figu
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
-__all__ = ["COLUMN_PX", "MIN_TEXT_PX", "label_collections", "smallest_text"]
+__all__ = ["COLUMN_PX", "MIN_TEXT_PX", "label_collections", "smallest_points", "smallest_text"]
 
 
 def label_collections(fig: Figure) -> list[PathCollection]:
@@ -21,6 +21,18 @@ fit. Measured in chromium, a cell's output is 672 and an explorer's frame 670 CS
 posenc's own figures keep to ``book.figures._base.MAX_WIDTH`` = 6.7 in (670 px)."""
 MIN_TEXT_PX = 11.0
 """Issue 13: the smallest text of a figure, in CSS px at the size the book shows it."""
+
+
+def smallest_points(fig: Figure) -> float:
+    """The size in points of the smallest visible text of ``fig`` as last drawn (``inf`` if it
+    has none). Draw it first (``savefig`` does): tick labels exist only once drawn."""
+    from matplotlib.text import Text
+
+    sizes = [
+        t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
+    ]
+    sizes += [c.fontsize for c in label_collections(fig) if c.get_visible() and c.labels]
+    return min(sizes, default=float("inf"))
 
 
 def smallest_text(

@@ -203,3 +203,26 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     (SCREENSHOTS / "report.md").write_text(text + "\n")
     terminalreporter.write_sep("-", f"pages (also in {SCREENSHOTS / 'report.md'})")
     terminalreporter.write_line(text)
+    _reader_summary(terminalreporter, report)
+
+
+def _reader_summary(terminalreporter: Any, report: dict[str, dict[str, Any]]) -> None:
+    """What test_reader.py measured: wide equations per screen, axe rules, images without alt."""
+    lines = [
+        "| page or deck | equations | cut at 1366 px | wider than 390 px (scroll) | images without alt | axe violations |",
+        "|---|---|---|---|---|---|",
+    ]
+    for page, r in report.items():
+        if "axe" not in r and "wide_on_phone" not in r:
+            continue
+        lines.append(
+            f"| {page} | {r.get('equations', '–')} | {r.get('clipped_on_laptop', '–')} | "
+            f"{r.get('wide_on_phone', '–')} | {r.get('no_alt', '–')} | "
+            f"{', '.join(r.get('axe', [])) or '–'} |"
+        )
+    if len(lines) == 2:
+        return
+    text = "\n".join(lines)
+    (SCREENSHOTS / "reader.md").write_text(text + "\n")
+    terminalreporter.write_sep("-", f"reader (also in {SCREENSHOTS / 'reader.md'})")
+    terminalreporter.write_line(text)

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import math
 import re
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from book.explorers import explorer
-from book.explorers.explorer import COLUMN_PX, WIDGET_VIEW_MIME
+from book.explorers.explorer import COLUMN_PX, PHONE_TEXT_PX, WIDGET_VIEW_MIME
 from book.figures.png import palette_png, png_size
 
 CALLS = []
@@ -209,10 +210,47 @@ def test_frames_are_2x_pngs_shown_at_1x_size():
     assert png_size(data) == (400, 300) and ex.shown_size(data) == (200, 150)
     html = ex.static_html()
     assert 'width="200" height="150"' in html and "height:auto" in html
-    assert decoded_payload(html)["sizes"] == [[200, 150]] * len(decoded_payload(html)["images"])
+    sizes = decoded_payload(html)["sizes"]
+    assert [size[:2] for size in sizes] == [[200, 150]] * len(decoded_payload(html)["images"])
     assert ex.widget.image.width == "200"
     sharp = explorer(render, {"n": [2], "flip": [False], "colour": ["r"]}, pixel_ratio=3)
     assert png_size(sharp.png()) == (600, 450) and sharp.shown_size(sharp.png()) == (200, 150)
+
+
+def test_on_a_narrow_screen_a_frame_keeps_its_smallest_text_at_the_phone_minimum():
+    """The tick labels are 10 pt (matplotlib's default): 10 / 72 * 100 = 13.89 CSS px at the
+    shown size, so the frame may shrink to 9 / 13.89 of its 200 px: 130 px, and no further."""
+    ex = make()
+    text_px = 10 / 72 * 100
+    assert ex.text_px() == pytest.approx(text_px)
+    assert ex.min_width() == math.ceil(200 * PHONE_TEXT_PX / text_px) == 130
+    html = ex.static_html()
+    assert "min-width:130px" in html and f'data-text-px="{round(text_px, 2)}"' in html
+    assert all(size[2:] == [130, round(text_px, 2)] for size in decoded_payload(html)["sizes"])
+    # text already at the minimum: no shrinking at all
+    small = explorer(lambda n: _text_figure(n, 6.48), {"n": [1, 2]})
+    assert small.text_px() == pytest.approx(9.0) and small.min_width() == 200
+
+
+def _text_figure(n, points):
+    fig = Figure(figsize=(2, 1.5))
+    fig.text(0.5, 0.5, f"n = {n}", fontsize=points)
+    return fig
+
+
+def test_alt_text_is_the_title_and_what_each_control_shows():
+    ex = make(title="Lines, flipped or not")
+    assert ex.alt_text() == "Lines, flipped or not (n 2, flip False, colour red)"
+    assert ex.alt_text(n=5, colour="b") == "Lines, flipped or not (n 5, flip False, colour blue)"
+    html = ex.static_html()
+    assert 'alt="Lines, flipped or not (n 2, flip False, colour red)"' in html
+    assert 'data-title="Lines, flipped or not"' in html
+    # the page's switcher builds the same text from each control's labels and aria-label
+    assert (
+        'aria-label="colour"' in html
+        and 'data-labels="[&quot;red&quot;, &quot;blue&quot;]"' in html
+    )
+    assert make().alt_text().startswith("Explorer (")
 
 
 def test_a_frame_wider_than_the_column_is_rendered_no_wider_than_twice_it():

@@ -1,0 +1,201 @@
+"""What a reader meets on every page, on every screen: clean listings, alt text, working menus.
+
+* **Clean listings.** A code cell whose output nbval checks starts with the marker
+  ``# NBVAL_CHECK_OUTPUT`` (CONTRIBUTING.md, "Writing a chapter"). The marker is for the tests
+  (``make notebooks``) and stays in the notebook a reader downloads, where nbval still needs it;
+  the page shows the listing without it (``strip_test_markers``), and so do the handouts
+  printed from the page and the copy button.
+* **Alt text.** A figure's image gets the first sentence of its caption as its alt text, in
+  plain words (``plain_text``: math written out, ``\\cdot`` as "·"), in the page's own
+  language; docutils would otherwise write the image's file name. The decks use the same text
+  (``book/ext/slides.py``).
+* **Menus on a phone.** sphinx-book-theme 1.3 draws its own chapter-list and contents buttons
+  in the article header, but pydata-sphinx-theme 0.17 and the book theme attach their handlers
+  to the *first* button of each kind in the page, a hidden duplicate in the site header, so
+  the visible buttons did nothing. ``reader_static/reader.js`` passes a click on a visible
+  button to that first one, which opens the panel (a dialog on a phone, the sidebar on a
+  laptop).
+* **Wide content scrolls in its own box, with a cue.** A display equation or an explorer
+  figure wider than the column scrolls sideways inside its own box, never the page; the box
+  keeps a visible scrollbar and a shadow on each side that has more (``reader.css``,
+  ``pe-scrolls`` set by ``reader.js``). An explorer figure on a phone keeps its smallest
+  text at :data:`book.explorers.explorer.PHONE_TEXT_PX` CSS px or more by keeping a minimum
+  width (``book/explorers/explorer.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+STATIC = Path(__file__).parent / "reader_static"
+
+TEST_MARKER = re.compile(r"^[ \t]*# *NBVAL_[A-Z_]+[ \t]*$")
+"""A line that only tells nbval what to do with the cell (``# NBVAL_CHECK_OUTPUT`` and kin)."""
+
+
+def strip_test_markers(code: str) -> str:
+    """``code`` without its nbval marker lines (and without the blank lines that leaves first)."""
+    lines = [line for line in code.split("\n") if not TEST_MARKER.match(line)]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+# TeX that a figure caption uses, written out for alt text (a screen reader reads "·" and "π"
+# better than "\cdot" and "\pi").
+_TEX_WORDS = {
+    r"\cdot": " · ",
+    r"\times": " × ",
+    r"\approx": "≈",
+    r"\le": "≤",
+    r"\leq": "≤",
+    r"\ge": "≥",
+    r"\geq": "≥",
+    r"\ne": "≠",
+    r"\neq": "≠",
+    r"\to": "→",
+    r"\infty": "∞",
+    r"\pm": "±",
+    r"\dots": "…",
+    r"\ldots": "…",
+    r"\cdots": "…",
+    r"\pi": "π",
+    r"\alpha": "α",
+    r"\beta": "β",
+    r"\gamma": "γ",
+    r"\delta": "δ",
+    r"\Delta": "Δ",
+    r"\theta": "θ",
+    r"\lambda": "λ",
+    r"\mu": "μ",
+    r"\sigma": "σ",
+    r"\omega": "ω",
+    r"\top": "T",
+    r"\quad": " ",
+    r"\qquad": " ",
+    r"\,": " ",
+    r"\;": " ",
+    r"\!": "",
+    r"\left": "",
+    r"\right": "",
+    r"\big": "",
+    r"\Big": "",
+    r"\bigg": "",
+    r"\Bigg": "",
+    r"\displaystyle": "",
+}
+_TEX_COMMAND = re.compile(r"\\[A-Za-z]+|\\[,;!]")
+_FRAC = re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
+_WRAPPER = re.compile(
+    r"\\(?:text|textrm|mathrm|mathbf|mathit|mathbb|mathcal|mathsf|mathtt|operatorname|"
+    r"boldsymbol|hat|tilde|bar|vec|widetilde|widehat|overline)\{([^{}]*)\}"
+)
+_SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
+_SCRIPT = re.compile(r"([_^])\{([^{}]*)\}")
+
+
+def _group(text: str) -> str:
+    """``text`` as one term: as it is when a single word or number, else in parentheses."""
+    return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
+def plain_math(tex: str) -> str:
+    """Inline TeX as plain text for alt text: ``2\\pi \\cdot 10^{4}`` -> ``2π · 10^4``."""
+    text = tex
+    for _ in range(3):  # nested groups: \frac{\text{..}}{x^{..}}
+        text = _WRAPPER.sub(r"\1", text)
+        text = _SCRIPT.sub(lambda m: m.group(1) + _group(m.group(2)), text)
+        text = _FRAC.sub(lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", text)
+        text = _SQRT.sub(lambda m: f"√{_group(m.group(1))}", text)
+    text = _TEX_COMMAND.sub(lambda m: _TEX_WORDS.get(m.group(0), m.group(0)[1:]), text)
+    text = re.sub(r"\{([^{}]*)\}", r"\1", text)
+    text = text.replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def plain_text(node: nodes.Node) -> str:
+    """A caption (or any inline text) as plain words, its math written out by ``plain_math``."""
+    parts: list[str] = []
+    for child in node.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(child, nodes.math):
+            parts.append(plain_math(child.astext()))
+        elif not any(isinstance(parent, nodes.math) for parent in _parents(child)):
+            parts.append(child.astext())
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def _parents(node: nodes.Node) -> list[nodes.Node]:
+    out = []
+    while node.parent is not None:
+        node = node.parent
+        out.append(node)
+    return out
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (to its first ``.``, ``:``, ``。`` or ``：``)."""
+    match = re.match(r"(.+?(?:[.:](?=\s|$)|[。：]))", text.strip(), re.DOTALL)
+    sentence = (match.group(1) if match else text).strip()
+    return sentence.rstrip(".:。：").strip()
+
+
+def figure_alt(caption: str) -> str:
+    """The alt text of a figure from its caption's plain text: the caption's first sentence."""
+    return first_sentence(caption)
+
+
+_ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
+_INLINE_MATH = re.compile(r"\$([^$]+)\$")
+
+
+def plain_markdown(text: str) -> str:
+    """A MyST caption as plain words: roles by their text, math written out, no markup."""
+    text = _ROLE.sub(lambda m: m.group(1), text)
+    pieces = _INLINE_MATH.split(text)  # prose, math, prose, math, …
+    text = "".join(
+        plain_math(piece) if k % 2 else re.sub(r"[*_`]", "", piece)
+        for k, piece in enumerate(pieces)
+    )
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _is_code_cell_input(node: nodes.Node) -> bool:
+    parent = node.parent
+    return isinstance(parent, nodes.container) and "cell_input" in parent.get("classes", [])
+
+
+def _clean_page(app: Sphinx, doctree: nodes.document) -> None:
+    for block in list(doctree.findall(nodes.literal_block)):
+        if not _is_code_cell_input(block):
+            continue
+        code = block.astext()
+        clean = strip_test_markers(code)
+        if clean != code:
+            block.rawsource = clean
+            block.children = []
+            block += nodes.Text(clean)
+    for figure in doctree.findall(nodes.figure):
+        captions = [c for c in figure.children if isinstance(c, nodes.caption)]
+        if not captions:
+            continue
+        alt = figure_alt(plain_text(captions[0]))
+        for image in figure.findall(nodes.image):
+            if not image.get("alt"):
+                image["alt"] = alt
+
+
+def _add_static(app: Sphinx, config: Any) -> None:
+    config.html_static_path.append(str(STATIC))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", _add_static)
+    app.connect("doctree-read", _clean_page)
+    app.add_css_file("reader.css")
+    app.add_js_file("reader.js", defer="defer")
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
