@@ -207,7 +207,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def _reader_summary(terminalreporter: Any, report: dict[str, dict[str, Any]]) -> None:
-    """What test_reader.py measured: wide equations per screen, axe rules, images without alt."""
+    """What reading.py read (test_site, test_reader, test_slides): equations wider than their box
+    per screen, images without alt text, axe-core violations by rule."""
     lines = [
         "| page or deck | equations | cut at 1366 px | wider than 390 px (scroll) | images without alt | axe violations |",
         "|---|---|---|---|---|---|",

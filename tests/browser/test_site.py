@@ -36,6 +36,7 @@ from .conftest import (
     is_chapter,
     record,
 )
+from .reading import LAPTOP, MARKER, PROGRESS, alt_problem, read_for_reader, serious, summary
 
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 PAGES = edition_pages()  # the English pages, then the same pages of each translation
@@ -89,6 +90,8 @@ class Visit:
     stuck: list[str] = field(default_factory=list)  # controls that did not change their figure
     answered: int = 0  # quiz questions answered
     quiz_problems: list[str] = field(default_factory=list)
+    reader: dict[str, Any] = field(default_factory=dict)  # reading.read_for_reader, at 1366 px
+    alt_unchanged: list[str] = field(default_factory=list)  # explorers whose alt did not follow
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -109,7 +112,7 @@ def _watch(page: Any, visit: Visit, origin: str) -> None:
 
 
 def _open(browser: Any, site_url: str, name: str) -> tuple[Any, Any, Visit]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     visit = Visit(name)
     _watch(page, visit, urlsplit(site_url).netloc)
@@ -162,6 +165,8 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         # whole page (a chapter is 20,000-34,000 px tall: 2.4 s of a 7 s visit, measured).
         shot = SCREENSHOTS / f"{name.replace('/', '__')}.png"
         page.screenshot(path=str(shot), full_page=FULL_SCREENSHOTS)
+        # equations, images, listings and axe-core, before any control or answer changes it
+        visit.reader = read_for_reader(page)
         # A control or question the browser cannot work (a timeout, say) fails only its test.
         if name in EXPLORER_PAGES:
             try:
@@ -189,6 +194,7 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
             else {}
         ),
         **({"quiz": visit.answered} if name in QUIZ_PAGES else {}),
+        **summary(visit.reader),
     )
     _VISITS[name] = visit
     return visit
@@ -212,6 +218,36 @@ def test_page_renders_math_and_images(browser: Any, site_url: str, name: str) ->
     assert visit.broken_images == [], "images that did not load"
     if is_chapter(name):
         assert visit.math["count"] > 0, "every chapter has equations; none were found"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_equations_fit_the_column_on_a_laptop(browser: Any, site_url: str, name: str) -> None:
+    equations = _visit(browser, site_url, name).reader["equations"]
+    assert [e["id"] for e in equations if e["overflows"]] == [], "cut at 1366 px"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_image_says_what_it_shows(browser: Any, site_url: str, name: str) -> None:
+    visit = _visit(browser, site_url, name)
+    images = visit.reader["images"]
+    assert [f"{i['src']}: {p}" for i in images if (p := alt_problem(i["alt"]))] == []
+    assert visit.alt_unchanged == [], "explorers whose alt text does not follow their controls"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_test_markers_or_progress_bars_are_shown(browser: Any, site_url: str, name: str) -> None:
+    text = _visit(browser, site_url, name).reader["text"]
+    assert MARKER.findall(text) == [], "nbval's markers in the page"
+    assert PROGRESS.findall(text) == [], "progress bars in the page"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_has_no_serious_accessibility_violations(
+    browser: Any, site_url: str, name: str
+) -> None:
+    reader = _visit(browser, site_url, name).reader
+    assert serious(reader["axe"]) == [], "axe-core: critical or serious violations"
+    assert serious(reader["print_axe"]) == [], "axe-core, print view (handout): contrast"
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -260,8 +296,11 @@ def _move_every_control(page: Any, visit: Visit) -> None:
             control = controls.nth(k)
             control.scroll_into_view_if_needed()
             visit.controls += 1
+            alt = img.get_attribute("alt")
             if not _move(control, img):
                 visit.stuck.append(f"explorer {e}: {control.get_attribute('aria-label')}")
+            elif img.get_attribute("alt") == alt:
+                visit.alt_unchanged.append(f"explorer {e}: {control.get_attribute('aria-label')}")
 
 
 @pytest.mark.parametrize("name", EXPLORER_PAGES)

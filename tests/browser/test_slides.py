@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, edition, edition_folder, record
+from .reading import IMAGES, alt_problem, axe_violations, serious, summary
 from .test_site import _TRANSFER, _move
 
 MAX_DECK_BYTES = 3 * 1024 * 1024
@@ -124,6 +125,8 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
     try:
         state = deck.page.evaluate(_STATE)
         transfer = deck.page.evaluate(_TRANSFER)
+        images = deck.page.evaluate(IMAGES)
+        violations = axe_violations(deck.page)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shot = f"slides__{stem.replace('/', '__')}.png"
         deck.page.screenshot(path=str(SCREENSHOTS / shot))
@@ -139,8 +142,15 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
         "errors_": list(deck.errors),
         "failed": list(deck.failed),
         "off_site": list(deck.off_site),
+        "images": images,
+        "axe": violations,
     }
-    record(f"slides/{stem}", kb=round(transfer["bytes"] / 1024), load_ms=round(transfer["load_ms"]))
+    record(
+        f"slides/{stem}",
+        kb=round(transfer["bytes"] / 1024),
+        load_ms=round(transfer["load_ms"]),
+        **summary({"axe": violations, "images": images}),
+    )
     print(
         f"deck {stem}: {state['total']} slides, {transfer['bytes'] / 1e6:.2f} MB transferred, "
         f"loaded in {transfer['load_ms']:.0f} ms"
@@ -194,6 +204,16 @@ def test_deck_typesets_all_math_and_myst(browser: Any, site_url: str, stem: str)
     assert deck["raw_myst"] == [], "MyST roles or directives shown as text"
     if _split(stem)[1][:2].isdigit():
         assert deck["math"] > 0, "a chapter deck shows equations; none were typeset"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_deck_is_accessible_and_its_images_say_what_they_show(
+    browser: Any, site_url: str, stem: str
+) -> None:
+    deck = _open(browser, site_url, stem)
+    problems = [f"{i['src']}: {p}" for i in deck["images"] if (p := alt_problem(i["alt"]))]
+    assert problems == [], "deck images without a description"
+    assert serious(deck["axe"]) == [], "axe-core: critical or serious violations"
 
 
 @pytest.mark.parametrize("stem", DECKS)

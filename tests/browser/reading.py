@@ -1,0 +1,115 @@
+"""What a reader touches, read off a loaded page or deck: shared by the suite's modules.
+
+``test_site.py`` reads every page at 1366×768 (a laptop) in its one visit, ``test_reader.py``
+at 390×844 (a phone), and ``test_slides.py`` every deck; each calls these helpers on the page
+it already has open, so that no page is loaded twice for the same screen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+LAPTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+SERIOUS = ("critical", "serious")  # axe-core impacts that fail the suite
+
+TYPESET = """() => new Promise(resolve => {
+  const wait = () => (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    ? MathJax.startup.promise.then(() => resolve(true)) : resolve(false);
+  if (document.readyState === 'complete') { wait(); } else { window.addEventListener('load', wait); }
+})"""
+
+EQUATIONS = """() => Array.from(document.querySelectorAll('div.math > mjx-container[display="true"]'))
+  .map(m => {
+    const style = getComputedStyle(m);
+    return {
+      id: (m.closest('div.math').id || m.textContent).slice(0, 60),
+      overflows: m.scrollWidth > m.clientWidth + 1,
+      scrolls: ['auto', 'scroll'].includes(style.overflowX),
+      cue: m.classList.contains('pe-scrolls'),
+      scrollbar: m.offsetHeight - m.clientHeight,
+    };
+  })"""
+
+IMAGES = """() => Array.from(document.images)
+  .filter(img => !img.closest('[aria-hidden="true"]') && img.getAttribute('role') !== 'presentation')
+  .map(img => ({src: (img.getAttribute('src') || '').slice(0, 60), alt: img.getAttribute('alt')}))"""
+
+SHOWN_TEXT = "() => (document.querySelector('main') || document.body).innerText"
+
+EXPLORERS = """() => Array.from(document.querySelectorAll('img.posenc-explorer-figure')).map(img => {
+  const box = img.closest('.posenc-explorer-scroll');
+  return {
+    text_px: img.getBoundingClientRect().width / Number(img.getAttribute('width'))
+      * Number(img.dataset.textPx),
+    overflows: box.scrollWidth > box.clientWidth + 1,
+    scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+    cue: box.classList.contains('pe-scrolls'),
+    alt: img.alt,
+  };
+})"""
+
+PAGE_OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
+
+# What a reader must never see: nbval's markers, and a progress bar (tqdm's "100%|█| n/N [")
+MARKER = re.compile(r"NBVAL_[A-Z_]+")
+PROGRESS = re.compile(r"\d+%\|[^|\n]*\|\s*\d+/\d+ \[|step/s")
+_BAD_ALT = re.compile(
+    r"\.(png|jpe?g|svg|gif)\b|/_images/|No description has been provided", re.IGNORECASE
+)
+
+
+def alt_problem(alt: str | None) -> str | None:
+    """Why ``alt`` cannot say what an image shows (None if it can): missing, a file name,
+    nbconvert's placeholder, or under three words (six characters of Chinese)."""
+    if alt is None or not alt.strip():
+        return "no alt text"
+    if _BAD_ALT.search(alt):
+        return f"a file name or placeholder: {alt[:60]!r}"
+    words = len(alt.split()) if alt.isascii() else len(re.sub(r"\s", "", alt)) // 2
+    if words < 3:
+        return f"too short to say what it shows: {alt!r}"
+    return None
+
+
+def axe_violations(page: Any, **options: Any) -> list[tuple[str, str, int]]:
+    """axe-core's violations on the page as ``(rule, impact, elements)``; axe-core is the copy
+    bundled by the pinned ``axe-playwright-python``, injected into the page (no network)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    run = {"resultTypes": ["violations"], **options}
+    response = Axe().run(page, options=run).response
+    return [(v["id"], v["impact"] or "", len(v["nodes"])) for v in response["violations"]]
+
+
+def serious(violations: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    return [v for v in violations if v[1] in SERIOUS]
+
+
+def read_for_reader(page: Any) -> dict[str, Any]:
+    """A typeset page's equations, images, shown text and axe violations (on screen, and in
+    the print view that the handouts are printed from: colour contrast)."""
+    reading = {
+        "equations": page.evaluate(EQUATIONS),
+        "images": page.evaluate(IMAGES),
+        "text": page.evaluate(SHOWN_TEXT),
+        "axe": axe_violations(page),
+    }
+    page.emulate_media(media="print")
+    reading["print_axe"] = axe_violations(page, runOnly=["color-contrast"])
+    page.emulate_media(media="screen")
+    return reading
+
+
+def summary(reading: dict[str, Any]) -> dict[str, Any]:
+    """What the browser suite's summary lists of a page's reading (conftest.py)."""
+    out: dict[str, Any] = {}
+    if "axe" in reading:
+        out["axe"] = sorted({f"{rule} ({impact})" for rule, impact, _ in reading["axe"]})
+        out["no_alt"] = sum(alt_problem(i["alt"]) is not None for i in reading["images"])
+    if "equations" in reading:
+        out["equations"] = len(reading["equations"])
+        key = "wide_on_phone" if reading.get("screen") == "phone" else "clipped_on_laptop"
+        out[key] = sum(e["overflows"] for e in reading["equations"])
+    return out
