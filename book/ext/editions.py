@@ -100,6 +100,10 @@ UI_MESSAGES: tuple[str, ...] = (
     "Correct.",
     "Not quite.",
     "Please type a number.",
+    "Please type a number, or a calculation such as 17/32 or 2*6.",
+    "Hint:",
+    "Show answer",
+    "The answer is {answer}.",
 )
 
 

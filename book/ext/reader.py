@@ -138,10 +138,11 @@ def _parents(node: nodes.Node) -> list[nodes.Node]:
 
 
 def first_sentence(text: str) -> str:
-    """The first sentence of ``text`` (to its first ``.``, ``:``, ``。`` or ``：``)."""
-    match = re.match(r"(.+?(?:[.:](?=\s|$)|[。：]))", text.strip(), re.DOTALL)
+    """The first sentence of ``text``: to its first full stop (``.`` before a space or the
+    end, or ``。``); a colon does not end it ("Left: …; right: …" stays whole)."""
+    match = re.match(r"(.+?(?:\.(?=\s|$)|。))", text.strip(), re.DOTALL)
     sentence = (match.group(1) if match else text).strip()
-    return sentence.rstrip(".:。：").strip()
+    return sentence.rstrip(".。").strip()
 
 
 def figure_alt(caption: str) -> str:

@@ -45,6 +45,7 @@ from book.ext.editions import (
     translate_text,
     ui_text,
 )
+from book.ext.reader import figure_alt, plain_markdown
 
 SLIDE_KEY = "slideshow"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
@@ -283,7 +284,8 @@ def _inline(text: str) -> str:
 
 
 def quiz_html(ctx: Context, stem: str) -> str:
-    """The first questions of quiz ``stem``, each with a click-to-reveal answer."""
+    """The first questions of quiz ``stem``, each with a click-to-reveal answer; choices in
+    the order the chapter page shows them (``quiz.choice_order``)."""
     path = ctx.srcdir / "quizzes" / ctx.language / f"{stem}.yaml"
     if not path.is_file():
         return f"*(the self-check questions are on the [chapter page]({ctx.page}))*"
@@ -296,12 +298,15 @@ def quiz_html(ctx: Context, stem: str) -> str:
             f'<div class="deck-question"><p><strong>Q{i}.</strong> {_inline(q["question"])}</p>'
         )
         if q["type"] == "choice":
+            from book.ext.quiz import choice_order  # the page's order (shuffled by the id)
+
             letters = "ABCDEF"
+            shown = [q["choices"][j] for j in choice_order(q["id"], len(q["choices"]))]
             parts.append('<ol type="A">')
-            parts.extend(f"<li>{_inline(c['text'])}</li>" for c in q["choices"])
+            parts.extend(f"<li>{_inline(c['text'])}</li>" for c in shown)
             parts.append("</ol>")
-            right = next(j for j, c in enumerate(q["choices"]) if c.get("correct"))
-            answer = f"{letters[right]}. {_inline(q['choices'][right]['why'])}"
+            right = next(j for j, c in enumerate(shown) if c.get("correct"))
+            answer = f"{letters[right]}. {_inline(shown[right]['why'])}"
         else:
             answer = f"{q['answer']}. {_inline(q['why'])}"
         summary = ui_text(ctx.language, "Answer")
@@ -398,6 +403,12 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
         cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "stream"]
         cells.append(cell)
         figure = cell.metadata.get("mystnb", {}).get("figure", {})
+        alt = cell.metadata.get("mystnb", {}).get("image", {}).get("alt") or figure_alt(
+            plain_markdown(figure.get("caption", ""))
+        )
+        for output in cell.outputs:  # the deck template writes it (data_png)
+            if "image/png" in output.get("data", {}) and alt:
+                output.setdefault("metadata", {}).setdefault("image/png", {})["alt"] = alt
         if figure.get("name"):
             number = ctx.numbers.get(figure["name"], "").replace("Fig.", "Figure")
             caption = convert_roles(ctx, _first_sentence(figure.get("caption", "")))

@@ -12,8 +12,10 @@ digest of every input of the edition's last successful build, in two kinds.
   words with the glossary (Chinese), the appendix's glossary.
 * **A page's own inputs**: its source (notebook or Markdown), the quiz files it shows
   (``quizzes/<language>/<name>.yaml``) and, in a translation, its catalogue
-  (``locales/<language>/LC_MESSAGES/<page>.po``); and, for a notebook, the digest of its
-  code cells and kernel (``CODE``), which tells whether rebuilding it executes it.
+  (``locales/<language>/LC_MESSAGES/<page>.po``); for a notebook, the digest of its
+  code cells and kernel (``CODE``), which tells whether rebuilding it executes it; and, for a
+  page that offers the wheels of posenc and book (the intro), the digest of what they are made
+  from (``DOWNLOADS``: ``book/ext/downloads.py``, which builds and publishes them).
 
 ``plan`` compares a stamp with the inputs as they are now: nothing changed, the edition is not
 built at all; only pages' own inputs changed, Sphinx updates the edition and re-reads those
@@ -33,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from book.ext.downloads import downloads_digest, shows_downloads
 from book.ext.editions import SOURCE_LANGUAGE
 
 STAMP_VERSION = 1
@@ -100,6 +103,7 @@ def quiz_names(text: str) -> list[str]:
 
 
 CODE = "code"  # a notebook's code cells and kernel: what its execution depends on
+DOWNLOADS = "downloads"  # the wheels and pins a page offers (book/ext/downloads.py)
 
 
 def code_digest(notebook: bytes) -> str | None:
@@ -120,7 +124,9 @@ def code_digest(notebook: bytes) -> str | None:
 
 def page_inputs(root: Path, docname: str, language: str) -> dict[str, str | None]:
     """Path (relative to ``root``) -> digest of each of a page's own inputs in ``language``;
-    and, for a notebook, ``CODE``: the digest of what its execution depends on."""
+    and, for a notebook, ``CODE``: the digest of what its execution depends on; and, for a
+    page that offers the wheels of posenc and book (the intro), ``DOWNLOADS``: the digest of
+    what they are made from."""
     source = page_source(root, docname)
     if source is None:
         return {f"{docname}{PAGE_SUFFIXES[0]}": None}
@@ -128,9 +134,12 @@ def page_inputs(root: Path, docname: str, language: str) -> dict[str, str | None
     inputs: dict[str, str | None] = {source.relative_to(root).as_posix(): _digest(data)}
     if source.suffix == ".ipynb":
         inputs[CODE] = code_digest(data)
-    for name in quiz_names(data.decode("utf-8", errors="replace")):
+    text = data.decode("utf-8", errors="replace")
+    for name in quiz_names(text):
         quiz = f"quizzes/{language}/{name}.yaml"
         inputs[quiz] = file_digest(root / quiz)
+    if shows_downloads(text):
+        inputs[DOWNLOADS] = downloads_digest(root)
     if language != SOURCE_LANGUAGE:
         catalogue = f"locales/{language}/LC_MESSAGES/{docname}.po"
         inputs[catalogue] = file_digest(root / catalogue)

@@ -465,7 +465,8 @@ def test_the_quiz_shows_two_questions_with_hidden_answers(tmp_path: Path) -> Non
     assert out.count('class="deck-question"') == 2
     assert out.count("<details>") == 2 and "Third?" not in out
     assert "<strong>big</strong>" in out and "$x$" in out
-    assert "A. It is." in out and "3. Count." in out
+    # the answer letter follows the shuffled order: id "a" shows its right choice second
+    assert "B. It is." in out and "3. Count." in out
     assert "\n\n" not in out.split("## Check yourself", 1)[1].strip(), "one HTML block"
 
 

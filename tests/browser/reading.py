@@ -27,8 +27,7 @@ EQUATIONS = """() => Array.from(document.querySelectorAll('div.math > mjx-contai
       id: (m.closest('div.math').id || m.textContent).slice(0, 60),
       overflows: m.scrollWidth > m.clientWidth + 1,
       scrolls: ['auto', 'scroll'].includes(style.overflowX),
-      cue: m.classList.contains('pe-scrolls'),
-      scrollbar: m.offsetHeight - m.clientHeight,
+      cue: m.classList.contains('pe-scrolls') && style.backgroundImage.includes('gradient'),
     };
   })"""
 
@@ -45,7 +44,7 @@ EXPLORERS = """() => Array.from(document.querySelectorAll('img.posenc-explorer-f
       * Number(img.dataset.textPx),
     overflows: box.scrollWidth > box.clientWidth + 1,
     scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
-    cue: box.classList.contains('pe-scrolls'),
+    cue: box.classList.contains('pe-scrolls') && getComputedStyle(box).backgroundImage.includes('gradient'),
     alt: img.alt,
   };
 })"""
@@ -78,7 +77,9 @@ def axe_violations(page: Any, **options: Any) -> list[tuple[str, str, int]]:
     bundled by the pinned ``axe-playwright-python``, injected into the page (no network)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    run = {"resultTypes": ["violations"], **options}
+    # no preload: axe would fetch the pages' stylesheets again itself, resolving their
+    # @imports against the wrong folder (404s the suite counts as errors)
+    run = {"resultTypes": ["violations"], "preload": False, **options}
     response = Axe().run(page, options=run).response
     return [(v["id"], v["impact"] or "", len(v["nodes"])) for v in response["violations"]]
 

@@ -3,8 +3,10 @@
 Each page is opened once at 390×844 in a fresh context, after MathJax has typeset it, and
 photographed (``_build/screenshots/phone-*.png``). The suite fails on
 
-* a display equation that neither fits its box nor scrolls inside it with a visible scrollbar
-  and the scroll cue (a cue on a box that fits fails too);
+* a display equation that neither fits its box nor scrolls inside it with the scroll cue, the
+  shadow at the side that has more (a cue on a box that fits fails too). The scrollbar is not
+  what tells: a phone's browser shows it only while scrolling, and so does headless chromium
+  (playwright starts it with ``--hide-scrollbars``);
 * a page that scrolls sideways;
 * a chapter-list or contents button that does not open its panel when clicked;
 * an explorer figure whose smallest text is under ``PHONE_TEXT_PX`` CSS px, or that is wider
@@ -85,11 +87,9 @@ def _phone(browser: Any, site_url: str, name: str) -> dict[str, Any]:
 def test_equations_fit_or_scroll_with_a_cue(browser: Any, site_url: str, name: str) -> None:
     reading = _phone(browser, site_url, name)
     cut = [
-        e["id"]
-        for e in reading["equations"]
-        if e["overflows"] and not (e["scrolls"] and e["cue"] and e["scrollbar"] >= 3)
+        e["id"] for e in reading["equations"] if e["overflows"] and not (e["scrolls"] and e["cue"])
     ]
-    assert cut == [], "wider than their box, with no scrollbar or no cue"
+    assert cut == [], "wider than their box, with no scrolling or no shadow cue"
     misleading = [e["id"] for e in reading["equations"] if e["cue"] and not e["overflows"]]
     assert misleading == [], "a scroll cue on an equation that fits"
 
@@ -115,7 +115,8 @@ def test_menu_buttons_open_their_panels(browser: Any, site_url: str, name: str) 
 def test_explorer_text_stays_readable(browser: Any, site_url: str, name: str) -> None:
     explorers = _phone(browser, site_url, name)["explorers"]
     assert explorers, "no explorer found on a page that has one"
-    small = [round(e["text_px"], 1) for e in explorers if not e["text_px"] >= PHONE_TEXT_PX]
+    # the frames' text sizes are stored to 0.01 px, and widths round to whole pixels
+    small = [round(e["text_px"], 2) for e in explorers if not e["text_px"] >= PHONE_TEXT_PX - 0.05]
     assert small == [], f"explorer text under {PHONE_TEXT_PX} CSS px"
     stuck = [e["alt"][:50] for e in explorers if e["overflows"] and not (e["scrolls"] and e["cue"])]
     assert stuck == [], "explorer figures wider than the phone with no scroll or no cue"

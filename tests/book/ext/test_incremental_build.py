@@ -16,10 +16,14 @@ from types import SimpleNamespace
 
 import pytest
 from sphinx.application import Sphinx
+from sphinx.util.docutils import docutils_namespace
 
 from book.ext import book_site
 
+# Its own source_suffix: Sphinx 7.4 merges the extensions' suffixes into the *default* dict,
+# so an earlier app in this process (myst_parser's ".md": "markdown") would leak into this one.
 CONF = """\
+source_suffix = {".rst": "restructuredtext"}
 extensions = ["myst_nb", "book.ext.book_site"]
 nb_execution_mode = "off"
 book_parallel_jobs = 1
@@ -46,6 +50,10 @@ class Book:
     def build(self, reread: list[str] | None = None) -> tuple[set[str], set[str]]:
         """Build; return the pages read and the pages written."""
         warnings = io.StringIO()
+        with docutils_namespace():  # Sphinx's node registrations end with the build
+            return self._build(warnings, reread)
+
+    def _build(self, warnings: io.StringIO, reread: list[str] | None) -> tuple[set[str], set[str]]:
         app = Sphinx(
             str(self.root),
             str(self.root),
