@@ -8,7 +8,10 @@
 * **Alt text.** A figure's image gets the first sentence of its caption as its alt text, in
   plain words (``plain_text``: math written out, ``\\cdot`` as "·"), in the page's own
   language; docutils would otherwise write the image's file name. The decks use the same text
-  (``book/ext/slides.py``).
+  (``book/ext/slides.py``). A quiz's choices get the same plain words as their accessible
+  name (``book/ext/quiz.py``).
+* **Link contrast.** Links are a darker blue than the theme's, which fails WCAG AA on the
+  pale backgrounds of exercises and notes.
 * **Menus on a phone.** sphinx-book-theme 1.3 draws its own chapter-list and contents buttons
   in the article header, but pydata-sphinx-theme 0.17 and the book theme attach their handlers
   to the *first* button of each kind in the page, a hidden duplicate in the site header, so
@@ -17,8 +20,10 @@
   laptop).
 * **Wide content scrolls in its own box, with a cue.** A display equation or an explorer
   figure wider than the column scrolls sideways inside its own box, never the page; the box
-  keeps a visible scrollbar and a shadow on each side that has more (``reader.css``,
-  ``pe-scrolls`` set by ``reader.js``). An explorer figure on a phone keeps its smallest
+  shows a shadow on each side that has more (``reader.css``, ``pe-scrolls`` set by
+  ``reader.js``), and a thin scrollbar where the browser keeps one (a phone shows it only
+  while scrolling). On a phone an equation's number moves above it, and long inline code
+  wraps. An explorer figure on a phone keeps its smallest
   text at :data:`book.explorers.explorer.PHONE_TEXT_PX` CSS px or more by keeping a minimum
   width (``book/explorers/explorer.py``).
 """

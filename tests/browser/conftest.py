@@ -143,6 +143,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     loaded, typeset and photographed twice.
     """
     for item in items:
+        if item.get_closest_marker("xdist_group"):  # a module that groups its tests itself
+            continue
         params = getattr(getattr(item, "callspec", None), "params", {})
         key = params.get("name", params.get("stem"))
         if key is not None:

@@ -89,18 +89,23 @@ def serious(violations: list[tuple[str, str, int]]) -> list[tuple[str, str, int]
 
 
 def read_for_reader(page: Any) -> dict[str, Any]:
-    """A typeset page's equations, images, shown text and axe violations (on screen, and in
-    the print view that the handouts are printed from: colour contrast)."""
-    reading = {
+    """A typeset page's equations, images, shown text and axe violations."""
+    return {
         "equations": page.evaluate(EQUATIONS),
         "images": page.evaluate(IMAGES),
         "text": page.evaluate(SHOWN_TEXT),
         "axe": axe_violations(page),
     }
+
+
+def print_view_contrast(page: Any) -> list[tuple[str, str, int]]:
+    """axe-core's colour-contrast violations in the page's print view: the stylesheet the PDF
+    handouts are printed with (the page is left in the screen view)."""
     page.emulate_media(media="print")
-    reading["print_axe"] = axe_violations(page, runOnly=["color-contrast"])
-    page.emulate_media(media="screen")
-    return reading
+    try:
+        return axe_violations(page, runOnly=["color-contrast"])
+    finally:
+        page.emulate_media(media="screen")
 
 
 def summary(reading: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,9 @@ from .conftest import (
 )
 from .test_site import _open
 
+# One worker visits every quiz page once: the book-wide tests read the visits of every page.
+pytestmark = pytest.mark.xdist_group("quiz")
+
 MAX_SHARE = 0.4  # of the book's choice questions, per edition
 RIGHT, WRONG = "\u2713", "\u2717"
 QUIZ_PAGES = [
