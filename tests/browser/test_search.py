@@ -18,9 +18,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .conftest import LANGUAGES, edition_folder
-
-LAPTOP = {"width": 1366, "height": 768}  # the suite's laptop and phone (reading.py)
-PHONE = {"width": 390, "height": 844}
+from .reading import LAPTOP, PHONE  # the suite's laptop and phone
 
 # (edition, query, the page that must come first, words of which every excerpt holds one)
 QUERIES = [
