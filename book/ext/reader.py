@@ -144,15 +144,16 @@ def _parents(node: nodes.Node) -> list[nodes.Node]:
 
 def first_sentence(text: str) -> str:
     """The first sentence of ``text``: to its first full stop (``.`` before a space or the
-    end, or ``。``); a colon does not end it ("Left: …; right: …" stays whole)."""
+    end, or ``。``), which it keeps; a colon does not end it ("Left: …; right: …" stays
+    whole). The decks' figure captions (``slides.py``) and the alt text use it."""
     match = re.match(r"(.+?(?:\.(?=\s|$)|。))", text.strip(), re.DOTALL)
-    sentence = (match.group(1) if match else text).strip()
-    return sentence.rstrip(".。").strip()
+    return (match.group(1) if match else text).strip()
 
 
 def figure_alt(caption: str) -> str:
-    """The alt text of a figure from its caption's plain text: the caption's first sentence."""
-    return first_sentence(caption)
+    """The alt text of a figure from its caption's plain text: the caption's first sentence,
+    without its full stop."""
+    return first_sentence(caption).rstrip(".。").strip()
 
 
 _ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")

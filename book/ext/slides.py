@@ -45,7 +45,7 @@ from book.ext.editions import (
     translate_text,
     ui_text,
 )
-from book.ext.reader import figure_alt, plain_markdown
+from book.ext.reader import figure_alt, first_sentence, plain_markdown
 
 SLIDE_KEY = "slideshow"
 SLIDE_TYPES = ("slide", "subslide", "fragment", "-", "skip", "notes")
@@ -372,11 +372,6 @@ def convert_markdown(ctx: Context, text: str) -> str:
 # the deck of one notebook
 
 
-def _first_sentence(text: str) -> str:
-    match = re.match(r"(.+?[.:])(\s|$)", text.strip(), re.DOTALL)
-    return (match.group(1) if match else text).strip()
-
-
 def deck_notebook(notebook: Any, ctx: Context) -> Any:
     """The cells of the deck: skipped cells dropped, MyST converted, widget views removed."""
     import nbformat
@@ -411,7 +406,7 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
                 output.setdefault("metadata", {}).setdefault("image/png", {})["alt"] = alt
         if figure.get("name"):
             number = ctx.numbers.get(figure["name"], "").replace("Fig.", "Figure")
-            caption = convert_roles(ctx, _first_sentence(figure.get("caption", "")))
+            caption = convert_roles(ctx, first_sentence(figure.get("caption", "")))
             shown = ctx.link(number, figure["name"]) + ". " if number else ""
             cells.append(
                 nbformat.v4.new_markdown_cell(

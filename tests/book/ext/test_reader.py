@@ -54,7 +54,8 @@ def test_alt_text_is_the_first_sentence_of_the_caption_in_either_language():
     assert (
         figure_alt("正弦编码的热图，d = 64。每一行是一个位置的编码。") == "正弦编码的热图，d = 64"
     )
-    assert first_sentence("A decimal 0.5 stays. Then more.") == "A decimal 0.5 stays"
+    assert first_sentence("A decimal 0.5 stays. Then more.") == "A decimal 0.5 stays."
+    assert first_sentence("Left: the table. Right: its rows.") == "Left: the table."
     assert first_sentence("No full stop at all") == "No full stop at all"
     assert figure_alt("Left: the table. Right: its rows.") == "Left: the table"
     assert figure_alt("左：位置表；右：它的行。更多。") == "左：位置表；右：它的行"
