@@ -45,6 +45,7 @@ from book.ext.editions import (
     translate_text,
     ui_text,
 )
+from book.ext.quiz import choice_order  # the page's order of a question's choices
 from book.ext.reader import figure_alt, first_sentence, plain_markdown
 
 SLIDE_KEY = "slideshow"
@@ -298,8 +299,6 @@ def quiz_html(ctx: Context, stem: str) -> str:
             f'<div class="deck-question"><p><strong>Q{i}.</strong> {_inline(q["question"])}</p>'
         )
         if q["type"] == "choice":
-            from book.ext.quiz import choice_order  # the page's order (shuffled by the id)
-
             letters = "ABCDEF"
             shown = [q["choices"][j] for j in choice_order(q["id"], len(q["choices"]))]
             parts.append('<ol type="A">')
