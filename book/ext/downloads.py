@@ -71,10 +71,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE_FOLDER = "wheels"  # under each edition's root
 CACHE = Path("_build") / ".wheels"  # under the repository: one folder per digest
 READER_REQUIREMENTS = "requirements-reader.txt"
+# PyTorch's index of builds for computers without a GPU: the chapters need none, and PyPI's
+# Linux build of torch brings the CUDA libraries with it (gigabytes).
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # What running the chapters in JupyterLab needs besides posenc and book: the third-party
 # packages that the chapters, posenc and the book's figures, explorers, toy model and
 # experiments import (tests/book/ext/test_downloads.py checks the list against their imports),
-# and JupyterLab with the kernel that runs the notebooks. Their own requirements follow.
+# JupyterLab with the kernel that runs the notebooks, and jupyterlab-myst, which renders the
+# chapters' MyST Markdown (equations, boxes, roles) in JupyterLab. Their own requirements
+# follow.
 READER_PACKAGES = (
     "torch",
     "numpy",
@@ -83,6 +88,7 @@ READER_PACKAGES = (
     "tqdm",
     "ipykernel",
     "jupyterlab",
+    "jupyterlab-myst",
 )
 RECIPE = "1"  # bump when the way the files are made changes, to make them again
 SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest time a zip file can hold
@@ -237,17 +243,24 @@ def reader_requirements(
     return [line for name, line in pins.items() if name in found]
 
 
+def install_command(requirements: str, wheels: Iterable[str]) -> str:
+    """The ``pip install`` line that installs ``requirements`` and ``wheels``, with PyTorch's
+    CPU build (``CPU_INDEX``)."""
+    return " ".join(["pip install -r", requirements, *wheels, "--extra-index-url", CPU_INDEX])
+
+
 def reader_requirements_text(root: Path, wheels: Iterable[str]) -> str:
     """The reader's requirements file: a header saying how to use it, then the pins."""
     lines = reader_requirements((root / "requirements.txt").read_text(encoding="utf-8"))
-    install = " ".join(["pip install -r", READER_REQUIREMENTS, *wheels])
+    install = install_command(READER_REQUIREMENTS, wheels)
     header = [
         "# What running the chapters of 'Positional Encodings in Transformers' in JupyterLab",
         "# needs, at the versions the book was built with (a part of its requirements.txt),",
         f"# with Python {_python()}. Install it with the two wheels published beside it:",
         f"#   {install}",
-        "# PyTorch's own index has a smaller build for computers with no GPU: add",
-        "#   --extra-index-url https://download.pytorch.org/whl/cpu",
+        f"#   --extra-index-url {CPU_INDEX}",
+        "# (the last option takes PyTorch's build for computers without a GPU from PyTorch's",
+        "# own index: the chapters need no GPU, and the default build brings GPU libraries).",
     ]
     return "\n".join(header + lines) + "\n"
 
@@ -376,7 +389,7 @@ def reader_commands(files: tuple[str, ...]) -> str:
             "```bash",
             "python -m venv .venv",
             "source .venv/bin/activate",
-            " ".join(["pip install -r", requirements, *wheels]),
+            install_command(requirements, wheels),
             "jupyter lab",
             "```",
         ]

@@ -18,18 +18,28 @@
   the visible buttons did nothing. ``reader_static/reader.js`` passes a click on a visible
   button to that first one, which opens the panel (a dialog on a phone, the sidebar on a
   laptop).
-* **Wide content scrolls in its own box, with a cue.** A display equation or an explorer
-  figure wider than the column scrolls sideways inside its own box, never the page; the box
-  shows a shadow on each side that has more (``reader.css``, ``pe-scrolls`` set by
-  ``reader.js``), and a thin scrollbar where the browser keeps one (a phone shows it only
-  while scrolling). On a phone an equation's number moves above it, and long inline code
-  wraps. An explorer figure on a phone keeps its smallest
-  text at :data:`book.explorers.explorer.PHONE_TEXT_PX` CSS px or more by keeping a minimum
-  width (``book/explorers/explorer.py``).
+* **Menus close once an entry is chosen**, so that a reader who taps a heading in the
+  page's contents sees it, not the dialog that was over it.
+* **Figures keep their shape and their text on a phone.** A cell's figure carries its width
+  and height as inline style; the height would squash it in a narrow column, so the figure
+  keeps its aspect ratio, and shrinks no further than keeps its smallest text at
+  :data:`book.explorers.explorer.PHONE_TEXT_PX` CSS px. That width follows from
+  :data:`book.figures.measure.MIN_TEXT_PX`, the smallest text every figure has at the width
+  it is shown at on a laptop (capped at ``COLUMN_PX``), which ``tests/book/test_figure_text.py``
+  checks; the build hands these sizes to ``reader.js`` (``window.peReader``). An explorer's
+  figure does the same with its own measured size (``book/explorers/explorer.py``).
+* **Wide content scrolls in its own box, with a cue.** A display equation, a figure, an
+  explorer or a table wider than the column scrolls sideways inside its own box, never the
+  page, and a shadow marks each side that has more: behind a (transparent) equation
+  (``pe-scrolls``), over an opaque figure, explorer or table by a frame around its box
+  (``pe-scroll-frame`` with ``pe-more-left``/``pe-more-right``, set by ``reader.js`` as the box
+  scrolls). A thin scrollbar shows where the browser keeps one (a phone shows it only while
+  scrolling). On a phone an equation's number moves above it, and long inline code wraps.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -200,9 +210,19 @@ def _add_static(app: Sphinx, config: Any) -> None:
     config.html_static_path.append(str(STATIC))
 
 
+def reader_sizes_js() -> str:
+    """The sizes ``reader.js`` keeps a figure readable by, as ``window.peReader``."""
+    from book.explorers.explorer import PHONE_TEXT_PX
+    from book.figures.measure import COLUMN_PX, MIN_TEXT_PX
+
+    sizes = {"figureTextPx": MIN_TEXT_PX, "columnPx": COLUMN_PX, "phoneTextPx": PHONE_TEXT_PX}
+    return f"window.peReader = {json.dumps(sizes)};"
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _add_static)
     app.connect("doctree-read", _clean_page)
     app.add_css_file("reader.css")
+    app.add_js_file(None, body=reader_sizes_js())
     app.add_js_file("reader.js", defer="defer")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

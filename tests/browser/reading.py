@@ -37,17 +37,96 @@ IMAGES = """() => Array.from(document.images)
 
 SHOWN_TEXT = "() => (document.querySelector('main') || document.body).innerText"
 
-EXPLORERS = """() => Array.from(document.querySelectorAll('img.posenc-explorer-figure')).map(img => {
-  const box = img.closest('.posenc-explorer-scroll');
-  return {
-    text_px: img.getBoundingClientRect().width / Number(img.getAttribute('width'))
-      * Number(img.dataset.textPx),
-    overflows: box.scrollWidth > box.clientWidth + 1,
-    scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
-    cue: box.classList.contains('pe-scrolls') && getComputedStyle(box).backgroundImage.includes('gradient'),
-    alt: img.alt,
+# How a box that scrolls sideways tells it (reader.js, reader.css): its frame's shadow, drawn
+# over the content, shows on each side that has more. ``framed(box)`` scrolls the box to its
+# end and back, and reads the frame at both ends: whether the box overflows and scrolls, and
+# whether the shadow is shown (opaque, over the box) exactly on the sides that have more.
+_FRAMED = """async (box) => {
+  const frame = box.parentElement;
+  const shadow = (side) => {
+    const style = getComputedStyle(frame, side);
+    return style.content !== 'none' && Number(style.opacity) > 0.5
+      && style.backgroundImage.includes('gradient') && style.position === 'absolute'
+      && Number(style.zIndex) > 0;
   };
-})"""
+  const read = () => ({left: shadow('::before'), right: shadow('::after')});
+  const settle = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 30)));
+  const more = box.scrollWidth - box.clientWidth;
+  const state = {
+    overflows: more > 1,
+    scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+    framed: frame.classList.contains('pe-scroll-frame'),
+  };
+  box.scrollLeft = 0; await settle();
+  const start = read();
+  box.scrollLeft = more; await settle();
+  const end = read();
+  box.scrollLeft = 0; await settle();
+  // a cue where there is more, none where there is not
+  state.cue = state.framed && start.right === state.overflows && !start.left
+    && end.left === state.overflows && !end.right;
+  return state;
+}"""
+
+EXPLORERS = (
+    """async () => {
+  const framed = """
+    + _FRAMED
+    + """;
+  const out = [];
+  for (const img of document.querySelectorAll('img.posenc-explorer-figure')) {
+    const box = img.closest('.posenc-explorer-scroll');
+    out.push({
+      text_px: img.getBoundingClientRect().width / Number(img.getAttribute('width'))
+        * Number(img.dataset.textPx),
+      alt: img.alt,
+      ...(await framed(box)),
+    });
+  }
+  return out;
+}"""
+)
+
+# A cell's figure (inline width and height from the notebook's metadata): its shape against
+# the PNG's, and its smallest text, from the size every figure has at its shown width on a
+# laptop (``window.peReader``, reader.py).
+FIGURES = (
+    """async () => {
+  const framed = """
+    + _FRAMED
+    + """;
+  const sizes = window.peReader;
+  const out = [];
+  for (const img of document.querySelectorAll('.cell_output img, figure img')) {
+    const drawn = parseFloat(img.style.width);
+    if (img.closest('.posenc-explorer') || !(drawn > 0)) continue;
+    if (!img.complete) await new Promise(r => img.addEventListener('load', r, {once: true}));
+    const r = img.getBoundingClientRect();
+    const box = img.closest('.pe-figure-scroll');
+    out.push({
+      alt: (img.alt || img.src).slice(0, 60),
+      shape: (r.width / r.height) / (img.naturalWidth / img.naturalHeight),
+      text_px: sizes ? sizes.figureTextPx * r.width / Math.min(drawn, sizes.columnPx) : 0,
+      ...(box ? await framed(box) : {overflows: false, scrolls: false, framed: false, cue: false}),
+    });
+  }
+  return out;
+}"""
+)
+
+# The theme's tables scroll in their own container.
+TABLES = (
+    """async () => {
+  const framed = """
+    + _FRAMED
+    + """;
+  const out = [];
+  for (const box of document.querySelectorAll('.pst-scrollable-table-container')) {
+    out.push({text: box.innerText.slice(0, 40), ...(await framed(box))});
+  }
+  return out;
+}"""
+)
 
 PAGE_OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
 

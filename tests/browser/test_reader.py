@@ -9,8 +9,16 @@ photographed (``_build/screenshots/phone-*.png``). The suite fails on
   (playwright starts it with ``--hide-scrollbars``);
 * a page that scrolls sideways;
 * a chapter-list or contents button that does not open its panel when clicked;
+* a chapter-list or contents panel that stays open over the page once an entry is chosen;
+* a cell's figure that loses its shape (more than 2% off the PNG's aspect ratio), whose
+  smallest text falls under ``PHONE_TEXT_PX`` CSS px, or that is wider than the screen and
+  cannot scroll or shows no cue;
 * an explorer figure whose smallest text is under ``PHONE_TEXT_PX`` CSS px, or that is wider
-  than the screen and cannot scroll or shows no cue.
+  than the screen and cannot scroll or shows no cue;
+* a table wider than the screen that cannot scroll or shows no cue.
+
+The cue of a figure, an explorer or a table is a shadow its frame draws over it on each side
+that has more: read at both ends of the box's scroll (``reading.py``).
 
 The same page at 1366×768 (equations that fit, alt text, listings, axe-core) is read in
 ``test_site.py``'s one visit, and the decks in ``test_slides.py`` (``reading.py``).
@@ -25,7 +33,16 @@ import pytest
 from book.explorers.explorer import PHONE_TEXT_PX
 
 from .conftest import SCREENSHOTS, edition_pages, record
-from .reading import EQUATIONS, EXPLORERS, PAGE_OVERFLOW, PHONE, TYPESET, summary
+from .reading import (
+    EQUATIONS,
+    EXPLORERS,
+    FIGURES,
+    PAGE_OVERFLOW,
+    PHONE,
+    TABLES,
+    TYPESET,
+    summary,
+)
 from .test_site import EXPLORER_PAGES
 
 PAGES = edition_pages()
@@ -39,6 +56,20 @@ _MENU = """(kind) => {
   return {open: !!(dialog && dialog.open), links: links.length};
 }"""
 
+# Choose the first entry of the open contents panel that points into the page (as a reader
+# taps a heading); whether the panel is still open after it.
+_CHOOSE = """async (kind) => {
+  const dialog = document.getElementById(`pst-${kind}-sidebar-modal`);
+  const link = dialog && Array.from(dialog.querySelectorAll('a[href^="#"]')).find(a => {
+    const r = a.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  });
+  if (!link) return null;
+  link.click();
+  await new Promise(r => setTimeout(r, 300));
+  return dialog.open;
+}"""
+
 
 def _open_menu(page: Any, kind: str) -> dict[str, Any]:
     """Click the visible ``kind`` button (primary: the chapter list, secondary: the page's
@@ -49,8 +80,11 @@ def _open_menu(page: Any, kind: str) -> dict[str, Any]:
     buttons.first.click()
     page.wait_for_timeout(300)
     state = page.evaluate(_MENU, kind)
-    page.keyboard.press("Escape")
-    page.wait_for_timeout(150)
+    if state["open"] and kind == "secondary":
+        state["open_after_choice"] = page.evaluate(_CHOOSE, kind)
+    if page.evaluate(_MENU, kind)["open"]:
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(150)
     return {"button": True, **state}
 
 
@@ -71,6 +105,8 @@ def _phone(browser: Any, site_url: str, name: str) -> dict[str, Any]:
             "screen": "phone",
             "equations": page.evaluate(EQUATIONS),
             "explorers": page.evaluate(EXPLORERS),
+            "figures": page.evaluate(FIGURES),
+            "tables": page.evaluate(TABLES),
             "page_overflow": page.evaluate(PAGE_OVERFLOW),
         }
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -109,6 +145,33 @@ def test_menu_buttons_open_their_panels(browser: Any, site_url: str, name: str) 
     contents = menus["secondary"]
     if contents["button"]:
         assert contents["open"] and contents["links"] >= 1, f"the contents: {contents}"
+        assert contents["open_after_choice"] is False, "the contents stay open over the page"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_figures_keep_their_shape_and_readable_text(browser: Any, site_url: str, name: str) -> None:
+    figures = _phone(browser, site_url, name)["figures"]
+    squashed = [(f["alt"], round(f["shape"], 3)) for f in figures if abs(f["shape"] - 1) > 0.02]
+    assert squashed == [], "figures off their aspect ratio (shown / drawn)"
+    small = [
+        (f["alt"], round(f["text_px"], 2)) for f in figures if f["text_px"] < PHONE_TEXT_PX - 0.05
+    ]
+    assert small == [], f"figure text under {PHONE_TEXT_PX} CSS px"
+    unframed = [f["alt"] for f in figures if not f["framed"]]
+    assert unframed == [], "figures outside a scroll frame"
+    stuck = [f["alt"] for f in figures if f["overflows"] and not (f["scrolls"] and f["cue"])]
+    assert stuck == [], "figures wider than the phone with no scroll or no cue"
+    wrong = [f["alt"] for f in figures if not f["overflows"] and not f["cue"]]
+    assert wrong == [], "a scroll cue on a figure that fits"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_wide_tables_scroll_with_a_cue(browser: Any, site_url: str, name: str) -> None:
+    tables = _phone(browser, site_url, name)["tables"]
+    stuck = [t["text"] for t in tables if t["overflows"] and not (t["scrolls"] and t["cue"])]
+    assert stuck == [], "tables wider than the phone with no scroll or no cue"
+    wrong = [t["text"] for t in tables if not t["overflows"] and not t["cue"]]
+    assert wrong == [], "a scroll cue on a table that fits"
 
 
 @pytest.mark.parametrize("name", EXPLORER_PAGES)
@@ -120,3 +183,5 @@ def test_explorer_text_stays_readable(browser: Any, site_url: str, name: str) ->
     assert small == [], f"explorer text under {PHONE_TEXT_PX} CSS px"
     stuck = [e["alt"][:50] for e in explorers if e["overflows"] and not (e["scrolls"] and e["cue"])]
     assert stuck == [], "explorer figures wider than the phone with no scroll or no cue"
+    wrong = [e["alt"][:50] for e in explorers if not e["overflows"] and not e["cue"]]
+    assert wrong == [], "a scroll cue on an explorer figure that fits"

@@ -103,7 +103,8 @@ def test_the_intro_links_to_each_download(site: Path) -> None:
         assert target.is_file()
     text = re.sub(r"<[^>]+>", "", page)  # the code block's words are highlighted apart
     posenc, book, requirements = published_files(ROOT)
-    assert f"pip install -r {requirements} {posenc} {book}" in text
+    cpu = "--extra-index-url https://download.pytorch.org/whl/cpu"  # PyTorch's CPU build
+    assert f"pip install -r {requirements} {posenc} {book} {cpu}" in text
     assert "jupyter lab" in text
 
 

@@ -79,6 +79,23 @@ _STATE = """() => {
 }"""
 
 
+# Each quiz slide with every answer opened, as a lecturer reveals them: how many px its content
+# runs past the slide once the deck has fitted it again (negative: room to spare).
+_QUIZ_OPENED = """async () => {
+  const out = [];
+  for (const quiz of document.querySelectorAll('.reveal .slides .deck-quiz')) {
+    const slide = quiz.closest('section');
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    await new Promise(r => setTimeout(r, 50));
+    slide.querySelectorAll('details').forEach(d => { d.open = true; });
+    await new Promise(r => setTimeout(r, 150));
+    out.push({slide: at.h + 1, over: slide.scrollHeight - slide.clientHeight});
+  }
+  return out;
+}"""
+
+
 class _Deck:
     def __init__(self, browser: Any, site_url: str, stem: str) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -133,6 +150,7 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
         before = deck.page.evaluate("() => Reveal.getIndices()")
         deck.page.keyboard.press("ArrowRight")
         after = deck.page.evaluate("() => Reveal.getIndices()")
+        quiz = deck.page.evaluate(_QUIZ_OPENED)
     finally:
         deck.close()
     result = {
@@ -144,6 +162,7 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
         "off_site": list(deck.off_site),
         "images": images,
         "axe": violations,
+        "quiz": quiz,
     }
     record(
         f"slides/{stem}",
@@ -228,6 +247,14 @@ EXPLORER_DECKS = [
     for s in DECKS
     if deck_path(s).is_file() and 'class="posenc-explorer"' in deck_path(s).read_text()
 ]
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_quiz_slides_fit_with_their_answers_open(browser: Any, site_url: str, stem: str) -> None:
+    quiz = _open(browser, site_url, stem)["quiz"]
+    assert quiz, "no quiz slide in the deck"
+    cut = [q for q in quiz if q["over"] > 2]
+    assert cut == [], "quiz slides that run off the screen with their answers open"
 
 
 @pytest.mark.parametrize("stem", EXPLORER_DECKS)

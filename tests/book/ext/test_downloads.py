@@ -30,6 +30,9 @@ from book.tools import stamps
 ROOT = Path(__file__).resolve().parents[3]
 REQUIREMENTS = (ROOT / "requirements.txt").read_text(encoding="utf-8")
 
+# PyTorch's CPU build, which the reader's install command takes (the chapters need no GPU)
+CPU_BUILD = " --extra-index-url https://download.pytorch.org/whl/cpu"
+
 
 # ---------------------------------------------------------------------------------------------
 # the reader's requirements
@@ -65,7 +68,8 @@ def test_the_reader_pins_are_a_part_of_requirements_txt() -> None:
     assert set(lines) <= set(every.values())
     names = {canonicalize_name(Requirement(line).name) for line in lines}
     assert "torch==2.13.0" in lines  # exactly: a CPU build of it is on the build machines
-    for name in ("numpy", "matplotlib", "ipywidgets", "ipykernel", "jupyterlab", "pillow"):
+    readers = ("numpy", "matplotlib", "ipywidgets", "ipykernel", "jupyterlab", "jupyterlab-myst")
+    for name in (*readers, "pillow"):
         assert every[name] in lines, name
     for name in ("sphinx", "jupyter-book", "playwright", "pytest", "nbval", "transformers"):
         assert name not in names, f"{name} is the build's or the tests', not the reader's"
@@ -184,7 +188,8 @@ def test_the_reader_requirements_file_says_how_to_install_it() -> None:
     names = downloads.published_files(ROOT)
     text = downloads.reader_requirements_text(ROOT, names[:2])
     header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
-    assert f"pip install -r {downloads.READER_REQUIREMENTS} {names[0]} {names[1]}" in header
+    install = f"pip install -r {downloads.READER_REQUIREMENTS} {names[0]} {names[1]}"
+    assert f"{install}{CPU_BUILD}" in header
     body = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert body == downloads.reader_requirements(REQUIREMENTS)
 
@@ -338,7 +343,7 @@ def test_the_substitutions_name_the_published_files() -> None:
     assert tuple(values) == downloads.SUBSTITUTIONS
     assert values["posenc_wheel"] == f"[`{files[0]}`](wheels/{files[0]})"
     assert values["reader_requirements"] == f"[`{files[2]}`](wheels/{files[2]})"
-    install = f"pip install -r {files[2]} {files[0]} {files[1]}"
+    install = f"pip install -r {files[2]} {files[0]} {files[1]}{CPU_BUILD}"
     assert install in values["reader_commands"].splitlines()
     assert values["reader_python"] == f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -407,7 +412,8 @@ def test_a_page_links_to_the_published_files(
     for name in files:
         assert f'href="wheels/{name}"' in index
         assert (out / "wheels" / name).is_file()
-    assert f"pip install -r {files[2]} {files[0]} {files[1]}" in re.sub(r"<[^>]+>", "", index)
+    install = f"pip install -r {files[2]} {files[0]} {files[1]}{CPU_BUILD}"
+    assert install in re.sub(r"<[^>]+>", "", index)
     page = (out / "sub" / "page.html").read_text(encoding="utf-8")
     assert f'href="../wheels/{files[2]}"' in page
 
