@@ -134,13 +134,16 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep the tests of one page (or deck) of a module on one worker (``make browser`` runs
     ``--dist loadgroup``).
 
     Each module loads a page, a deck or a handout once per worker and checks what it found in
     several tests (``_visit``, ``_open``, ``handout``); spread over both workers, every page was
-    loaded, typeset and photographed twice.
+    loaded, typeset and photographed twice. ``tryfirst``: the groups must be set before
+    pytest-xdist's own hook of the same name reads them; ``test_grouping.py`` checks that they
+    reach its scheduler.
     """
     for item in items:
         if item.get_closest_marker("xdist_group"):  # a module that groups its tests itself
