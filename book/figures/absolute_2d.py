@@ -238,22 +238,28 @@ def layout_comparison_figure(
         row_first=False,
         title="MAE: [emb_h | emb_w] = [PE(c) | PE(r)], sines then cosines",
     )
+    styles = ("-", "--", ":", "-.")  # the wires differ by line style, not by colour alone
     for k, j in enumerate(wired):
         src = int(perm[j])
         colour = _ROW_COLOUR if src < dim // 2 else _COL_COLOUR
-        wires.plot([src, j], [1, 0], color=colour, lw=2)
-        # each label sits on its own wire, at its own height, so that labels never collide
-        y = 0.8 - 0.6 * k / max(1, len(wired) - 1)
-        wires.text(
-            j + y * (src - j),
-            y,
-            f"MAE {j} ← seed {src}",
+        wires.plot(
+            [src, j],
+            [1, 0],
             color=colour,
-            fontsize=8,
-            ha="center",
-            va="center",
-            bbox={"fc": "w", "ec": "none", "pad": 1},
+            lw=2,
+            ls=styles[k % len(styles)],
+            label=f"MAE {j} ← seed {src}",
         )
+    # the labels go in a legend on the side the wires leave freer, so that no text sits on a wire
+    ends = [c for j in wired for c in (j, int(perm[j]))]
+    right_free = dim - 1 - max(ends) >= min(ends)
+    wires.legend(
+        loc="center right" if right_free else "center left",
+        fontsize=8,
+        ncol=1 if len(wired) <= 3 else 2,
+        handlelength=3,
+        frameon=False,
+    )
     wires.set_xlim(-0.5, dim - 0.5)
     wires.set_ylim(-0.05, 1.05)
     wires.axis("off")

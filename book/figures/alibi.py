@@ -79,7 +79,7 @@ def alibi_span_figure(num_heads: int = 8, n: int = 1024, *, mass: float = 0.9) -
     # the last query's weights, nearest key first: the softmax of −m·r over r = 0..n-1
     last = to_numpy(_content_free_weights(h, n, n - 1, causal=True).flip(-1))  # [h, n]
     colours = _head_colours(h)
-    fig = new_figure(9.6, 3.4)
+    fig = new_figure(9.6, 4.7)  # the panels' height, and the legend below them
     left, right = fig.subplots(1, 2)
     near = r[: min(n, 65)]
     for head in range(h):
@@ -91,7 +91,15 @@ def alibi_span_figure(num_heads: int = 8, n: int = 1024, *, mass: float = 0.9) -
     left.set_xlabel("distance back from the query, i − j")
     left.set_ylabel("bias added to the logit")
     left.set_title("ALiBi bias:\none straight line per head", fontsize=10)
-    left.legend(fontsize=7, loc="lower left", ncol=1 if h <= 8 else 2)
+    # below both panels (the colours are the same in both), where it hides no line: inside the
+    # left panel only the triangle under head 1's line is free, too small for eight entries
+    fig.legend(
+        *left.get_legend_handles_labels(),
+        loc="outside lower center",
+        ncol=min(h, 2),
+        fontsize=8,
+        frameon=False,
+    )
     right.set_xscale("log")
     right.set_yscale("log")
     # decades only: dozens of minor log ticks would make the figure several times slower to draw

@@ -38,95 +38,130 @@ IMAGES = """() => Array.from(document.images)
 SHOWN_TEXT = "() => (document.querySelector('main') || document.body).innerText"
 
 # How a box that scrolls sideways tells it (reader.js, reader.css): its frame's shadow, drawn
-# over the content, shows on each side that has more. ``framed(box)`` scrolls the box to its
-# end and back, and reads the frame at both ends: whether the box overflows and scrolls, and
-# whether the shadow is shown (opaque, over the box) exactly on the sides that have more.
-_FRAMED = """async (box) => {
-  const frame = box.parentElement;
-  const shadow = (side) => {
+# over the content, shows on each side that has more. ``frames(boxes)`` scrolls every box to
+# its start, then to its end, then back (all at once: three frames for a page), and reads each
+# box's frame at both ends: whether the box overflows and scrolls, whether it is framed, and
+# ``cue``: the shadow shows (opaque, over the box) exactly on the sides that have more. A null
+# box (content that reader.js did not frame) reads as unframed.
+_FRAMES = """async (boxes) => {
+  const shadow = (frame, side) => {
     const style = getComputedStyle(frame, side);
     return style.content !== 'none' && Number(style.opacity) > 0.5
       && style.backgroundImage.includes('gradient') && style.position === 'absolute'
       && Number(style.zIndex) > 0;
   };
-  const read = () => ({left: shadow('::before'), right: shadow('::after')});
+  const read = (box) => ({
+    left: shadow(box.parentElement, '::before'), right: shadow(box.parentElement, '::after'),
+  });
   const settle = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 30)));
-  const more = box.scrollWidth - box.clientWidth;
-  const state = {
-    overflows: more > 1,
-    scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
-    framed: frame.classList.contains('pe-scroll-frame'),
-  };
-  box.scrollLeft = 0; await settle();
-  const start = read();
-  box.scrollLeft = more; await settle();
-  const end = read();
-  box.scrollLeft = 0; await settle();
-  // a cue where there is more, none where there is not
-  state.cue = state.framed && start.right === state.overflows && !start.left
-    && end.left === state.overflows && !end.right;
-  return state;
+  const real = boxes.filter(b => b);
+  const more = new Map(real.map(b => [b, b.scrollWidth - b.clientWidth]));
+  real.forEach(b => { b.scrollLeft = 0; });
+  await settle();
+  const start = new Map(real.map(b => [b, read(b)]));
+  real.forEach(b => { b.scrollLeft = more.get(b); });
+  await settle();
+  const end = new Map(real.map(b => [b, read(b)]));
+  real.forEach(b => { b.scrollLeft = 0; });
+  await settle();
+  return boxes.map(box => {
+    if (!box) return {overflows: false, scrolls: false, framed: false, cue: false};
+    const overflows = more.get(box) > 1;
+    const framed = box.parentElement.classList.contains('pe-scroll-frame');
+    const a = start.get(box), b = end.get(box);
+    return {
+      overflows,
+      scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+      framed,
+      cue: framed && a.right === overflows && !a.left && b.left === overflows && !b.right,
+    };
+  });
 }"""
 
-EXPLORERS = (
-    """async () => {
-  const framed = """
-    + _FRAMED
-    + """;
-  const out = [];
-  for (const img of document.querySelectorAll('img.posenc-explorer-figure')) {
-    const box = img.closest('.posenc-explorer-scroll');
-    out.push({
-      text_px: img.getBoundingClientRect().width / Number(img.getAttribute('width'))
-        * Number(img.dataset.textPx),
-      alt: img.alt,
-      ...(await framed(box)),
-    });
-  }
-  return out;
-}"""
+
+def _framed(select: str) -> str:
+    """A page function: ``select`` (JavaScript that gives ``[info, box]`` pairs, ``box`` the
+    element that scrolls) read with ``_FRAMES``, each pair as ``{...info, ...frame state}``."""
+    return (
+        "async () => {\n  const frames = "
+        + _FRAMES
+        + ";\n  const pairs = await (async () => {"
+        + select
+        + "})();\n  const states = await frames(pairs.map(p => p[1]));\n"
+        + "  return pairs.map((p, i) => ({...p[0], ...states[i]}));\n}"
+    )
+
+
+EXPLORERS = _framed(
+    """
+  return Array.from(document.querySelectorAll('img.posenc-explorer-figure')).map(img => [{
+    text_px: img.getBoundingClientRect().width / Number(img.getAttribute('width'))
+      * Number(img.dataset.textPx),
+    alt: img.alt,
+  }, img.closest('.posenc-explorer-scroll')]);"""
 )
 
 # A cell's figure (inline width and height from the notebook's metadata): its shape against
 # the PNG's, and its smallest text, from the size every figure has at its shown width on a
 # laptop (``window.peReader``, reader.py).
-FIGURES = (
-    """async () => {
-  const framed = """
-    + _FRAMED
-    + """;
+FIGURES = _framed(
+    """
   const sizes = window.peReader;
-  const out = [];
+  const pairs = [];
   for (const img of document.querySelectorAll('.cell_output img, figure img')) {
     const drawn = parseFloat(img.style.width);
     if (img.closest('.posenc-explorer') || !(drawn > 0)) continue;
     if (!img.complete) await new Promise(r => img.addEventListener('load', r, {once: true}));
     const r = img.getBoundingClientRect();
-    const box = img.closest('.pe-figure-scroll');
-    out.push({
+    pairs.push([{
       alt: (img.alt || img.src).slice(0, 60),
       shape: (r.width / r.height) / (img.naturalWidth / img.naturalHeight),
       text_px: sizes ? sizes.figureTextPx * r.width / Math.min(drawn, sizes.columnPx) : 0,
-      ...(box ? await framed(box) : {overflows: false, scrolls: false, framed: false, cue: false}),
-    });
+    }, img.closest('.pe-figure-scroll')]);
   }
-  return out;
-}"""
+  return pairs;"""
 )
 
 # The theme's tables scroll in their own container.
-TABLES = (
-    """async () => {
-  const framed = """
-    + _FRAMED
-    + """;
+TABLES = _framed(
+    """
+  return Array.from(document.querySelectorAll('.pst-scrollable-table-container'))
+    .map(box => [{text: box.innerText.slice(0, 40)}, box]);"""
+)
+
+# Code listings and text outputs: each scrolls in its own <pre>.
+LISTINGS = _framed(
+    """
+  return Array.from(document.querySelectorAll('div.highlight > pre'))
+    .filter(pre => pre.getClientRects().length)
+    .map(pre => [{text: pre.innerText.split('\\n')[0].slice(0, 50)}, pre]);"""
+)
+
+# Inline math whose following punctuation went to the next line (", whatever" starting a
+# line), read from the rendered lines, whatever the markup around them.
+PUNCTUATION_BREAKS = """() => {
+  const AFTER = /^[,.;:!?)\\]\u2019\u201d\uff0c\u3002\uff1b\uff1a\uff01\uff1f\u3001\uff09]/;
   const out = [];
-  for (const box of document.querySelectorAll('.pst-scrollable-table-container')) {
-    out.push({text: box.innerText.slice(0, 40), ...(await framed(box))});
+  for (const math of document.querySelectorAll('mjx-container:not([display="true"])')) {
+    const box = math.getBoundingClientRect();
+    if (!box.width) continue;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+      acceptNode: n => math.contains(n) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+    });
+    walker.currentNode = math;
+    let after = walker.nextNode();
+    while (after && !after.nodeValue.length) after = walker.nextNode();
+    if (!after || !AFTER.test(after.nodeValue)) continue;
+    const range = document.createRange();
+    range.setStart(after, 0);
+    range.setEnd(after, 1);
+    const r = range.getBoundingClientRect();
+    if (r.height && r.top > box.top + box.height / 2) {
+      out.push(math.textContent.slice(0, 30) + ' | ' + after.nodeValue.slice(0, 12));
+    }
   }
   return out;
 }"""
-)
 
 PAGE_OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
 
@@ -168,11 +203,14 @@ def serious(violations: list[tuple[str, str, int]]) -> list[tuple[str, str, int]
 
 
 def read_for_reader(page: Any) -> dict[str, Any]:
-    """A typeset page's equations, images, shown text and axe violations."""
+    """A typeset page's equations, images, shown text, listings, inline math's punctuation and
+    axe violations."""
     return {
         "equations": page.evaluate(EQUATIONS),
         "images": page.evaluate(IMAGES),
         "text": page.evaluate(SHOWN_TEXT),
+        "listings": page.evaluate(LISTINGS),
+        "punctuation": page.evaluate(PUNCTUATION_BREAKS),
         "axe": axe_violations(page),
     }
 

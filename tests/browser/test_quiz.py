@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import fractions
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,9 +93,17 @@ class QuizVisit:
     errors: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
 
 
-def equivalents(answer: str) -> list[str]:
-    """Other ways to type ``answer`` (as the page shows it) that must count as right."""
+def equivalents(answer: str, tolerance: float = 0.0) -> list[str]:
+    """Other ways to type ``answer`` (as the page shows it) that must count as right; with
+    ``tolerance``, a multiple of π that is close enough too ("pi", "2π", "π/2")."""
     value = fractions.Fraction(answer)  # exact: "0.53125" is 17/32, "3.14" is 157/50
+    turns = fractions.Fraction(float(value) / math.pi).limit_denominator(4)
+    pis = []
+    if turns and abs(float(turns) * math.pi - float(value)) <= tolerance:
+        n, d = turns.numerator, turns.denominator
+        pis = ["pi" if n == 1 else f"{n}\u03c0", "PI" if n == 1 else f"{n}*pi"]
+        if d > 1:
+            pis = [f"{p}/{d}" for p in pis]
     if value.denominator == 1:
         n = value.numerator
         forms = [f"{2 * n}/2", f"{n + 1} \u2212 1"]  # 24/2; a typographic minus
@@ -107,7 +116,7 @@ def equivalents(answer: str) -> list[str]:
             forms.append(answer.replace(".", ","))  # a decimal comma
     # An input method's full-width characters: １７／３２
     forms.append(forms[0].translate({ord(c): ord(c) + 0xFEE0 for c in "0123456789/-"}))
-    return forms
+    return forms + pis
 
 
 def _choose(q: Any, i: int, result: QuizVisit) -> None:
@@ -172,7 +181,7 @@ def _work_out(q: Any, i: int, words: dict[str, str], result: QuizVisit) -> None:
     if not s["why"] or s["reveal"] or not s["focused"]:
         result.problems.append(f"{where}: after 'Show answer' {s}")
 
-    for typed in [answer, *equivalents(answer)]:
+    for typed in [answer, *equivalents(answer, tolerance)]:
         box.fill(typed)
         box.press("Enter")
         s = state()

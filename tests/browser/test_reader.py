@@ -15,7 +15,11 @@ photographed (``_build/screenshots/phone-*.png``). The suite fails on
   cannot scroll or shows no cue;
 * an explorer figure whose smallest text is under ``PHONE_TEXT_PX`` CSS px, or that is wider
   than the screen and cannot scroll or shows no cue;
-* a table wider than the screen that cannot scroll or shows no cue.
+* a table, a code listing or an output wider than the screen that cannot scroll or shows no
+  cue;
+* a line that starts with the punctuation after inline math (", whatever its column");
+* a contents entry that, chosen, does not bring its heading to the top of the screen, and a
+  tooltip left over the page after the menus were used.
 
 The cue of a figure, an explorer or a table is a shadow its frame draws over it on each side
 that has more: read at both ends of the box's scroll (``reading.py``).
@@ -37,8 +41,10 @@ from .reading import (
     EQUATIONS,
     EXPLORERS,
     FIGURES,
+    LISTINGS,
     PAGE_OVERFLOW,
     PHONE,
+    PUNCTUATION_BREAKS,
     TABLES,
     TYPESET,
     summary,
@@ -66,9 +72,16 @@ _CHOOSE = """async (kind) => {
   });
   if (!link) return null;
   link.click();
-  await new Promise(r => setTimeout(r, 300));
-  return dialog.open;
+  await new Promise(r => setTimeout(r, 400));
+  const target = document.getElementById(decodeURIComponent(link.hash.slice(1)));
+  return {open: dialog.open, top: target ? target.getBoundingClientRect().top : null};
 }"""
+
+# Tooltips left on screen (a tapped button's, say).
+_TOOLTIPS = """() => Array.from(document.querySelectorAll('.tooltip')).filter(t => {
+  const style = getComputedStyle(t);
+  return t.getClientRects().length && style.display !== 'none' && Number(style.opacity) > 0;
+}).map(t => t.innerText)"""
 
 
 def _open_menu(page: Any, kind: str) -> dict[str, Any]:
@@ -81,10 +94,11 @@ def _open_menu(page: Any, kind: str) -> dict[str, Any]:
     page.wait_for_timeout(300)
     state = page.evaluate(_MENU, kind)
     if state["open"] and kind == "secondary":
-        state["open_after_choice"] = page.evaluate(_CHOOSE, kind)
+        state["choice"] = page.evaluate(_CHOOSE, kind)
     if page.evaluate(_MENU, kind)["open"]:
         page.keyboard.press("Escape")
         page.wait_for_timeout(150)
+    state["tooltips"] = page.evaluate(_TOOLTIPS)
     return {"button": True, **state}
 
 
@@ -107,6 +121,8 @@ def _phone(browser: Any, site_url: str, name: str) -> dict[str, Any]:
             "explorers": page.evaluate(EXPLORERS),
             "figures": page.evaluate(FIGURES),
             "tables": page.evaluate(TABLES),
+            "listings": page.evaluate(LISTINGS),
+            "punctuation": page.evaluate(PUNCTUATION_BREAKS),
             "page_overflow": page.evaluate(PAGE_OVERFLOW),
         }
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -145,7 +161,14 @@ def test_menu_buttons_open_their_panels(browser: Any, site_url: str, name: str) 
     contents = menus["secondary"]
     if contents["button"]:
         assert contents["open"] and contents["links"] >= 1, f"the contents: {contents}"
-        assert contents["open_after_choice"] is False, "the contents stay open over the page"
+        choice = contents["choice"]
+        assert choice and choice["open"] is False, "the contents stay open over the page"
+        # the chosen heading at the top of the screen, under the header (64 px)
+        assert choice["top"] is not None and 0 <= choice["top"] <= 150, (
+            f"the chosen heading landed {choice['top']} px down the screen"
+        )
+    left = {kind: menus[kind].get("tooltips") for kind in menus if menus[kind].get("tooltips")}
+    assert left == {}, "tooltips left over the page after using the menus"
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -163,6 +186,21 @@ def test_figures_keep_their_shape_and_readable_text(browser: Any, site_url: str,
     assert stuck == [], "figures wider than the phone with no scroll or no cue"
     wrong = [f["alt"] for f in figures if not f["overflows"] and not f["cue"]]
     assert wrong == [], "a scroll cue on a figure that fits"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_wide_listings_scroll_with_a_cue(browser: Any, site_url: str, name: str) -> None:
+    listings = _phone(browser, site_url, name)["listings"]
+    stuck = [t["text"] for t in listings if t["overflows"] and not (t["scrolls"] and t["cue"])]
+    assert stuck == [], "code or output wider than the phone with no scroll or no cue"
+    wrong = [t["text"] for t in listings if not t["overflows"] and not t["cue"]]
+    assert wrong == [], "a scroll cue on a listing that fits"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_punctuation_stays_with_its_math(browser: Any, site_url: str, name: str) -> None:
+    broken = _phone(browser, site_url, name)["punctuation"]
+    assert broken == [], "a line starts with the punctuation that follows inline math"
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -237,6 +237,25 @@ def test_equations_fit_the_column_on_a_laptop(browser: Any, site_url: str, name:
 
 
 @pytest.mark.parametrize("name", PAGES)
+def test_wide_listings_scroll_with_a_cue_on_a_laptop(
+    browser: Any, site_url: str, name: str
+) -> None:
+    listings = _visit(browser, site_url, name).reader["listings"]
+    stuck = [t["text"] for t in listings if t["overflows"] and not (t["scrolls"] and t["cue"])]
+    assert stuck == [], "code or output wider than the column with no scroll or no cue"
+    wrong = [t["text"] for t in listings if not t["overflows"] and not t["cue"]]
+    assert wrong == [], "a scroll cue on a listing that fits"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_punctuation_stays_with_its_math_on_a_laptop(
+    browser: Any, site_url: str, name: str
+) -> None:
+    broken = _visit(browser, site_url, name).reader["punctuation"]
+    assert broken == [], "a line starts with the punctuation that follows inline math"
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_every_image_says_what_it_shows(browser: Any, site_url: str, name: str) -> None:
     visit = _visit(browser, site_url, name)
     images = visit.reader["images"]

@@ -64,7 +64,8 @@
   //   signed  = ("+" | "-") signed | power
   //   power   = postfix ("^" signed)?         right to left: 2^3^2 = 2^9; -2^2 = -4
   //   postfix = atom ("!" | "%")*             3! = 6 (whole numbers up to 170); 5% = 0.05
-  //   atom    = number | "(" sum ")"          1.5, 0,25 (decimal comma), .5, 2e-3
+  //   atom    = number | pi | "(" sum ")"     1.5, 0,25 (decimal comma), .5, 2e-3; pi or π
+  // A number right before pi multiplies it: 2π = 2*π.
   // Full-width characters (an input method's １７／３２) count as their ASCII forms; −, ×,
   // ·, ÷ and ** count as -, *, *, / and ^, and a superscript as a power (3² = 3^2).
 
@@ -101,7 +102,15 @@
         continue;
       }
       var m = NUMBER.exec(text.slice(i));
-      if (m) {
+      var pi = /^(?:pi|\u03c0)/i.exec(text.slice(i));
+      if (pi) {
+        var last = out[out.length - 1];
+        if (last && last.number !== undefined) {
+          out.push({ op: "*" });
+        }
+        out.push({ number: Math.PI });
+        i += pi[0].length;
+      } else if (m) {
         out.push({ number: Number(m[0].replace(",", ".")) });
         i += m[0].length;
       } else if ("+-*/^!%()".indexOf(c) >= 0) {

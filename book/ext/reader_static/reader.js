@@ -1,7 +1,7 @@
 // What a reader meets on every page (see book/ext/reader.py): the chapter-list and contents
 // buttons open their panels (and a panel closes once an entry is chosen), figures keep their
-// shape and a readable text size on a phone, and a box whose content is wider than the column
-// says so.
+// shape and a readable text size on a phone, a box whose content is wider than the column
+// says so, and punctuation stays on the line of the inline math it follows.
 (function () {
   "use strict";
 
@@ -35,10 +35,72 @@
         return;
       }
       dialog.addEventListener("click", function (event) {
-        if (dialog.open && event.target.closest && event.target.closest("a[href]")) {
-          dialog.close();
+        var link = event.target.closest && event.target.closest("a[href]");
+        if (!dialog.open || !link) {
+          return;
         }
+        var target = inPageTarget(link);
+        if (!target) {
+          dialog.close(); // another page: the browser goes there
+          return;
+        }
+        // A heading of this page: close the dialog first (the theme then puts the sidebar
+        // back, which moves the page), and only then go to the heading, so it lands at the
+        // top of the screen rather than where the page was while the dialog was open.
+        event.preventDefault();
+        dialog.close();
+        requestAnimationFrame(function () {
+          if (window.location.hash !== link.hash) {
+            history.pushState(null, "", link.hash);
+          }
+          target.scrollIntoView();
+        });
       });
+    });
+  }
+
+  // The element a link points to on this page, or null for a link elsewhere.
+  function inPageTarget(link) {
+    if (!link.hash || link.pathname !== window.location.pathname) {
+      return null;
+    }
+    return document.getElementById(decodeURIComponent(link.hash.slice(1)));
+  }
+
+  // Inline math is a box of its own, so a line may break between it and the punctuation that
+  // follows it (", whatever its column" starting a line) or the bracket before it: keep them
+  // together.
+  var AFTER = /^[,.;:!?)\]\u2019\u201d\u2026\uff0c\u3002\uff1b\uff1a\uff01\uff1f\u3001\uff09\u300d\u300f]+/;
+  var BEFORE = /[(\[\u2018\u201c\uff08\u300c\u300e]+$/;
+
+  function keepPunctuationWithMath() {
+    document.querySelectorAll('mjx-container:not([display="true"])').forEach(function (math) {
+      // the math's own span (MyST's <span class="math">) is the unit that sits in the text
+      while (math.parentNode.childNodes.length === 1 && math.parentNode.matches("span")) {
+        math = math.parentNode;
+      }
+      if (math.parentNode.classList.contains("pe-nobreak")) {
+        return;
+      }
+      var next = math.nextSibling;
+      var prev = math.previousSibling;
+      var after = next && next.nodeType === 3 ? AFTER.exec(next.nodeValue) : null;
+      var before = prev && prev.nodeType === 3 ? BEFORE.exec(prev.nodeValue) : null;
+      if (!after && !before) {
+        return;
+      }
+      var keep = document.createElement("span");
+      keep.className = "pe-nobreak";
+      math.parentNode.insertBefore(keep, math);
+      if (before) {
+        prev.nodeValue = prev.nodeValue.slice(0, before.index);
+        keep.appendChild(document.createTextNode(before[0]));
+      }
+      keep.appendChild(math);
+      if (after) {
+        next.nodeValue = next.nodeValue.slice(after[0].length);
+        keep.appendChild(document.createTextNode(after[0]));
+      }
     });
   }
 
@@ -72,15 +134,23 @@
   // explorers and tables are opaque, so they sit in a frame whose shadows are drawn over them
   // ("pe-more-left" / "pe-more-right" on the frame).
   var EQUATIONS = 'div.math > mjx-container[display="true"]';
-  var FRAMED = ".posenc-explorer-scroll, .pe-figure-scroll, .pst-scrollable-table-container";
+  var FRAMED =
+    ".posenc-explorer-scroll, .pe-figure-scroll, .pst-scrollable-table-container, " +
+    "div.highlight > pre";
 
   function frame(box) {
     var outer = box.parentNode;
+    if (outer.matches("div.highlight")) {
+      outer.classList.add("pe-scroll-frame"); // a listing's own box, beside its copy button
+    }
     if (!outer.classList.contains("pe-scroll-frame")) {
       outer = document.createElement("div");
       outer.className = "pe-scroll-frame";
       box.parentNode.insertBefore(outer, box);
       outer.appendChild(box);
+    }
+    if (!box.dataset.peFramed) {
+      box.dataset.peFramed = "1";
       box.addEventListener("scroll", function () {
         markFrame(box);
       }, { passive: true });
@@ -115,12 +185,18 @@
     }
   }
 
+  // Once MathJax has typeset the page (again: each call does only what is left)
+  function typeset() {
+    keepPunctuationWithMath();
+    markScrollers();
+  }
+
   function setUp() {
     wireToggles();
     closeMenusOnChoice();
     fitFigures();
     markScrollers();
-    whenTypeset(markScrollers);
+    whenTypeset(typeset);
     window.addEventListener("resize", markScrollers);
     // an explorer swaps its frame (a new width) when a control moves, and a figure may load
     // after the page
@@ -136,7 +212,8 @@
   } else {
     setUp();
   }
+  // MathJax may load after this script: its promise is certain only once the page has loaded
   window.addEventListener("load", function () {
-    whenTypeset(markScrollers);
+    whenTypeset(typeset);
   });
 })();

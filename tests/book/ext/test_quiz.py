@@ -1,6 +1,6 @@
 """The self-check quizzes: every data file follows the schema, every chapter asks its own, the
-choices are shown in a fair order that every edition shares, and every number question has a hint
-that does not give its answer away."""
+choices are shown in a fair order that every edition shares, the correct choice is not told by its
+length, and every number question has a hint that does not give its answer away."""
 
 from __future__ import annotations
 
@@ -190,6 +190,38 @@ def test_the_correct_choice_is_spread_over_the_positions(language):
             f"the correct choice is shown at position {position + 1} in {count} of "
             f"{len(positions)} questions ({dict(sorted(counts.items()))})"
         )
+
+
+MAX_KEY_LONGEST = 0.3  # share of choice questions whose correct choice is the longest at most
+MAX_KEY_SHORTEST = 0.4  # ... and the shortest at most
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_key_is_seldom_the_longest_choice(language):
+    """A student must not find the answer by its length: the correct choice is the strictly
+    longest (in characters, so a Chinese one counts its characters) in at most 30% of the
+    choice questions of an edition, and the strictly shortest in at most 40%."""
+    longest, shortest, total = [], [], 0
+    for path in sorted((ROOT / "quizzes" / language).glob("*.yaml")):
+        for q in load_quiz(path):
+            if q["type"] != "choice":
+                continue
+            total += 1
+            right = next(i for i, c in enumerate(q["choices"]) if c.get("correct"))
+            key = len(q["choices"][right]["text"])
+            others = [len(c["text"]) for i, c in enumerate(q["choices"]) if i != right]
+            if key > max(others):
+                longest.append(f"{path.stem}/{q['id']}")
+            elif key < min(others):
+                shortest.append(f"{path.stem}/{q['id']}")
+    assert total >= 20
+    shares = (
+        f"the correct choice is the longest in {len(longest)}/{total} "
+        f"({len(longest) / total:.0%}) and the shortest in {len(shortest)}/{total} "
+        f"({len(shortest) / total:.0%}) of the choice questions"
+    )
+    assert len(longest) <= MAX_KEY_LONGEST * total, f"{shares}; longest: {longest}"
+    assert len(shortest) <= MAX_KEY_SHORTEST * total, f"{shares}; shortest: {shortest}"
 
 
 def test_every_edition_shows_the_choices_in_the_same_order():

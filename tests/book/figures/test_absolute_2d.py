@@ -56,7 +56,9 @@ def test_layout_figure_draws_both_tables_and_the_permutation():
     assert [tuple(line.get_xdata()) for line in wires.get_lines()] == [
         (perm[j], j) for j in (0, 2, 4)
     ]
-    assert [t.get_text() for t in wires.texts] == [f"MAE {j} ← seed {perm[j]}" for j in (0, 2, 4)]
+    labels = [t.get_text() for t in wires.get_legend().get_texts()]
+    assert labels == [f"MAE {j} ← seed {perm[j]}" for j in (0, 2, 4)]
+    assert len({line.get_linestyle() for line in wires.get_lines()}) == 3  # not colour alone
     assert perm[0] == 4 and perm[4] == 0  # MAE's first channel is the column's first sine
     assert len(fig.axes) == 4  # and a colourbar
     fig = layout_comparison_figure(3, 3, 8, wired=tuple(range(8)))
