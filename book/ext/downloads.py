@@ -258,7 +258,6 @@ def reader_requirements_text(root: Path, wheels: Iterable[str]) -> str:
         "# needs, at the versions the book was built with (a part of its requirements.txt),",
         f"# with Python {_python()}. Install it with the two wheels published beside it:",
         f"#   {install}",
-        f"#   --extra-index-url {CPU_INDEX}",
         "# (the last option takes PyTorch's build for computers without a GPU from PyTorch's",
         "# own index: the chapters need no GPU, and the default build brings GPU libraries).",
     ]

@@ -163,6 +163,28 @@ PUNCTUATION_BREAKS = """() => {
   return out;
 }"""
 
+# Markdown that did not become markup: "**" left in the shown text (outside code and math), as
+# when a translation's emphasis is not recognised ("**附录**用" next to a role).
+RAW_MARKDOWN = """() => {
+  const root = document.querySelector('main') || document.body;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest('pre, code, script, style, mjx-container, .math')
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+  });
+  const out = [];
+  while (walker.nextNode()) {
+    const text = walker.currentNode.nodeValue;
+    const at = text.indexOf('**');
+    if (at >= 0) out.push(text.slice(Math.max(0, at - 20), at + 20));
+  }
+  return out;
+}"""
+
+# Inline code in a table cell that wraps onto a second line (a squeezed column): the table
+# should keep it whole and scroll instead.
+SQUEEZED_TABLE_CODE = """() => Array.from(document.querySelectorAll('table code'))
+  .filter(c => c.getClientRects().length > 1).map(c => c.textContent.slice(0, 40))"""
+
 PAGE_OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
 
 # What a reader must never see: nbval's markers, and a progress bar (tqdm's "100%|█| n/N [")
@@ -211,6 +233,7 @@ def read_for_reader(page: Any) -> dict[str, Any]:
         "text": page.evaluate(SHOWN_TEXT),
         "listings": page.evaluate(LISTINGS),
         "punctuation": page.evaluate(PUNCTUATION_BREAKS),
+        "raw_markdown": page.evaluate(RAW_MARKDOWN),
         "axe": axe_violations(page),
     }
 

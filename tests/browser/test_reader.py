@@ -16,7 +16,7 @@ photographed (``_build/screenshots/phone-*.png``). The suite fails on
 * an explorer figure whose smallest text is under ``PHONE_TEXT_PX`` CSS px, or that is wider
   than the screen and cannot scroll or shows no cue;
 * a table, a code listing or an output wider than the screen that cannot scroll or shows no
-  cue;
+  cue, and a table squeezed until its inline code breaks across lines;
 * a line that starts with the punctuation after inline math (", whatever its column");
 * a contents entry that, chosen, does not bring its heading to the top of the screen, and a
   tooltip left over the page after the menus were used.
@@ -45,6 +45,7 @@ from .reading import (
     PAGE_OVERFLOW,
     PHONE,
     PUNCTUATION_BREAKS,
+    SQUEEZED_TABLE_CODE,
     TABLES,
     TYPESET,
     summary,
@@ -123,6 +124,7 @@ def _phone(browser: Any, site_url: str, name: str) -> dict[str, Any]:
             "tables": page.evaluate(TABLES),
             "listings": page.evaluate(LISTINGS),
             "punctuation": page.evaluate(PUNCTUATION_BREAKS),
+            "squeezed": page.evaluate(SQUEEZED_TABLE_CODE),
             "page_overflow": page.evaluate(PAGE_OVERFLOW),
         }
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -210,6 +212,8 @@ def test_wide_tables_scroll_with_a_cue(browser: Any, site_url: str, name: str) -
     assert stuck == [], "tables wider than the phone with no scroll or no cue"
     wrong = [t["text"] for t in tables if not t["overflows"] and not t["cue"]]
     assert wrong == [], "a scroll cue on a table that fits"
+    squeezed = _phone(browser, site_url, name)["squeezed"]
+    assert squeezed == [], "inline code broken across lines in a squeezed table column"
 
 
 @pytest.mark.parametrize("name", EXPLORER_PAGES)

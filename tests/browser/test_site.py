@@ -257,6 +257,12 @@ def test_punctuation_stays_with_its_math_on_a_laptop(
 
 
 @pytest.mark.parametrize("name", PAGES)
+def test_no_markdown_is_left_as_text(browser: Any, site_url: str, name: str) -> None:
+    raw = _visit(browser, site_url, name).reader["raw_markdown"]
+    assert raw == [], "Markdown emphasis shown as asterisks"
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_every_image_says_what_it_shows(browser: Any, site_url: str, name: str) -> None:
     visit = _visit(browser, site_url, name)
     images = visit.reader["images"]

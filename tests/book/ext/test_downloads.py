@@ -190,6 +190,7 @@ def test_the_reader_requirements_file_says_how_to_install_it() -> None:
     header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
     install = f"pip install -r {downloads.READER_REQUIREMENTS} {names[0]} {names[1]}"
     assert f"{install}{CPU_BUILD}" in header
+    assert header.count("--extra-index-url") == 1, "the install line says it once"
     body = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert body == downloads.reader_requirements(REQUIREMENTS)
 
