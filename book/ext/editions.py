@@ -58,6 +58,12 @@ HANDOUT_CSS_WORDS: dict[str, str] = {
     ),
     "--handout-quiz-note": "The answers, with their reasons, are at the end of the chapter.",
 }
+# The licences, in every page's footer ({cc} and {mit}: links to the licences) and in the
+# handouts' page footer (LICENCE_SHORT); LICENSE in the repository says which is which.
+LICENCE_FOOTER = "Text, figures and slides: {cc}. Code: {mit}."
+LICENCE_SHORT = "text, figures and slides CC BY 4.0, code MIT"
+CC_BY_URL = "https://creativecommons.org/licenses/by/4.0/"
+MIT_URL = "https://opensource.org/license/mit"
 PAGE_COUNTER = "page {page} of {pages}"  # a handout's page footer ({page}, {pages}: CSS counters)
 # The English words that the book's extensions and static files show to readers.
 UI_MESSAGES: tuple[str, ...] = (
@@ -94,6 +100,8 @@ UI_MESSAGES: tuple[str, ...] = (
     *HANDOUT_JS_WORDS,
     *HANDOUT_CSS_WORDS.values(),
     PAGE_COUNTER,
+    LICENCE_FOOTER,
+    LICENCE_SHORT,
     # quiz.py
     "Check",
     "Your answer",
@@ -381,13 +389,25 @@ def _detach_message_documents(app: Any, doctree: Any) -> None:
             node._document = None
 
 
+def licence_footer(language: str) -> str:
+    """The footer's licence line in ``language``, with links to the two licences."""
+    links = {
+        "cc": f'<a href="{CC_BY_URL}" rel="license">CC BY 4.0</a>',
+        "mit": f'<a href="{MIT_URL}" rel="license">MIT</a>',
+    }
+    return f'<p class="pe-licence">{ui_text(language, LICENCE_FOOTER).format(**links)}</p>'
+
+
 def _configure_edition(app: Any, config: Any) -> None:
-    """A translated edition: the search box's placeholder (Jupyter Book sets it itself, in
-    English) and, for Chinese, the glossary as the search's word list."""
+    """Every edition: the licence line in the footer. A translated edition: the search box's
+    placeholder (Jupyter Book sets it itself, in English) and, for Chinese, the glossary as
+    the search's word list."""
     language = config.language or SOURCE_LANGUAGE
+    options = dict(config.html_theme_options)
+    options["extra_footer"] = licence_footer(language)
+    config.html_theme_options = options
     if language == SOURCE_LANGUAGE:
         return
-    options = dict(config.html_theme_options)
     options["search_bar_text"] = ui_text(language, "Search this book...")
     config.html_theme_options = options
     if config.html_title in UI_MESSAGES:  # the book's title

@@ -37,6 +37,7 @@ from sphinx.application import Sphinx
 from book.ext.editions import (
     HANDOUT_CSS_WORDS,
     HANDOUT_JS_WORDS,
+    LICENCE_SHORT,
     PAGE_COUNTER,
     language_of,
     translate_text,
@@ -142,13 +143,14 @@ def _page_context(
     title = running_title(context.get("title", ""))
     book = app.config.html_title or app.config.project
     language = language_of(app)
+    footer = f"{book} · {ui_text(language, LICENCE_SHORT)}"  # the printed page's foot
     variables = " ".join(
         f"{name}: {css_string(ui_text(language, english))};"
         for name, english in HANDOUT_CSS_WORDS.items()
     )
     style = (
         f'<style media="print">@page {{ @top-left {{ content: {css_string(title)}; }} '
-        f"@bottom-left {{ content: {css_string(book)}; }} "
+        f"@bottom-left {{ content: {css_string(footer)}; }} "
         f"@bottom-right {{ content: {css_counter(ui_text(language, PAGE_COUNTER))}; }} }} "
         f":root {{ {variables} }}</style>"
     )

@@ -24,7 +24,13 @@ from urllib.parse import urljoin
 import pypdf
 import pytest
 
-from book.ext.editions import HANDOUT_CSS_WORDS, PAGE_COUNTER, translate_text, ui_text
+from book.ext.editions import (
+    HANDOUT_CSS_WORDS,
+    LICENCE_SHORT,
+    PAGE_COUNTER,
+    translate_text,
+    ui_text,
+)
 from book.tools.build_handouts import handout_stem  # the handouts' file names
 
 from .conftest import (
@@ -221,6 +227,15 @@ def test_handout_numbers_its_pages_in_its_language(name: str) -> None:
     for k in sorted({1, 2, len(pages)}):
         footer = words(name, PAGE_COUNTER).format(page=k, pages=len(pages))
         assert bare(footer) in bare(pages[k - 1]), f"page {k} has no footer {footer!r}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_handout_states_the_licence_on_every_page(name: str) -> None:
+    """The foot of each printed page names the licences, in the edition's words."""
+    _, pages, _ = handout(name)
+    licence = bare(words(name, LICENCE_SHORT))
+    missing = [k + 1 for k, page in enumerate(pages) if licence not in bare(page)]
+    assert missing == [], f"pages without {licence!r}"
 
 
 @pytest.mark.parametrize("name", PAGES)

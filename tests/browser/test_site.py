@@ -257,6 +257,17 @@ def test_punctuation_stays_with_its_math_on_a_laptop(
 
 
 @pytest.mark.parametrize("name", PAGES)
+def test_footer_names_the_licences(name: str) -> None:
+    page = (SITE / f"{name}.html").read_text(encoding="utf-8")
+    footer = page[page.index('<p class="pe-licence">') :].split("</p>", 1)[0]
+    for url in (
+        "https://creativecommons.org/licenses/by/4.0/",
+        "https://opensource.org/license/mit",
+    ):
+        assert f'href="{url}" rel="license"' in footer, f"the footer does not link {url}"
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_no_markdown_is_left_as_text(browser: Any, site_url: str, name: str) -> None:
     raw = _visit(browser, site_url, name).reader["raw_markdown"]
     assert raw == [], "Markdown emphasis shown as asterisks"
