@@ -78,6 +78,12 @@ UI_MESSAGES: tuple[str, ...] = (
         "full screen)"
     ),
     "Answer",
+    "continued",
+    "The table, continued from the previous slide.",
+    "Solutions to the exercises",
+    "Slides",
+    "These slides in {language}",
+    "Language",
     "Exercise",
     "Admonition",
     "Attention",

@@ -39,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from book.ext.editions import (
+    EDITIONS,
     SOURCE_LANGUAGE,
+    edition_href,
     language_of,
     translate_notebook,
     translate_text,
@@ -62,7 +64,8 @@ REVEAL_FILES = (
     "plugin/notes/notes.js",
 )
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-QUIZ_QUESTIONS = 2  # questions of a chapter's quiz shown in its deck
+QUIZ_QUESTIONS: int | None = None  # questions of a chapter's quiz shown in its deck (all)
+TABLE_ROWS = 8  # a longer table printed by a chapter goes on several slides
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,34 +287,99 @@ def _inline(text: str) -> str:
     return re.sub(r"(?<![\w*$\\])\*([^*\n]+)\*(?![\w*])", r"<em>\1</em>", out)
 
 
-def quiz_html(ctx: Context, stem: str) -> str:
-    """The first questions of quiz ``stem``, each with a click-to-reveal answer; choices in
-    the order the chapter page shows them (``quiz.choice_order``)."""
+def quiz_questions(ctx: Context, stem: str) -> list[dict[str, Any]]:
+    """The questions of quiz ``stem`` in the deck's language (the first :data:`QUIZ_QUESTIONS`,
+    all when it is None)."""
     path = ctx.srcdir / "quizzes" / ctx.language / f"{stem}.yaml"
     if not path.is_file():
-        return f"*(the self-check questions are on the [chapter page]({ctx.page}))*"
+        return []
     import yaml
 
-    questions = yaml.safe_load(path.read_text(encoding="utf-8"))["questions"][:QUIZ_QUESTIONS]
-    parts = ['<div class="deck-quiz">']
-    for i, q in enumerate(questions, 1):
-        parts.append(
-            f'<div class="deck-question"><p><strong>Q{i}.</strong> {_inline(q["question"])}</p>'
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["questions"][:QUIZ_QUESTIONS]
+
+
+def question_html(ctx: Context, question: dict[str, Any], number: int) -> str:
+    """One question as the deck shows it: its choices as buttons that say whether they are
+    right (``deck_quiz`` in the template), in the order the chapter page shows them
+    (``quiz.choice_order``), and the answer with its reason behind a click."""
+    q = question
+    head = (
+        f'<div class="deck-quiz" data-question="{html.escape(q["id"], quote=True)}" '
+        f'data-right="{html.escape(ui_text(ctx.language, "Correct."), quote=True)}" '
+        f'data-wrong="{html.escape(ui_text(ctx.language, "Not quite."), quote=True)}">'
+        f'<p class="deck-question-text"><strong>Q{number}.</strong> {_inline(q["question"])}</p>'
+    )
+    parts = [head]
+    letters = "ABCDEF"
+    if q["type"] == "choice":
+        shown = [q["choices"][j] for j in choice_order(q["id"], len(q["choices"]))]
+        parts.append('<ol class="deck-choices">')
+        parts.extend(
+            f'<li><button type="button" class="deck-choice" data-correct='
+            f'"{str(bool(c.get("correct"))).lower()}"><span class="deck-letter">{letters[k]}.'
+            f"</span> {_inline(c['text'])}</button></li>"
+            for k, c in enumerate(shown)
         )
-        if q["type"] == "choice":
-            letters = "ABCDEF"
-            shown = [q["choices"][j] for j in choice_order(q["id"], len(q["choices"]))]
-            parts.append('<ol type="A">')
-            parts.extend(f"<li>{_inline(c['text'])}</li>" for c in shown)
-            parts.append("</ol>")
-            right = next(j for j, c in enumerate(shown) if c.get("correct"))
-            answer = f"{letters[right]}. {_inline(shown[right]['why'])}"
-        else:
-            answer = f"{q['answer']}. {_inline(q['why'])}"
-        summary = ui_text(ctx.language, "Answer")
-        parts.append(f"<details><summary>{summary}</summary><p>{answer}</p></details></div>")
-    parts.append("</div>")
+        parts.append("</ol>")
+        right = next(j for j, c in enumerate(shown) if c.get("correct"))
+        answer = f"{letters[right]}. {_inline(shown[right]['why'])}"
+    else:
+        answer = f"{html.escape(str(q['answer']))}. {_inline(q['why'])}"
+    summary = ui_text(ctx.language, "Answer")
+    parts.append(
+        f'<details class="deck-answer"><summary>{summary}</summary><p>{answer}</p></details></div>'
+    )
     return "".join(parts)  # one HTML block: no blank line inside
+
+
+def quiz_html(ctx: Context, stem: str) -> str:
+    """The first question of quiz ``stem`` (the deck gives each further one a slide of its
+    own, :func:`quiz_slides`)."""
+    questions = quiz_questions(ctx, stem)
+    if not questions:
+        return f"*(the self-check questions are on the [chapter page]({ctx.page}))*"
+    return question_html(ctx, questions[0], 1)
+
+
+_QUIZ = re.compile(r"^`{3,}\{quiz\}[ \t]*(\S+)", re.MULTILINE)
+
+
+def quiz_slides(ctx: Context, stem: str, first: str) -> tuple[str, list[Any]]:
+    """The quiz slide ``first`` (its converted source, showing question 1) titled "(1/n)", and
+    a slide with its notes (the answer and why) for each further question of quiz ``stem``."""
+    import nbformat
+
+    questions = quiz_questions(ctx, stem)
+    heading = re.match(r"^(#{1,3}) (.+)$", first, re.MULTILINE)
+    if len(questions) < 2 or heading is None:
+        return first, []
+    level, title = heading.group(1), heading.group(2).strip()
+    n = len(questions)
+    first = first.replace(heading.group(0), f"{level} {title} (1/{n})", 1)
+    extra = []
+    for k, question in enumerate(questions[1:], 2):
+        extra.append(
+            nbformat.v4.new_markdown_cell(
+                f"{level} {title} ({k}/{n})\n\n{question_html(ctx, question, k)}",
+                metadata={SLIDE_KEY: {"slide_type": "slide"}},
+            )
+        )
+        if question["type"] == "choice":
+            shown = [
+                question["choices"][j]
+                for j in choice_order(question["id"], len(question["choices"]))
+            ]
+            right = next(j for j, c in enumerate(shown) if c.get("correct"))
+            answer = f"{'ABCDEF'[right]}. {shown[right]['why']}"
+        else:
+            answer = f"{question['answer']}. {question['why']}"
+        extra.append(
+            nbformat.v4.new_markdown_cell(
+                f"{ui_text(ctx.language, 'Answer')}: {answer}",
+                metadata={SLIDE_KEY: {"slide_type": "notes"}},
+            )
+        )
+    return first, extra
 
 
 def convert_directives(ctx: Context, text: str) -> str:
@@ -371,17 +439,90 @@ def convert_markdown(ctx: Context, text: str) -> str:
 # the deck of one notebook
 
 
+def use_slide_version(output: dict[str, Any]) -> bool:
+    """Show a figure output's slide version in the deck, when the figure made one.
+
+    :func:`book.figures._base.retina_palette_png` puts a version drawn for a slide (larger
+    text for its size) in the output's ``image/png`` metadata under ``"slide"``; the deck
+    shows it instead of the page's PNG, with its own 1× size and text size.
+
+    Returns:
+        whether the output now holds the slide version.
+    """
+    meta = output.get("metadata", {}).get("image/png", {})
+    slide = meta.pop("slide", None)
+    if not isinstance(slide, dict) or "png" not in slide:
+        return False
+    output["data"]["image/png"] = slide["png"]
+    meta.update({k: slide[k] for k in ("width", "height", "text_px") if k in slide})
+    return True
+
+
+def split_table(markdown: str, rows: int = TABLE_ROWS) -> list[str]:
+    """A Markdown table of more than ``rows`` body rows as tables of at most ``rows`` rows each,
+    as even as can be, each with the header; any other text (or a short table) as it is."""
+    lines = markdown.strip().splitlines()
+    if len(lines) < 3 or not re.match(r"^\s*\|?\s*:?-{3,}", lines[1]):
+        return [markdown]
+    body = lines[2:]
+    if len(body) <= rows or not all(line.lstrip().startswith("|") for line in [lines[0], *body]):
+        return [markdown]
+    parts = -(-len(body) // rows)
+    size = -(-len(body) // parts)
+    return ["\n".join(lines[:2] + body[k : k + size]) for k in range(0, len(body), size)]
+
+
+def continued_slides(ctx: Context, heading: str, cell: Any, tables: list[str]) -> list[Any]:
+    """The slides that carry on a long table: ``heading`` with "(continued)", the code cell
+    ``cell`` showing the next part of the table, and notes saying so."""
+    import copy
+
+    import nbformat
+
+    extra = []
+    for table in tables:
+        part = copy.deepcopy(cell)
+        part.outputs = [
+            {**o, "data": {"text/markdown": table}}
+            for o in part.outputs
+            if "text/markdown" in o.get("data", {})
+        ]
+        extra += [
+            nbformat.v4.new_markdown_cell(
+                f"{heading} ({ui_text(ctx.language, 'continued')})",
+                metadata={SLIDE_KEY: {"slide_type": "slide"}},
+            ),
+            part,
+            nbformat.v4.new_markdown_cell(
+                ui_text(ctx.language, "The table, continued from the previous slide."),
+                metadata={SLIDE_KEY: {"slide_type": "notes"}},
+            ),
+        ]
+    return extra
+
+
 def deck_notebook(notebook: Any, ctx: Context) -> Any:
     """The cells of the deck: skipped cells dropped, MyST converted, widget views removed."""
     import nbformat
 
-    cells = []
+    cells: list[Any] = []
+    pending: list[Any] = []  # further quiz or table slides, after the slide's notes
+    heading = ""  # the current slide's title line
     for cell in notebook.cells:
         kind = slide_type(cell)
         if kind in (None, "skip"):
             continue
+        if kind in ("slide", "subslide") and pending:
+            cells.extend(pending)
+            pending = []
         if cell.cell_type == "markdown":
+            quiz = _QUIZ.search(cell.source)
             cell.source = convert_markdown(ctx, cell.source)
+            if quiz:
+                cell.source, pending = quiz_slides(ctx, quiz.group(1), cell.source)
+            title = re.search(r"^#{1,3} .+$", cell.source, re.MULTILINE)
+            if kind in ("slide", "subslide"):
+                heading = title.group(0).strip() if title else ""
             cells.append(cell)
             continue
         if cell.cell_type != "code":
@@ -394,6 +535,10 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
                 data["text/markdown"] = convert_links(
                     ctx, convert_roles(ctx, data["text/markdown"])
                 )
+                tables = split_table(data["text/markdown"])
+                if len(tables) > 1 and heading:
+                    data["text/markdown"] = tables[0]
+                    pending += continued_slides(ctx, heading, cell, tables[1:])
         cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "stream"]
         cells.append(cell)
         figure = cell.metadata.get("mystnb", {}).get("figure", {})
@@ -401,8 +546,10 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
             plain_markdown(figure.get("caption", ""))
         )
         for output in cell.outputs:  # the deck template writes it (data_png)
-            if "image/png" in output.get("data", {}) and alt:
-                output.setdefault("metadata", {}).setdefault("image/png", {})["alt"] = alt
+            if "image/png" in output.get("data", {}):
+                use_slide_version(output)
+                if alt:
+                    output.setdefault("metadata", {}).setdefault("image/png", {})["alt"] = alt
         if figure.get("name"):
             number = ctx.numbers.get(figure["name"], "").replace("Fig.", "Figure")
             caption = convert_roles(ctx, first_sentence(figure.get("caption", "")))
@@ -413,9 +560,36 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
                     metadata={SLIDE_KEY: {"slide_type": "-"}},
                 )
             )
-    notebook.cells = cells
+    notebook.cells = cells + pending
     notebook.metadata.pop("widgets", None)
     return notebook
+
+
+def finish_deck(body: str, ctx: Context, name: str) -> str:
+    """What nbconvert's reveal template cannot say: the deck's language (``lang``; nbconvert
+    knows ISO 639-1 codes only), its title in that language (nbconvert appends "slides"), and a
+    link to the same deck in every other edition."""
+    lang = ctx.language.replace("_", "-")
+    body = re.sub(r"<html lang=\"[^\"]*\">", f'<html lang="{lang}">', body, count=1)
+    title = html.escape(f"{ctx.title} · {ui_text(ctx.language, 'Slides')}", quote=False)
+    body = re.sub(r"<title>.*?</title>", lambda _: f"<title>{title}</title>", body, count=1)
+    links = []
+    for there, language_name in EDITIONS.items():
+        if there == ctx.language:
+            continue
+        href = edition_href(f"slides/{name.removesuffix('.html')}", ctx.language, there)
+        hreflang = there.replace("_", "-")
+        label = ui_text(ctx.language, "These slides in {language}").format(language=language_name)
+        links.append(
+            f'<a href="{html.escape(href)}" hreflang="{hreflang}" lang="{hreflang}" '
+            f'title="{html.escape(label)}">{html.escape(language_name)}</a>'
+        )
+    if links:
+        nav = f'<nav class="deck-languages" aria-label="{html.escape(ui_text(ctx.language, "Language"))}">'
+        body = body.replace(
+            '<div class="reveal">', nav + " · ".join(links) + '</nav>\n<div class="reveal">', 1
+        )
+    return body
 
 
 def build_deck(executed: Path, target: Path, ctx: Context) -> int:
@@ -438,10 +612,11 @@ def build_deck(executed: Path, target: Path, ctx: Context) -> int:
         reveal_transition="none",
         reveal_number="c/t",
         reveal_width="1280",
-        reveal_height="760",
+        reveal_height="720",
         reveal_scroll=True,
     )
     body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": ctx.title}})
+    body = finish_deck(body, ctx, target.name)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(body, encoding="utf-8")
     return target.stat().st_size

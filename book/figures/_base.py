@@ -11,7 +11,7 @@ this module in a Jupyter kernel asks the inline backend for 2× PNGs shown at 1�
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ from torch import Tensor
 
 from book._checks import NAMED_POSITIONS, check_text
 from book.figures._labels import relabel
+from book.figures.measure import label_collections, smallest_text
 from book.figures.png import palette_png, png_size
 from posenc._checks import check_bool, check_int, check_positive_float, check_real
 
@@ -37,6 +38,8 @@ __all__ = [
     "MIN_FONT_SIZE",
     "PAD_INCHES",
     "SEQUENTIAL",
+    "SLIDE_BOX",
+    "SLIDE_TEXT_PX",
     "UNDEFINED",
     "as_colormap",
     "fit_column",
@@ -49,9 +52,12 @@ __all__ = [
     "retina_palette_png",
     "sequence_position",
     "signed_label",
+    "slide_png",
     "table_image",
+    "text_overlaps",
     "to_numpy",
     "use_sharp_inline_figures",
+    "with_slide_version",
 ]
 
 CSS_DPI = 100
@@ -63,6 +69,13 @@ PAD_INCHES = 0.02
 """The margin around an inline figure's tight box, in inches (Jupyter's default is 0.1)."""
 MIN_FONT_SIZE = 8.0
 """The smallest font size, in points, of any text of a figure: 11 CSS px at :data:`CSS_DPI`."""
+
+SLIDE_BOX = (1180.0, 400.0)
+"""The room, in CSS px of a 1280 × 720 slide, that a deck's figure may fill under its title and
+caption (``book/ext/slides_template/book_deck/index.html.j2`` enlarges it to fit)."""
+SLIDE_TEXT_PX = 16.5
+"""The smallest figure text on a slide, in the slide's CSS px: 24.75 px on a 1920 × 1080
+projector, which shows the 1280 × 720 slide 1.5 times larger."""
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "viridis"
@@ -462,19 +475,23 @@ def fit_column(
     return fig
 
 
-def retina_palette_png(fig: Figure) -> tuple[str, dict[str, int]]:
-    """``fig`` as a 2× PNG (cropped to its tight box) with a 256-colour palette, and its 1× size.
+def retina_palette_png(fig: Figure) -> tuple[str, dict[str, float]]:
+    """``fig`` as a 2× PNG (cropped to its tight box) with a 256-colour palette, its 1× size
+    and the size of its smallest text.
 
     What Jupyter's "retina" format does (twice ``fig.dpi``, the metadata giving the width and
     height to show it at), plus the explorers' palette (:func:`book.figures.png.palette_png`),
-    which keeps about a third of the bytes: the book's pages stay small.
+    which keeps about a third of the bytes: the book's pages stay small. ``text_px`` is the
+    smallest text in CSS px when the figure is shown at its 1× size
+    (:func:`book.figures.measure.smallest_text`, no column): the slide decks scale it by the
+    size they show the figure at, and their browser test asks for 24 px at 1080p.
 
     Args:
         fig: the figure.
 
     Returns:
         the PNG in base64 (as Jupyter's PNG formatters give it) and ``{"width": …,
-        "height": …}`` in CSS px.
+        "height": …}`` in CSS px, with ``"text_px"`` when the figure has text.
     """
     import base64
     import io
@@ -490,7 +507,173 @@ def retina_palette_png(fig: Figure) -> tuple[str, dict[str, int]]:
     )
     data = palette_png(buffer.getvalue())
     width, height = png_size(data)
-    return base64.b64encode(data).decode("ascii"), {"width": width // 2, "height": height // 2}
+    metadata: dict[str, float] = {"width": width // 2, "height": height // 2}
+    text_px = smallest_text(
+        fig, css_dpi=fig.dpi, tight=True, column=math.inf, pad_inches=PAD_INCHES
+    )[0]
+    if math.isfinite(text_px):
+        metadata["text_px"] = round(text_px, 1)
+        slide = slide_png(fig, metadata["width"], metadata["height"], text_px)
+        draw = getattr(fig, "slide_version", None)
+        if draw is not None:  # a layout drawn for a slide
+            other = draw()
+            size = _tight_css_size(other)
+            other_px = smallest_text(
+                other, css_dpi=other.dpi, tight=True, column=math.inf, pad_inches=PAD_INCHES
+            )[0]
+            slide = slide_png(other, *size, other_px, always=True)
+        if slide is not None:
+            metadata["slide"] = slide
+    return base64.b64encode(data).decode("ascii"), metadata
+
+
+def _tight_css_size(fig: Figure) -> tuple[float, float]:
+    """``fig``'s width and height in CSS px when saved tight with :data:`PAD_INCHES`."""
+    renderer = fig._get_renderer()
+    fig.draw(renderer)
+    box = fig.get_tightbbox(renderer)
+    return (box.width + 2 * PAD_INCHES) * fig.dpi, (box.height + 2 * PAD_INCHES) * fig.dpi
+
+
+def text_overlaps(fig: Figure) -> int:
+    """How many pairs of ``fig``'s texts overlap as last drawn (draw it first).
+
+    Texts are the visible :class:`~matplotlib.text.Text` artists that are drawn (not the labels
+    of ticks outside an axis's view, which matplotlib keeps) and every label of the
+    glyph-outline collections (:func:`book.figures._grid.draw_labels`), each by its box in
+    display px, shrunk by half a pixel so that touching boxes do not count.
+    """
+    from matplotlib.text import Text
+
+    renderer = fig._get_renderer()
+    undrawn = set()  # tick labels of ticks outside the view: matplotlib keeps but skips them
+    for ax in _all_axes(fig):
+        for axis in (ax.xaxis, ax.yaxis):
+            drawn = {
+                id(label) for tick in axis._update_ticks() for label in (tick.label1, tick.label2)
+            }
+            for tick in axis.majorTicks + axis.minorTicks:
+                undrawn |= {id(label) for label in (tick.label1, tick.label2)} - drawn
+    boxes = []
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip() and t.figure is fig and id(t) not in undrawn:
+            b = t.get_window_extent(renderer)
+            boxes.append((b.x0, b.y0, b.x1, b.y1))
+    for c in label_collections(fig):
+        if not c.get_visible():
+            continue
+        offsets = c.get_offset_transform().transform(c.get_offsets())
+        for path, (x, y) in zip(c.get_paths(), offsets):
+            b = c.get_transform().transform_bbox(path.get_extents())
+            boxes.append((x + b.x0, y + b.y0, x + b.x1, y + b.y1))
+    if len(boxes) < 2:
+        return 0
+    a = np.asarray(boxes) + np.array([0.5, 0.5, -0.5, -0.5])
+    x0, y0, x1, y1 = (a[:, k] for k in range(4))
+    hit = (
+        (x0[:, None] < x1[None, :])
+        & (x0[None, :] < x1[:, None])
+        & (y0[:, None] < y1[None, :])
+        & (y0[None, :] < y1[:, None])
+    )
+    return int((np.triu(hit, 1)).sum())
+
+
+def with_slide_version(fig: Figure, draw: Callable[[], Figure]) -> Figure:
+    """Give ``fig`` a layout of its own for the slide decks.
+
+    Some figures cannot be shrunk for a slide (:func:`slide_png`): a grid of numbers stops at
+    its digits. Their figure function draws a second layout that suits a wide, low slide
+    (panels in a row rather than stacked) and attaches it here; :func:`retina_palette_png`
+    then makes the slide version from ``draw()`` instead of from ``fig``.
+
+    Args:
+        fig: the page's figure.
+        draw: draws the slide's layout of the same figure (called once, when ``fig`` is shown).
+
+    Returns:
+        ``fig``, with the attribute ``slide_version`` set to ``draw``.
+    """
+    if not callable(draw):
+        raise TypeError(f"draw must be callable, got {type(draw).__name__}")
+    fig.slide_version = draw  # type: ignore[attr-defined]
+    return fig
+
+
+def slide_png(
+    fig: Figure, width: float, height: float, text_px: float, *, always: bool = False
+) -> dict[str, Any] | None:
+    """A version of ``fig`` for a slide, when the page's version would show its text too small.
+
+    A deck enlarges a figure to fill :data:`SLIDE_BOX`, by ``fit = min(box_w / width,
+    box_h / height)``; its smallest text then measures ``text_px · fit``. When that is under
+    :data:`SLIDE_TEXT_PX`, the figure is drawn again at a smaller size in inches with the same
+    font sizes in points (its text relatively larger, its layout redone), 6% at a time, until
+    ``text_px · fit ≥ SLIDE_TEXT_PX``, its size reaches 40% of the page's, or a step would
+    make texts overlap that did not (:func:`text_overlaps`: a grid of numbers cannot shrink
+    past its digits); then it is rendered at the resolution a 1920 × 1080 projector shows it
+    at. ``fig`` is left as it was. A figure that cannot shrink at all gets no slide version.
+
+    Args:
+        fig: the figure.
+        width: its width in CSS px on the page (1×, tight).
+        height: its height in CSS px on the page (1×, tight).
+        text_px: its smallest text in CSS px on the page.
+        always: render a version even when none is needed or it cannot shrink (a layout drawn
+            for the slide, :func:`with_slide_version`).
+
+    Returns:
+        ``None`` when the page's version is large enough or cannot shrink (and not
+        ``always``), else ``{"png":
+        base64, "width": …, "height": …, "text_px": …}``: the slide's PNG and its 1× size and
+        smallest text in CSS px (what the deck's template reads for the page's version).
+    """
+    import base64
+    import io
+    import warnings
+
+    def fit(w: float, h: float) -> float:
+        return min(SLIDE_BOX[0] / w, SLIDE_BOX[1] / h)
+
+    if text_px * fit(width, height) >= SLIDE_TEXT_PX and not always:
+        return None
+    original = fig.get_size_inches().copy()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a layout engine's complaints about the small size
+            _tight_css_size(fig)
+            overlaps = text_overlaps(fig)
+            best = (1.0, width, height) if always else None  # shrink, w, h
+            shrink, w, h = 1.0, width, height
+            while text_px * fit(w, h) < SLIDE_TEXT_PX and shrink > 0.4:
+                shrink = max(0.4, shrink * 0.94)
+                fig.set_size_inches(original * shrink)
+                w, h = _tight_css_size(fig)
+                if text_overlaps(fig) > overlaps:
+                    break
+                best = (shrink, w, h)
+            if best is None:
+                return None
+            shrink, w, h = best
+            fig.set_size_inches(original * shrink)
+            buffer = io.BytesIO()
+            fig.savefig(
+                buffer,
+                format="png",
+                dpi=fig.dpi * min(4.0, 1.5 * fit(w, h)),  # a projector's pixels, at most 4×
+                bbox_inches="tight",
+                pad_inches=PAD_INCHES,
+                pil_kwargs={"compress_level": 1},
+            )
+    finally:
+        fig.set_size_inches(original)
+    data = palette_png(buffer.getvalue())
+    return {
+        "png": base64.b64encode(data).decode("ascii"),
+        "width": round(float(w), 1),
+        "height": round(float(h), 1),
+        "text_px": round(float(text_px), 1),
+    }
 
 
 def use_sharp_inline_figures() -> bool:

@@ -29,9 +29,16 @@ from matplotlib.patches import Rectangle
 from torch import Tensor
 
 from book._checks import check_values
-from book.figures._base import DIVERGING, MAX_WIDTH, MIN_FONT_SIZE, fit_column, signed_label
+from book.figures._base import (
+    DIVERGING,
+    MAX_WIDTH,
+    MIN_FONT_SIZE,
+    fit_column,
+    signed_label,
+    with_slide_version,
+)
 from book.figures._grid import Highlights, draw_labels, draw_number_grid, inch_canvas, outline_cells
-from posenc._checks import check_int, check_pair
+from posenc._checks import check_bool, check_int, check_pair
 from posenc.window import SwinRelativePositionBias, relative_position_index, shifted_window_mask
 
 __all__ = [
@@ -304,30 +311,39 @@ def _offsets(wh: int, ww: int) -> tuple[np.ndarray, np.ndarray]:
     return rows[:, None] - rows[None, :], cols[:, None] - cols[None, :]
 
 
-def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
+def relative_offsets_figure(window_size: Sequence[int] = (3, 4), *, slide: bool = False) -> Figure:
     """The pairwise row and column offsets (query minus key) of a window, and the index.
 
     Three ``N × N`` panels, rows = query ``i``, columns = key ``j`` (token numbers): ``Δr =
     r_i − r_j``, ``Δc = c_i − c_j``, and the index ``I`` of
     :func:`posenc.window.relative_position_index`. Every cell is labelled (keep ``N`` at most
-    about 12). Thin lines separate the window's rows of tokens.
+    about 12). Thin lines separate the window's rows of tokens. The page's figure carries a
+    slide layout (:func:`book.figures._base.with_slide_version`): the three panels in a row
+    with larger digits, for a projector.
 
     Args:
         window_size: ``(Wh, Ww)``.
+        slide: draw the slide layout.
 
     Returns:
         a Figure with one axes (a canvas in inches); its three images are ``Δr``, ``Δc``, ``I``.
     """
     wh, ww = check_pair("window_size", window_size)
+    check_bool("slide", slide)
     n = wh * ww
     dr, dc = _offsets(wh, ww)
     index = relative_position_index((wh, ww))  # [N, N]
-    cell = min(0.3, 2.4 / n)
+    cell = min(0.36, 3.6 / n) if slide else min(0.3, 2.4 / n)
     panel, gap = n * cell, 0.45
-    # three panels in a row when they fit the column, else Δr and Δc above and I below
-    columns = 3 if 3 * (panel + gap) + 0.1 <= MAX_WIDTH else 2
+    # three panels in a row when they fit the column (always on a slide), else Δr and Δc
+    # above and I below
+    columns = 3 if slide or 3 * (panel + gap) + 0.1 <= MAX_WIDTH else 2
     rows = -(-3 // columns)
-    fig, ax = inch_canvas(columns * (panel + gap) + 0.1, rows * (panel + 1.0))
+    font = 0.56 * cell * 72 if slide else max(MIN_FONT_SIZE, min(9.0, 0.5 * cell * 72))
+    tick = font if slide else MIN_FONT_SIZE
+    u = font / 8.5 if slide else 1.0  # the labels' room grows with their text
+    gap *= u
+    fig, ax = inch_canvas(columns * (panel + gap) + 0.1, rows * (panel + 1.0 * u))
     limit = max(wh, ww) - 1 or 1
     panels = (
         (dr, DIVERGING, -limit, limit, f"Δr = r_i − r_j  (−{wh - 1} … +{wh - 1})"),
@@ -340,13 +356,11 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             f"I = (Δr + {wh - 1})·{2 * ww - 1} + (Δc + {ww - 1})",
         ),
     )
-    font = max(MIN_FONT_SIZE, min(9.0, 0.5 * cell * 72))
-    tick = MIN_FONT_SIZE
     for k, (m, cmap, lo, hi, title) in enumerate(panels):
         row, col = divmod(k, columns)
         if row == rows - 1 and 3 % columns:  # centre the last, shorter row
             col += (columns - 3 % columns) / 2
-        at = (gap + col * (panel + gap), 0.85 + row * (panel + 1.0))
+        at = (gap + col * (panel + gap), 0.85 * u + row * (panel + 1.0 * u))
         draw_number_grid(
             ax,
             m,
@@ -364,23 +378,31 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
         draw_labels(
             ax,
             [str(t) for t in range(n)] * 2,
-            [(at[0] + (t + 0.5) * cell, at[1] - 0.09) for t in range(n)]
-            + [(at[0] - 0.11, at[1] + (t + 0.5) * cell) for t in range(n)],
+            [(at[0] + (t + 0.5) * cell, at[1] - 0.09 * u) for t in range(n)]
+            + [(at[0] - 0.11 * u, at[1] + (t + 0.5) * cell) for t in range(n)],
             fontsize=tick,
             colors="0.3",
         )
-        ax.text(at[0] + panel / 2, at[1] - 0.2, "key j", ha="center", va="bottom", fontsize=8.5)
         ax.text(
-            at[0] - 0.24,
+            at[0] + panel / 2, at[1] - 0.2 * u, "key j", ha="center", va="bottom", fontsize=8.5 * u
+        )
+        ax.text(
+            at[0] - 0.24 * u,
             at[1] + panel / 2,
             "query i",
             ha="right",
             va="center",
-            fontsize=8.5,
+            fontsize=8.5 * u,
             rotation=90,
         )
-        ax.text(at[0] + panel / 2, at[1] - 0.42, title, ha="center", va="bottom", fontsize=9.5)
-    return fit_column(fig)
+        ax.text(
+            at[0] + panel / 2, at[1] - 0.42 * u, title, ha="center", va="bottom", fontsize=9.5 * u
+        )
+    if slide:
+        return fig
+    return with_slide_version(
+        fit_column(fig), lambda: relative_offsets_figure(window_size, slide=True)
+    )
 
 
 _DIGIT_COLOUR = "#1f5fa8"

@@ -55,7 +55,9 @@ from book.tools import stamps
 ROOT = Path(__file__).resolve().parents[2]
 PDF_FOLDER = "pdf"
 BOOK_STEM = "book"
+SOLUTIONS_STEM = "solutions"  # the instructor's PDF of every exercise's solution
 CACHE_NAME = "handouts_cache.json"  # beside the site (_build/), not published with it
+RAW_FOLDER = "handouts_raw"  # the prints, beside the cache (Handouts.raw_dir)
 TIMEOUT_MS = 120_000  # per step of a page; generous for a loaded 2-core machine
 PDF_OPTIONS: dict[str, Any] = {
     "print_background": True,
@@ -110,8 +112,35 @@ _HEADINGS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h
     const mml = m.querySelector('mjx-assistive-mml');
     m.replaceWith(mml ? mml.textContent : '');
   });
-  return [bare.textContent, full.textContent.replace(/\\s+/g, ' ').trim()];
+  const section = h.closest('section[id]');
+  return [bare.textContent, full.textContent.replace(/\\s+/g, ' ').trim(), section ? section.id : ''];
 })"""
+
+# Every id of the article -> the id of the section holding it: where book.pdf sends a link to it.
+_ANCHORS = """() => {
+  const out = {};
+  document.querySelectorAll('main [id]').forEach(e => {
+    const section = e.closest('section[id]');
+    if (section) out[e.id] = section.id;
+  });
+  return out;
+}"""
+
+# A link to another page of the site (or to a deck, a download) points, while printed, at
+# SITE_MARKER + its path: never at the temporary server. The published PDFs then link it to the
+# site's base URL (``html.baseurl``) or drop it (``publish_handout``), and book.pdf links the
+# book's own pages inside itself (``BookJoin``). Links within the page stay chromium's own.
+SITE_MARKER = "https://book-site.invalid/"
+_SITE_LINKS = """(marker) => {
+  let n = 0;
+  document.querySelectorAll('a[href]').forEach(a => {
+    const url = new URL(a.getAttribute('href'), location.href);
+    if (url.origin !== location.origin || url.pathname === location.pathname) return;
+    a.setAttribute('href', marker + url.pathname.replace(/^\\//, '') + url.hash);
+    n += 1;
+  });
+  return n;
+}"""
 
 
 def toc_pages(toc_file: Path = ROOT / "_toc.yml") -> list[str]:
@@ -132,8 +161,9 @@ class Printed:
     path: Path
     title: str
     seconds: float
-    headings: list[tuple[str, str]] = field(default_factory=list)
+    headings: list[tuple[str, str, str]] = field(default_factory=list)
     pages: int = 0
+    anchors: dict[str, str] = field(default_factory=dict)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -178,13 +208,58 @@ async def _print_page(context: Any, base: str, docname: str, out: Path) -> Print
         if problems:
             raise RuntimeError(f"{docname}: " + "; ".join(problems))
         await page.evaluate("() => window.bookHandout.prepare()")
+        await page.evaluate(_SITE_LINKS, SITE_MARKER)
         headings = [tuple(h) for h in await page.evaluate(_HEADINGS)]
+        anchors = await page.evaluate(_ANCHORS)
         tmp = out.with_suffix(".pdf.part")
         await page.pdf(path=str(tmp), **PDF_OPTIONS)
         tmp.replace(out)
-        return Printed(docname, out, state["title"], time.perf_counter() - start, headings)
+        answers = solutions_path(out)
+        if await page.evaluate("() => window.bookHandout.solutionsOnly()"):
+            tmp = answers.with_suffix(".pdf.part")
+            await page.pdf(path=str(tmp), **PDF_OPTIONS)
+            tmp.replace(answers)
+        else:
+            answers.unlink(missing_ok=True)
+        seconds = time.perf_counter() - start
+        return Printed(docname, out, state["title"], seconds, headings, anchors=anchors)
     finally:
         await page.close()
+
+
+def solutions_path(raw: Path) -> Path:
+    """Where a page's solutions alone are printed, beside its print ``raw``
+    (``03_sinusoidal.pdf`` -> ``03_sinusoidal.solutions.pdf``), for the instructor's PDF."""
+    return raw.with_name(f"{raw.stem}.solutions.pdf")
+
+
+def join_solutions(printed: list[Printed], out: Path, base: str | None, title: str) -> int:
+    """The instructor's ``solutions.pdf``: every page's solutions (``solutions_path``) in
+    reading order, a bookmark per chapter, pages labelled 1…n, ``title`` in its metadata; links
+    to the site go to ``base`` or are dropped. Return its page count (0, and no file, when no
+    page has solutions)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for item in printed:
+        path = solutions_path(item.path)
+        if not path.is_file():
+            continue
+        first = len(writer.pages)
+        writer.append(PdfReader(path), import_outline=False)
+        writer.add_outline_item(title=item.title, page_number=first)
+    if not writer.pages:
+        out.unlink(missing_ok=True)
+        return 0
+    for page in writer.pages:
+        relink_page(writer, page, base)
+    writer.set_page_label(0, len(writer.pages) - 1, style="/D", start=1)
+    writer.add_metadata({"/Title": title, "/Creator": "posenc book: book/tools/build_handouts.py"})
+    tmp = out.with_suffix(".pdf.part")
+    with tmp.open("wb") as f:
+        writer.write(f)
+    tmp.replace(out)
+    return len(writer.pages)
 
 
 @dataclass(frozen=True)
@@ -228,26 +303,45 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def heading_titles(titles: list[str], headings: list[tuple[str, str]]) -> list[str]:
-    """Chromium's bookmark titles, each replaced by its heading's text as the page shows it.
+def _same_heading(title: str, bare: str) -> bool:
+    """Whether chromium's bookmark ``title`` spells the heading whose text without math is
+    ``bare``: equal up to white space, or the heading twice over, whole or interleaved (a
+    heading with math comes out as "A B A B" or "A A , B B": the same letters, twice)."""
+    key, bare = _squash(title), _squash(bare)
+    if not bare:
+        return False
+    if key in (bare, bare + bare):
+        return True
+    return len(key) == 2 * len(bare) and sorted(key) == sorted(bare + bare)
+
+
+def heading_matches(titles: list[str], headings: list[tuple[str, ...]]) -> list[int | None]:
+    """For each of chromium's bookmark titles, the index of the page's heading it stands for.
 
     Chromium drops the math from a heading, joins the lines of a wrapped heading without a
-    space, and spells a heading that starts a page twice; each bookmark is matched, in order,
-    with the next heading whose text (without math) it equals up to white space, or twice over.
-    A bookmark with no match keeps its title.
+    space, and spells a heading with math or that starts a page twice (``_same_heading``);
+    each bookmark is matched, in order, with the next heading it spells. None: no match.
     """
-    fixed, k = [], 0
+    found: list[int | None] = []
+    k = 0
     for title in titles:
-        key = _squash(title)
         for j in range(k, len(headings)):
-            bare = _squash(headings[j][0])
-            if bare and key in (bare, bare + bare):
-                fixed.append(headings[j][1])
+            if _same_heading(title, headings[j][0]):
+                found.append(j)
                 k = j + 1
                 break
         else:
-            fixed.append(title)
-    return fixed
+            found.append(None)
+    return found
+
+
+def heading_titles(titles: list[str], headings: list[tuple[str, ...]]) -> list[str]:
+    """Chromium's bookmark titles, each replaced by its heading's text as the page shows it
+    (math as its text), a bookmark with no matching heading keeping its title."""
+    return [
+        headings[j][1] if j is not None else title
+        for title, j in zip(titles, heading_matches(titles, headings))
+    ]
 
 
 def _bookmarks(reader: Any, items: Any, depth: int = 0) -> list[tuple[int, str, int, Any]]:
@@ -286,6 +380,8 @@ class BookJoin:
         self._conn: Any = None
         self._fresh: dict[str, Printed] = {}
         self._out: Path | None = None
+        self.base: str | None = None  # the site's published address (links off the book)
+        self.numbers: Path | None = None  # the continuous page numbers, printed to lay over
 
     def start(self) -> BookJoin:
         import multiprocessing
@@ -304,7 +400,8 @@ class BookJoin:
             self._read_kept()
             request = conn.recv()
             if request is not None:
-                conn.send(("joined", self._join(*request)))
+                fresh, out, self.base, self.numbers = request
+                conn.send(("joined", self._join(fresh, out)))
         except EOFError:  # the printing failed: nothing to join
             pass
         except Exception as error:  # noqa: BLE001 (reported by result, in the main process)
@@ -322,11 +419,18 @@ class BookJoin:
                 self._writer.append(reader, import_outline=False)
                 self._readers[docname] = reader
 
-    def submit(self, fresh: dict[str, Printed], out: Path) -> None:
-        """The freshly printed handouts (every page not kept), and where the book goes."""
-        self._fresh, self._out = fresh, out
+    def submit(
+        self,
+        fresh: dict[str, Printed],
+        out: Path,
+        base: str | None = None,
+        numbers: Path | None = None,
+    ) -> None:
+        """The freshly printed handouts (every page not kept), where the book goes, the site's
+        address (``site_base``) and the page numbers to lay over the book's (``print_numbers``)."""
+        self._fresh, self._out, self.base, self.numbers = fresh, out, base, numbers
         if self._process is not None:
-            self._conn.send((fresh, out))
+            self._conn.send((fresh, out, base, numbers))
 
     def cancel(self) -> None:
         if self._process is not None:
@@ -366,12 +470,17 @@ class BookJoin:
                 writer.merge(position, reader, import_outline=False)
                 self._readers[docname] = reader
         items = {**self.kept, **fresh}
+        sections: dict[str, dict[str, tuple[int, Any]]] = {}  # page -> section id -> (page, top)
         for docname in self.docnames:
             item, reader = items[docname], self._readers[docname]
             parents = [writer.add_outline_item(title=item.title, page_number=first[docname])]
             marks = _bookmarks(reader, reader.outline)
-            titles = heading_titles([title for _, title, _, _ in marks], item.headings)
-            for n, ((depth, _, page, top), title) in enumerate(zip(marks, titles)):
+            titles = [title for _, title, _, _ in marks]
+            found = heading_matches(titles, item.headings)
+            sections[docname] = {}
+            for n, ((depth, title, page, top), j) in enumerate(zip(marks, found)):
+                if j is not None and len(item.headings[j]) > 2 and item.headings[j][2]:
+                    sections[docname].setdefault(item.headings[j][2], (first[docname] + page, top))
                 if n == 0 and depth == 0 and page == 0:
                     continue  # the page's <h1>: the top-level bookmark already
                 level = max(depth, 1)
@@ -380,9 +489,43 @@ class BookJoin:
                 parent = parents[-1]  # the nearest enclosing bookmark
                 parents.append(
                     writer.add_outline_item(
-                        title=title, page_number=first[docname] + page, parent=parent, fit=fit
+                        title=item.headings[j][1] if j is not None else title,
+                        page_number=first[docname] + page,
+                        parent=parent,
+                        fit=fit,
                     )
                 )
+
+        def target(path: str) -> tuple[int, Any] | None:
+            """Where in the book a link to the site's ``path`` lands: the page and height of
+            the section holding its anchor (the page's top without one); None off the book."""
+            address, _, anchor = path.partition("#")
+            docname = address.removesuffix(".html")
+            if docname not in first:
+                return None
+            section = items[docname].anchors.get(anchor, anchor)
+            return sections[docname].get(section, (first[docname], None))
+
+        for docname in self.docnames:
+            reader = self._readers[docname]
+            for k in range(len(reader.pages)):
+                relink_page(
+                    writer,
+                    writer.pages[first[docname] + k],
+                    self.base,
+                    target,
+                    reader,
+                    first[docname],
+                )
+        if self.numbers is not None:
+            numbers = PdfReader(self.numbers)
+            if len(numbers.pages) != len(writer.pages):
+                raise RuntimeError(
+                    f"{len(numbers.pages)} page numbers printed for {len(writer.pages)} pages"
+                )
+            for page, number in zip(writer.pages, numbers.pages):
+                page.merge_page(number)
+        writer.set_page_label(0, len(writer.pages) - 1, style="/D", start=1)
         writer.add_metadata(
             {
                 "/Title": items[self.docnames[0]].title if self.docnames else "",
@@ -395,6 +538,206 @@ class BookJoin:
             writer.write(f)
         tmp.replace(out)
         return len(writer.pages), {d: len(r.pages) for d, r in self._readers.items()}
+
+
+def _explicit(writer: Any, page: int, top: Any) -> Any:
+    """A destination at height ``top`` (None: the top) of the writer's page ``page``."""
+    from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject
+
+    height = FloatObject(float(top)) if top is not None else NullObject()
+    return ArrayObject(
+        [
+            writer.pages[page].indirect_reference,
+            NameObject("/XYZ"),
+            NullObject(),
+            height,
+            NullObject(),
+        ]
+    )
+
+
+def relink_page(
+    writer: Any,
+    page: Any,
+    base: str | None,
+    target: Any = None,
+    reader: Any = None,
+    offset: int = 0,
+) -> None:
+    """Rewrite the links of one printed page of ``writer``.
+
+    A link to the site (``SITE_MARKER`` + path) goes where ``target(path)`` says, a (page,
+    top) of the book, when it says; else to ``base`` + path; else (no ``base``) it is dropped.
+    With ``reader`` (the handout the page came from, at ``offset`` in the book), a link within
+    the page (chromium's named destination) gets an explicit one: the chapters of book.pdf use
+    the same names ("summary"), so names would send a link to another chapter.
+    """
+    from pypdf.generic import ArrayObject, NameObject, TextStringObject
+
+    annots = page.get("/Annots")
+    if annots is None:
+        return
+    named = _named_pages(reader) if reader is not None else {}
+    kept = ArrayObject()
+    for ref in annots.get_object():
+        annot = ref.get_object()
+        action = annot.get("/A")
+        action = action.get_object() if action is not None else None
+        uri = str(action.get("/URI", "")) if action is not None else ""
+        if uri.startswith(SITE_MARKER):
+            path = uri[len(SITE_MARKER) :]
+            place = target(path) if target is not None else None
+            if place is not None:
+                del annot["/A"]
+                annot[NameObject("/Dest")] = _explicit(writer, *place)
+            elif base:
+                action[NameObject("/URI")] = TextStringObject(base + path)
+            else:
+                continue  # no address to send it to: the words stay, the link goes
+        elif reader is not None and annot.get("/Dest") is not None:
+            name = str(annot["/Dest"])
+            if name in named:
+                number, top = named[name]
+                annot[NameObject("/Dest")] = _explicit(writer, offset + number, top)
+        kept.append(ref)
+    page[NameObject("/Annots")] = kept
+
+
+def _named_pages(reader: Any) -> dict[str, tuple[int, Any]]:
+    """A handout's named destinations: name -> (its page, height)."""
+    cached = getattr(reader, "_book_named_pages", None)
+    if cached is None:
+        cached = {
+            str(name): (reader.get_destination_page_number(dest), dest.get("/Top"))
+            for name, dest in reader.named_destinations.items()
+        }
+        reader._book_named_pages = cached
+    return cached
+
+
+def publish_handout(
+    raw: Path, out: Path, base: str | None, headings: list[tuple[str, ...]] | None = None
+) -> int:
+    """Write the published handout ``out`` from its print ``raw``: links to the site go to
+    ``base`` (or are dropped), pages are labelled 1…n as they are numbered, and the bookmarks
+    are the page's ``headings`` as it shows them (chromium's own titles drop math, double some
+    and run wrapped lines together: ``heading_titles``); return n."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import Fit, NameObject
+
+    reader = PdfReader(raw)
+    writer = PdfWriter(clone_from=reader)
+    for page in writer.pages:
+        relink_page(writer, page, base)
+    marks = _bookmarks(reader, reader.outline)
+    if marks and headings:
+        titles = heading_titles([title for _, title, _, _ in marks], list(headings))
+        writer._root_object.pop(NameObject("/Outlines"), None)
+        parents: list[Any] = []
+        for (depth, _, page, top), title in zip(marks, titles):
+            del parents[depth:]
+            fit = Fit.xyz(top=float(top)) if top is not None else Fit.fit()
+            parents.append(
+                writer.add_outline_item(
+                    title=title,
+                    page_number=page,
+                    parent=parents[-1] if parents else None,
+                    fit=fit,
+                )
+            )
+    writer.set_page_label(0, len(writer.pages) - 1, style="/D", start=1)
+    tmp = out.with_suffix(".pdf.part")
+    with tmp.open("wb") as f:
+        writer.write(f)
+    tmp.replace(out)
+    return len(writer.pages)
+
+
+@functools.cache
+def publish_settings() -> str:
+    """A digest of how the prints become the published handouts and ``book.pdf`` (links,
+    bookmarks, page labels and numbers, the join): a change republishes every handout and
+    joins the book again, without printing anything again."""
+    parts = [
+        inspect.getsource(f)
+        for f in (
+            publish_handout,
+            relink_page,
+            _explicit,
+            _named_pages,
+            heading_matches,
+            heading_titles,
+            _same_heading,
+            _bookmarks,
+            numbers_html,
+            print_numbers,
+            BookJoin,
+        )
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def site_language(site: Path) -> str:
+    """The language of a built site: a translation's folder name, else the source language."""
+    from book.ext.editions import SOURCE_LANGUAGE, TRANSLATIONS
+
+    return site.name if site.name in TRANSLATIONS else SOURCE_LANGUAGE
+
+
+def site_base(site: Path, config: Path = ROOT / "_config.yml") -> str | None:
+    """Where the site is published: ``html.baseurl`` of ``_config.yml`` (with a translation's
+    folder), or None when it is not set."""
+    import yaml
+
+    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    base = str((data.get("html") or {}).get("baseurl") or "").strip()
+    if not base:
+        return None
+    base = base.rstrip("/") + "/"
+    language = site_language(site)
+    from book.ext.editions import SOURCE_LANGUAGE
+
+    return base if language == SOURCE_LANGUAGE else f"{base}{language}/"
+
+
+_PAGE_MARGIN = re.compile(r"@page\s*\{[^}]*?\bmargin:\s*([^;]+);", re.DOTALL)
+
+
+def numbers_html(count: int, language: str) -> str:
+    """A page of ``count`` blank A4 pages whose only mark is the handouts' page counter, on
+    white, where handout.css prints it: laid over book.pdf, it numbers the book's pages
+    continuously over the chapters' own numbers."""
+    from book.ext.editions import PAGE_COUNTER, ui_text
+    from book.ext.handouts import STATIC, css_counter
+
+    sheet = (STATIC / "handout.css").read_text(encoding="utf-8")
+    margin = _PAGE_MARGIN.search(sheet)
+    if margin is None:
+        raise RuntimeError("handout.css has no @page margin")
+    counter = css_counter(ui_text(language, PAGE_COUNTER))
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        f"@page {{ size: A4; margin: {margin.group(1)}; @bottom-right {{ content: {counter}; "
+        'font: 8.5pt "DejaVu Sans", sans-serif; color: #555; vertical-align: top; '
+        "padding-top: 3mm; width: 60mm; text-align: right; background: #fff; } }"
+        "html, body { background: transparent; margin: 0; } div { break-after: page; height: 1px; }"
+        "</style></head><body>" + "<div></div>" * count + "</body></html>"
+    )
+
+
+def print_numbers(requests: list[tuple[int, str, Path]]) -> None:
+    """Print :func:`numbers_html` for each (count, language, out)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page()
+            for count, language, out in requests:
+                page.set_content(numbers_html(count, language))
+                page.pdf(path=str(out), print_background=True, prefer_css_page_size=True)
+        finally:
+            browser.close()
 
 
 def join_book(printed: list[Printed], out: Path) -> int:
@@ -510,16 +853,31 @@ class Handouts:
     kept: dict[str, Printed]
     todo: list[str]
 
+    base: str | None = None  # where the site is published (site_base)
+
     @property
     def out_dir(self) -> Path:
+        """The published handouts (``<site>/pdf``)."""
         return self.site / PDF_FOLDER
 
     @property
+    def raw_dir(self) -> Path:
+        """The prints as chromium made them, links to the site still marked (``SITE_MARKER``):
+        beside the cache, never published; book.pdf is joined from them."""
+        return self.cache_file.with_name(self.cache_file.name.replace(CACHE_NAME, RAW_FOLDER))
+
+    @property
     def book_key(self) -> str:
-        """The key of ``book.pdf``: its pages' keys, in reading order."""
-        return hashlib.sha256("".join(self.keys.values()).encode()).hexdigest()
+        """The key of ``book.pdf``: its pages' keys, in reading order, the site's address and
+        how it is put together (``publish_settings``)."""
+        parts = [*self.keys.values(), self.base or "", publish_settings()]
+        return hashlib.sha256("".join(parts).encode()).hexdigest()
 
     def out(self, docname: str) -> Path:
+        """Where ``docname`` is printed to (in ``raw_dir``)."""
+        return self.raw_dir / f"{handout_stem(docname)}.pdf"
+
+    def published(self, docname: str) -> Path:
         return self.out_dir / f"{handout_stem(docname)}.pdf"
 
 
@@ -529,14 +887,16 @@ def plan_site(site: Path, docnames: list[str], force: bool) -> Handouts:
     cache_file = cache_path(site)
     cache = {} if force else load_cache(cache_file)
     keys = {d: page_key(site, d) for d in docnames}
-    handouts = Handouts(site, cache_file, cache, keys, {}, [])
+    handouts = Handouts(site, cache_file, cache, keys, {}, [], site_base(site))
     for d in docnames:
         entry = cache.get(d, {})
         path = handouts.out(d)
-        if entry.get("key") == keys[d] and path.is_file():
+        if entry.get("key") == keys[d] and path.is_file() and "anchors" in entry:
             path.touch()  # printed from this very page: as new as it
-            headings = [(bare, full) for bare, full in entry["headings"]]
-            handouts.kept[d] = Printed(d, path, entry["title"], 0.0, headings, entry["pages"])
+            headings = [tuple(h) for h in entry["headings"]]
+            handouts.kept[d] = Printed(
+                d, path, entry["title"], 0.0, headings, entry["pages"], entry["anchors"]
+            )
         else:
             handouts.todo.append(d)
     return handouts
@@ -547,6 +907,7 @@ def start_join(handouts: Handouts, docnames: list[str]) -> BookJoin | None:
     missing; None when it is kept."""
     book = handouts.out_dir / f"{BOOK_STEM}.pdf"
     if handouts.cache.get(BOOK_STEM, {}).get("key") == handouts.book_key and book.is_file():
+        book.touch()
         return None
     return BookJoin(docnames, handouts.kept).start()
 
@@ -568,26 +929,53 @@ def finish_site(
     if join is False:
         book_pages = 0
     elif join is None:
-        book.touch()
         book_pages = cache[BOOK_STEM]["pages"]
         print(f"  kept {book.name}: none of its pages changed")
     else:
         start = time.perf_counter()
         book_pages = join.result()
         print(f"  joined {book.name} ({time.perf_counter() - start:.1f} s more)")
+    published = 0
     for item in printed:
         item.pages = item.pages or _count_pages(item.path)
+        out = handouts.published(item.docname)
+        entry = cache.get(item.docname, {})
+        if (
+            item in fresh
+            or not out.is_file()
+            or entry.get("base", "") != (handouts.base or "")
+            or entry.get("published_with") != publish_settings()
+        ):
+            publish_handout(item.path, out, handouts.base, item.headings)
+            published += 1
+        else:
+            out.touch()  # published from this very print: as new as it
         cache[item.docname] = {
             "key": keys[item.docname],
             "title": item.title,
             "headings": item.headings,
             "pages": item.pages,
+            "anchors": item.anchors,
+            "base": handouts.base or "",
+            "published_with": publish_settings(),
         }
+    if published:
+        print(
+            f"  published {published} handout(s) (links to the site: {handouts.base or 'dropped'})"
+        )
     if book_pages:
         cache[BOOK_STEM] = {"key": book_key, "pages": book_pages}
+    answers = handouts.out_dir / f"{SOLUTIONS_STEM}.pdf"
+    if fresh or not answers.is_file() or cache.get(SOLUTIONS_STEM, {}).get("key") != book_key:
+        from book.ext.editions import ui_text
+
+        title = ui_text(site_language(handouts.site), "Solutions to the exercises")
+        pages = join_solutions(printed, answers, handouts.base, title)
+        cache[SOLUTIONS_STEM] = {"key": book_key, "pages": pages}
+        print(f"  joined {answers.name}: the exercises' solutions, {pages} pages")
     handouts.cache_file.write_text(json.dumps(cache, indent=1))
 
-    lines = [(item.path.name, item.pages, item.path) for item in printed]
+    lines = [(item.path.name, item.pages, handouts.published(item.docname)) for item in printed]
     if book_pages:
         lines.append((book.name, book_pages, book))
     for name, pages, path in lines:
@@ -628,6 +1016,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [Job(h.site, d, h.out(d)) for h in plans for d in h.todo]
     for h in plans:
         h.out_dir.mkdir(exist_ok=True)
+        h.raw_dir.mkdir(exist_ok=True)
     # each book is joined in a process of its own, which reads the kept handouts while the
     # others print
     joins = [False if args.only else start_join(h, docnames) for h in plans]
@@ -640,11 +1029,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_handouts: {error}", file=sys.stderr)
         return 1
     printed_s = time.perf_counter() - start
-    mine = {h.site: [item for item in fresh if item.path.parent == h.out_dir] for h in plans}
+    mine = {h.site: [item for item in fresh if item.path.parent == h.raw_dir] for h in plans}
+    # the books' continuous page numbers, printed before they are joined
+    numbers = []
+    for h, join in zip(plans, joins):
+        if join:
+            total = sum(item.pages for item in h.kept.values())
+            total += sum(_count_pages(item.path) for item in mine[h.site])
+            numbers.append((total, site_language(h.site), h.raw_dir / "book_numbers.pdf"))
+    if numbers:
+        print_numbers(numbers)
     for h, join in zip(plans, joins):
         if join:  # the books are joined side by side
             join.submit(
-                {item.docname: item for item in mine[h.site]}, h.out_dir / f"{BOOK_STEM}.pdf"
+                {item.docname: item for item in mine[h.site]},
+                h.out_dir / f"{BOOK_STEM}.pdf",
+                h.base,
+                h.raw_dir / "book_numbers.pdf",
             )
     for h, join in zip(plans, joins):
         print(f"build_handouts: {h.out_dir}")

@@ -16,7 +16,7 @@ is untranslated or fuzzy (tests/book/tools/test_i18n.py), or while the catalogue
 extraction (``stale``, after the build). The user-interface words that the book's own extensions add to pages
 (deck and handout links, the quiz's buttons, the language switch) are in ``book_ui.po``, and
 the explorers' titles and control names (read from the English build's executed notebooks)
-in ``explorers.po``, and the speaker notes and compact slides, whole, in ``slides.po``.
+in ``explorers.po``, and the speaker notes and slide-only cells, whole, in ``slides.po``.
 
 ``notebook`` writes a notebook whose markdown cells, and figure captions in code-cell
 metadata, are in another language: each catalogue entry is found in the cell's source
@@ -292,7 +292,7 @@ def write_catalogue(language: str, domain: str, messages: list[str]) -> None:
 
 
 def deck_only_messages() -> list[str]:
-    """The speaker notes and compact slides of every notebook, whole, in reading order."""
+    """The speaker notes and slide-only cells of every notebook, whole, in reading order."""
     import nbformat
 
     from book.tools.build_handouts import toc_pages

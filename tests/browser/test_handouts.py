@@ -7,21 +7,42 @@ shows, and every font embedded. Pages with explorers say in print that the web p
 interactive; pages with exercises print the solutions after the last exercise. ``book.pdf``
 holds every page, in order, with one bookmark per page. Every page's download menu links to its
 handout and to the whole book, and the links resolve on the served site.
+
+What a reader meets in the printed PDFs, handouts and ``book.pdf`` of both editions alike:
+
+- no link points at the build's temporary server (127.0.0.1, localhost, any ``host:port``) or at
+  the print's placeholder for the site: links to the site go to ``html.baseurl`` of
+  ``_config.yml`` (``site_base``) or, with none set, are dropped, so that only references
+  off the site remain; every internal link lands on a page of its PDF;
+- ``book.pdf`` links its own pages inside itself: each page of ``_toc.yml`` has internal links,
+  its links within the page land where its handout's do, and the pages it reaches are the ones
+  its article links to;
+- the pages are labelled 1…n (``/PageLabels``), and the counter printed at the foot of each page
+  ("page 3 of 21") agrees: a handout counts its own pages, ``book.pdf`` counts on through the
+  chapters (its counter laid over each handout's own);
+- every bookmark is the plain text of a heading (h1–h3) of its page as the built page shows it,
+  or of the solutions section a handout adds: not chromium's spelling of it, doubled ("Summary
+  Summary") or with the lines of a wrapped heading run together ("andRSTT");
+- no page is more than two-thirds empty below its last mark, except the last page of each
+  handout (and of each chapter in ``book.pdf``), rendered with pypdfium2.
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import posixpath
 import re
 import unicodedata
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
+import numpy as np
 import pypdf
+import pypdfium2
 import pytest
 
 from book.ext.editions import (
@@ -31,7 +52,8 @@ from book.ext.editions import (
     translate_text,
     ui_text,
 )
-from book.tools.build_handouts import handout_stem  # the handouts' file names
+from book.ext.handouts import STATIC as HANDOUT_STATIC
+from book.tools.build_handouts import BOOK_STEM, handout_stem, site_base
 
 from .conftest import (
     LANGUAGES,
@@ -43,6 +65,8 @@ from .conftest import (
 )
 
 PAGES = edition_pages()  # every page of every edition: "chapters/03_x", "zh_CN/chapters/03_x"
+BOOKS = [f"{edition_folder(language)}{BOOK_STEM}" for language in LANGUAGES]  # "book", "zh_CN/book"
+PRINTS = PAGES + BOOKS  # every PDF of every edition
 UI_EXPLORER_NOTE = HANDOUT_CSS_WORDS["--handout-explorer-note"]
 RAW_TEX = ("\\frac", "$$", "\\begin{")
 
@@ -101,6 +125,7 @@ class _Article(HTMLParser):
         self.exercises = 0
         self.solutions = 0
         self.links: dict[str, str] = {}
+        self.hrefs: list[str] = []  # every link of the article
         self.title = ""
         self.solution_title = ""
 
@@ -115,6 +140,8 @@ class _Article(HTMLParser):
             self.depth += 1
         if not self.depth:
             return
+        if tag == "a" and d.get("href"):
+            self.hrefs.append(d["href"])
         self.images += tag == "img"
         if tag == "div":
             self.explorers += "posenc-explorer" in classes
@@ -150,12 +177,18 @@ def article(docname: str) -> _Article:
 
 
 @functools.cache
-def handout(docname: str) -> tuple[Any, tuple[str, ...], str]:
-    """The handout's reader, the text of each page and the whole text (read once a session)."""
-    path = pdf_path(docname)
+def printed(name: str) -> Any:
+    """The reader of a page's handout, or of a ``book.pdf`` (``BOOKS``), read once a session."""
+    path = pdf_path(name)
     if not path.is_file():
         pytest.fail(f"no handout {path.relative_to(SITE)}: run `make book` (or `make handouts`)")
-    reader = pypdf.PdfReader(path)
+    return pypdf.PdfReader(path)
+
+
+@functools.cache
+def handout(docname: str) -> tuple[Any, tuple[str, ...], str]:
+    """The handout's reader, the text of each page and the whole text (read once a session)."""
+    reader = printed(docname)
     pages = tuple(normalise(page.extract_text()) for page in reader.pages)
     return reader, pages, " ".join(pages)
 
@@ -299,7 +332,7 @@ def test_handout_prints_explorers_and_moves_solutions_to_the_end(name: str) -> N
     for before in (heading(name, "Exercises"), heading(name, "Summary")):
         if before in where:
             assert titles.index(before) < titles.index(sols), f"Solutions before {before}"
-            assert where[before] < solutions, f"Solutions start on the page of {before}"
+            assert where[before] <= solutions, f"Solutions start before {before}'s page"
     references = heading(name, "References")
     if references in titles:
         assert titles.index(references) > titles.index(sols), "Solutions after References"
@@ -309,7 +342,9 @@ def test_handout_prints_explorers_and_moves_solutions_to_the_end(name: str) -> N
     pointers = [i for i, t in enumerate(pages) for _ in range(t.count(pointer))]
     answers = [i for i, t in enumerate(pages) for _ in range(t.count(page.solution_title))]
     assert len(pointers) == len(answers) == page.solutions
-    assert max(pointers) < solutions <= min(answers), "exercises, then their solutions"
+    assert max(pointers) <= solutions <= min(answers), "exercises, then their solutions"
+    last_pointer = max(m.start() for m in re.finditer(re.escape(pointer), text))
+    assert last_pointer < text.index(page.solution_title), "a solution before its exercise"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -361,3 +396,406 @@ def test_intro_lists_every_handout(language: str) -> None:
     assert hrefs == ["pdf/book.pdf"] + [f"pdf/{handout_stem(n)}.pdf" for n in toc_pages()]
     for href in hrefs:
         assert (site_of(language) / href).is_file(), f"the intro links to a missing {href}"
+
+
+# ---------------------------------------------------------------------------------------------
+# links, page numbers, bookmarks and empty pages of every PDF, handouts and book.pdf alike
+
+# Hosts of a server on the printing machine itself: a link there works for nobody else.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "0.0.0.0", "::1"})
+WEB_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def _links(reader: Any) -> list[tuple[int, Any]]:
+    """(page index, annotation) of every link annotation of a PDF."""
+    found = []
+    for k, page in enumerate(reader.pages):
+        for ref in page.get("/Annots") or []:
+            annot = ref.get_object()
+            if annot.get("/Subtype") == "/Link":
+                found.append((k, annot))
+    return found
+
+
+def _uri(annot: Any) -> str | None:
+    """Where a link to a web address (a /URI action) goes; None for any other link."""
+    action = annot.get("/A")
+    action = action.get_object() if action is not None else None
+    if action is None or action.get("/S") != "/URI":
+        return None
+    return str(action.get("/URI"))
+
+
+def _destination(annot: Any) -> Any:
+    """The destination of a link within the PDF (/Dest, or a /GoTo action); None otherwise."""
+    if annot.get("/Dest") is not None:
+        return annot["/Dest"].get_object()
+    action = annot.get("/A")
+    action = action.get_object() if action is not None else None
+    if action is not None and action.get("/S") == "/GoTo":
+        return action["/D"].get_object()
+    return None
+
+
+@functools.cache
+def _page_numbers(name: str) -> dict[int, int]:
+    """A PDF's pages by object number: which page an explicit destination names."""
+    return {page.indirect_reference.idnum: k for k, page in enumerate(printed(name).pages)}
+
+
+@functools.cache
+def _named_pages(name: str) -> dict[str, int]:
+    """A PDF's named destinations (chromium's, one per id of the page) and their pages."""
+    reader = printed(name)
+    found = {}
+    for key, destination in reader.named_destinations.items():
+        k = reader.get_destination_page_number(destination)  # None or -1: not one of its pages
+        if k is not None and 0 <= k < len(reader.pages):
+            found[str(key)] = k
+    return found
+
+
+def _landing(name: str, destination: Any) -> int | None:
+    """The page index where a destination of ``name``'s PDF lands; None: nowhere in it."""
+    if isinstance(destination, pypdf.generic.ArrayObject):
+        page = destination[0] if destination else None
+        number = getattr(page, "idnum", None)
+        return _page_numbers(name).get(number) if number is not None else None
+    return _named_pages(name).get(str(destination))
+
+
+def _internal_links(name: str) -> list[tuple[int, tuple[int, ...], int | None]]:
+    """(page index, rectangle in whole points, landing page) of every internal link of a PDF."""
+    found = []
+    for k, annot in _links(printed(name)):
+        destination = _destination(annot)
+        if destination is not None:
+            rect = tuple(round(float(x)) for x in annot.get("/Rect", ()))
+            found.append((k, rect, _landing(name, destination)))
+    return found
+
+
+def _book_name(language: str) -> str:
+    return f"{edition_folder(language)}{BOOK_STEM}"
+
+
+@functools.cache
+def book_pages(language: str) -> tuple[tuple[str, range], ...]:
+    """Each page of the edition's ``_toc.yml`` and the pages of book.pdf it fills, from the
+    book's top-level bookmarks (one per page, in reading order)."""
+    reader = printed(_book_name(language))
+    names = [p for p in PAGES if edition(p)[0] == language]
+    top = [item for item in reader.outline if not isinstance(item, list)]
+    if len(top) != len(names):
+        pytest.fail(f"book.pdf has {len(top)} top-level bookmarks for {len(names)} pages")
+    starts = [reader.get_destination_page_number(item) for item in top]
+    ends = starts[1:] + [len(reader.pages)]
+    return tuple((name, range(a, b)) for name, a, b in zip(names, starts, ends))
+
+
+def linked_pages(name: str) -> set[str]:
+    """The other pages of the edition that ``name``'s article links to (as site paths)."""
+    pages = {p for p in PAGES if edition(p)[0] == edition(name)[0]}
+    found = set()
+    for href in article(name).hrefs:
+        address = href.split("#")[0]
+        if not address or re.match(r"[a-z][a-z0-9+.-]*:", address):
+            continue
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), address))
+        if target.endswith(".html") and target[: -len(".html")] in pages:
+            found.add(target[: -len(".html")])
+    return found - {name}
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_print_links_to_no_temporary_server(name: str) -> None:
+    """Links to the site go to ``html.baseurl`` or nowhere: never to the server the pages were
+    printed from, nor to the print's placeholder for the site; with no base URL set, only
+    references off the site remain."""
+    language, _ = edition(name)
+    base = site_base(site_of(language))
+    book_pages_html = {f"{edition(p)[1]}.html" for p in PAGES}  # "chapters/03_x.html"
+    wrong = []
+    for k, annot in _links(printed(name)):
+        uri = _uri(annot)
+        if uri is None:
+            continue
+        parts = urlsplit(uri)
+        host = (parts.hostname or "").lower()
+        why = ""
+        if parts.scheme not in WEB_SCHEMES:
+            why = "not an address on the web"
+        elif host in LOCAL_HOSTS or host.endswith(".localhost") or parts.port is not None:
+            why = "a temporary server"
+        elif host.endswith(".invalid"):
+            why = "the print's placeholder for the site"
+        elif base and uri.startswith(base):
+            path = uri[len(base) :].split("#")[0]
+            if not (site_of(language) / (path or "index.html")).is_file():
+                why = "a file the site does not have"
+            elif name in BOOKS and path in book_pages_html:
+                why = "a page of the book, off book.pdf"
+        elif any(parts.path.endswith(f"/{page}") for page in book_pages_html):
+            why = "a page of the site, " + ("off its base URL" if base else "with no base URL set")
+        if why:
+            wrong.append(f"page {k + 1}: {uri} ({why})")
+    assert not wrong, f"{len(wrong)} links (base URL {base!r}): " + "; ".join(wrong[:10])
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_print_internal_links_land_on_its_pages(name: str) -> None:
+    lost = [(k + 1, rect) for k, rect, landing in _internal_links(name) if landing is None]
+    assert not lost, f"{len(lost)} internal links land nowhere (page, rectangle): {lost[:10]}"
+
+
+@pytest.mark.parametrize("name", BOOKS)  # by name: on the worker that reads this book anyway
+def test_book_links_its_own_pages_inside_itself(name: str) -> None:
+    """In book.pdf a page's links within itself land where its handout's do, its links to the
+    other pages of the book (the contents, the cross-references) are internal links to them,
+    and every page of ``_toc.yml`` has internal links."""
+    parts = book_pages(edition(name)[0])
+    owner = {k: page for page, pages in parts for k in pages}
+    links = _internal_links(name)
+    problems = []
+    for page, pages in parts:
+        mine = [(k, rect, landing) for k, rect, landing in links if k in pages]
+        if not mine:
+            problems.append(f"{page}: no internal link at all")
+        reached = {owner[landing] for _, _, landing in mine if landing is not None}
+        expected = linked_pages(page)
+        if reached - {page} != expected:
+            problems.append(
+                f"{page}: links to {sorted(expected)} on the site, in book.pdf to "
+                f"{sorted(reached - {page})}"
+            )
+        own = sorted((k, rect, landing) for k, rect, landing in mine if landing in pages)
+        shifted = sorted(
+            (pages.start + k, rect, None if landing is None else pages.start + landing)
+            for k, rect, landing in _internal_links(page)
+        )
+        if own != shifted:
+            differ = sorted(set(own) ^ set(shifted))[:5]
+            problems.append(f"{page}: links within it differ from its handout's: {differ}")
+    assert not problems, "; ".join(problems)
+
+
+def _counter(name: str) -> re.Pattern[str]:
+    """The page counter at the foot of ``name``'s pages ("page 3 of 21"), as read back: its
+    page and its count captured, any white space between its words."""
+    words_ = words(name, PAGE_COUNTER).split()
+    pattern = r"\s*".join(re.escape(word) for word in words_)
+    for field in ("page", "pages"):
+        pattern = pattern.replace(re.escape(f"{{{field}}}"), r"(\d+)")
+    return re.compile(pattern)
+
+
+def _counted(name: str, text: str) -> list[tuple[int, int]]:
+    return [(int(page), int(pages)) for page, pages in _counter(name).findall(text)]
+
+
+@functools.cache
+def footers(name: str) -> tuple[str, ...]:
+    """The text printed in the bottom margin of each page of a PDF (the licence and the page
+    counter), in drawing order, as pypdfium2 reads it (pypdf takes a minute over a book)."""
+    printed(name)  # fails when there is no such PDF
+    height = page_margins()[1] * 72 / 25.4  # the bottom margin, in points
+    document = pypdfium2.PdfDocument(pdf_path(name))
+    found = []
+    try:
+        for k in range(len(document)):
+            page = document[k]
+            text = page.get_textpage()
+            try:
+                found.append(normalise(text.get_text_bounded(bottom=0, top=height)))
+            finally:
+                text.close()
+                page.close()
+    finally:
+        document.close()
+    return tuple(found)
+
+
+def _labels(name: str) -> list[str]:
+    reader = printed(name)
+    assert "/PageLabels" in reader.trailer["/Root"], "no /PageLabels: viewers show no numbers"
+    return list(reader.page_labels)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_handout_is_labelled_and_numbered_1_to_n(name: str) -> None:
+    """A handout keeps its own numbering: labels 1…n, and "page k of n" printed at the foot
+    of page k."""
+    pages = footers(name)
+    n = len(printed(name).pages)
+    labels = _labels(name)
+    assert labels == [str(k) for k in range(1, n + 1)], f"page labels {labels}"
+    wrong = [
+        (k, found)
+        for k, text in enumerate(pages, start=1)
+        if (found := _counted(name, text)) != [(k, n)]
+    ]
+    assert not wrong, f"page counters other than 'k of {n}' (page, counters read): {wrong}"
+
+
+@pytest.mark.parametrize("name", BOOKS)
+def test_book_is_labelled_and_numbered_continuously(name: str) -> None:
+    """book.pdf counts on through the chapters: labels 1…N, and "page k of N" printed at the
+    foot of page k, laid over (drawn after) the handout's own counter."""
+    pages = footers(name)
+    total = len(printed(name).pages)
+    labels = _labels(name)
+    assert labels == [str(k) for k in range(1, total + 1)], f"page labels {labels[:20]}…"
+    wrong = []
+    for page, numbers in book_pages(edition(name)[0]):
+        own = len(numbers)
+        for k in numbers:
+            found = _counted(name, pages[k])
+            chapter = [(k - numbers.start + 1, own)]  # the handout's own, covered by the book's
+            if not found or found[-1] != (k + 1, total) or found[:-1] not in ([], chapter):
+                wrong.append((k + 1, page, found))
+    assert not wrong, (
+        f"pages whose counter on top is not 'k of {total}' (page, from, counters read in "
+        f"drawing order): {wrong[:10]}"
+    )
+
+
+_MATH = re.compile(r'<span class="math[^"]*">.*?</span>', re.DOTALL)
+_SECTION_NUMBER = re.compile(r'<span class="section-number">(.*?)</span>', re.DOTALL)
+_HEADERLINK = re.compile(r'<a class="headerlink".*?</a>', re.DOTALL)
+_FORMULA = "\0"  # where a heading holds a formula
+
+
+def _heading_text(inner: str) -> str:
+    """The plain text of a heading's HTML, each formula a ``_FORMULA`` mark."""
+    inner = _MATH.sub(_FORMULA, _HEADERLINK.sub("", inner))
+    return normalise(html.unescape(re.sub(r"<[^>]+>", "", inner)))
+
+
+@functools.cache
+def heading_patterns(name: str) -> tuple[re.Pattern[str], ...]:
+    """What a bookmark of ``name``'s page may read: the text of one of its article's headings
+    (h1–h3), with or without its section number, white space normalised, a formula any text
+    without a space (MathJax draws it, from TeX the HTML holds); or the heading of the
+    solutions a handout adds."""
+    page = (SITE / f"{name}.html").read_text(encoding="utf-8")
+    body = page[page.index('<article class="bd-article"') : page.rindex("</article>")]
+    texts = set()
+    for found in re.finditer(r"<h([1-3])\b[^>]*>(.*?)</h\1>", body, re.DOTALL):
+        inner = found.group(2)
+        texts.add(_heading_text(_SECTION_NUMBER.sub("", inner)))
+        texts.add(_heading_text(_SECTION_NUMBER.sub(r"\1", inner)))
+    patterns = [r"\S+".join(re.escape(part) for part in text.split(_FORMULA)) for text in texts]
+    for english in ("Solutions", "Answers", "Check yourself: answers"):
+        patterns.append(re.escape(words(name, english)))
+    return tuple(re.compile(pattern) for pattern in patterns)
+
+
+def _doubled(title: str) -> bool:
+    """Whether ``title`` is one phrase twice over, with or without a space between."""
+    half = len(bare(title)) // 2
+    return bool(half) and bare(title) == bare(title)[:half] * 2
+
+
+def _outline_titles(items: Any) -> list[str]:
+    """The raw title of every bookmark below ``items``, depth first."""
+    found = []
+    for item in items:
+        found += _outline_titles(item) if isinstance(item, list) else [str(item.title)]
+    return found
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_bookmarks_are_the_headings_plain_text(name: str) -> None:
+    """Every bookmark reads as a heading of its page reads: chromium's own titles drop the
+    space between the lines of a wrapped heading ("andRSTT") and spell some headings twice."""
+    reader = printed(name)
+    if name in BOOKS:  # each top-level bookmark, then its page's sections below it
+        pages = iter(page for page, _ in book_pages(edition(name)[0]))
+        owned: list[tuple[str, str]] = []
+        page = ""
+        for item in reader.outline:
+            if not isinstance(item, list):
+                page = next(pages)
+                owned.append((page, str(item.title)))
+            else:
+                owned += [(page, title) for title in _outline_titles(item)]
+    else:
+        owned = [(name, title) for title in _outline_titles(reader.outline)]
+    assert owned, "no bookmarks"
+    wrong = []
+    for page, title in owned:
+        text = normalise(title)
+        if _doubled(text):
+            wrong.append(f"{title!r} (doubled)")
+        elif not any(pattern.fullmatch(text) for pattern in heading_patterns(page)):
+            wrong.append(f"{title!r} (no heading of {page} reads so)")
+    assert not wrong, f"{len(wrong)} of {len(owned)} bookmarks: " + "; ".join(wrong)
+
+
+# The part of a printed page that holds the article: between the margins of handout.css's
+# @page, which hold the running title above and the footer below.
+_PAGE_MARGIN = re.compile(r"@page\s*\{[^}]*?\bmargin:\s*([^;]+);", re.DOTALL)
+RENDER_SCALE = 0.5  # pixels per point
+INK = 200  # a pixel darker than this (0 black, 255 white) is a mark
+MOSTLY_EMPTY = 2 / 3
+
+
+def _mm(length: str) -> float:
+    if not length.endswith("mm"):
+        raise ValueError(f"handout.css: a margin of {length!r}, not in mm")
+    return float(length[:-2])
+
+
+@functools.cache
+def page_margins() -> tuple[float, float]:
+    """The top and bottom margins of a printed page in mm (handout.css's ``@page``)."""
+    sheet = (HANDOUT_STATIC / "handout.css").read_text(encoding="utf-8")
+    found = _PAGE_MARGIN.search(sheet)
+    assert found, "handout.css has no @page margin"
+    sides = [_mm(side) for side in found.group(1).split()]  # top [right [bottom [left]]]
+    return sides[0], sides[2] if len(sides) > 2 else sides[0]
+
+
+def blank_below(page: Any) -> float:
+    """The share of a printed page's content area (between its margins) that is empty below
+    its lowest mark: 1.0 for a page with nothing on it."""
+    image = page.render(scale=RENDER_SCALE, grayscale=True).to_numpy()
+    image = image[..., 0] if image.ndim == 3 else image
+    per_mm = RENDER_SCALE * 72 / 25.4
+    top_mm, bottom_mm = page_margins()
+    top = int(np.ceil(top_mm * per_mm))
+    bottom = int(np.floor(image.shape[0] - bottom_mm * per_mm))
+    marked = np.flatnonzero((image[top:bottom] < INK).any(axis=1))
+    if not marked.size:
+        return 1.0
+    return (bottom - top - 1 - marked[-1]) / (bottom - top)
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_print_has_no_mostly_empty_page(name: str) -> None:
+    """No page is more than two-thirds empty, except the last of a handout (in book.pdf, the
+    last of each page of ``_toc.yml``): something kept whole that did not fit pushed the rest
+    to the next page."""
+    count = len(printed(name).pages)
+    parts = book_pages(edition(name)[0]) if name in BOOKS else ((name, range(count)),)
+    lasts = {pages[-1] for _, pages in parts}
+    where = {
+        k: f" ({page}, its page {k - pages.start + 1})" for page, pages in parts for k in pages
+    }
+    document = pypdfium2.PdfDocument(pdf_path(name))
+    try:
+        assert len(document) == count, f"pypdfium2 reads {len(document)} pages, pypdf {count}"
+        empty = []
+        for k in range(len(document)):
+            if k in lasts:
+                continue
+            page = document[k]
+            try:
+                share = blank_below(page)
+            finally:
+                page.close()
+            if share > MOSTLY_EMPTY:
+                empty.append(f"page {k + 1}{where[k] if name in BOOKS else ''}: {share:.0%} empty")
+    finally:
+        document.close()
+    assert not empty, f"pages more than {MOSTLY_EMPTY:.0%} empty: " + "; ".join(empty)

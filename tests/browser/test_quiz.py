@@ -276,7 +276,12 @@ def test_every_edition_shows_the_choices_in_the_same_order(
     assert other == source
 
 
-_DECK_QUESTION = re.compile(r'<div class="deck-question">(.*?)</details></div>', re.DOTALL)
+_DECK_QUESTION = re.compile(r'<div class="deck-quiz"[^>]*>(.*?)</details></div>', re.DOTALL)
+_DECK_CHOICE = re.compile(
+    r'<button ([^>]*class="deck-choice"[^>]*)><span class="deck-letter">([A-F])\.</span> '
+    r"(.*?)</button>",
+    re.DOTALL,
+)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -295,9 +300,15 @@ def test_the_decks_show_the_choices_in_the_page_order(language: str) -> None:
             if q["type"] != "choice":
                 continue
             order = choice_order(q["id"], len(q["choices"]))
-            items = re.findall(r"<li>(.*?)</li>", html, re.DOTALL)
+            choices = _DECK_CHOICE.findall(html)
+            items = [text for _, _, text in choices]
             assert items == [_inline(q["choices"][j]["text"]) for j in order], (deck.name, q["id"])
+            assert [letter for _, letter, _ in choices] == list("ABCDEF"[: len(order)])
             right = next(k for k, j in enumerate(order) if q["choices"][j].get("correct"))
+            marked = [
+                k for k, (attrs, _, _) in enumerate(choices) if 'data-correct="true"' in attrs
+            ]
+            assert marked == [right], f"{q['id']}: the button marked right is not the key"
             assert re.search(rf"<summary>[^<]*</summary><p>{'ABCDEF'[right]}\. ", html), q["id"]
             checked += 1
     if decks:

@@ -5,8 +5,12 @@ deck at ``slides/<stem>.slides.html`` (built by ``book/ext/slides.py``). Each de
 fresh context from the built site served on 127.0.0.1: no console error, no failed or off-site
 request, reveal.js ready, 10 to 30 slides, every formula typeset by the site's MathJax with no
 raw TeX left, every slide with speaker notes, every explorer control changing its figure, the
-arrow key moving to the next slide, and under 3 MB transferred. The terminal summary of the
-browser suite lists each deck's slide count, size and load time.
+arrow key moving to the next slide, and under 3 MB transferred. Each deck is opened as a
+projector shows it, 1920 × 1080, and measured as a lecturer would find it (``lecture.py``): no
+slide running past the screen, no equation cut, a title
+and at most 60 words on every slide, none ending on a colon, and no ``?print-pdf`` page
+clipped. The terminal summary of the browser suite lists each deck's slide count, size, load
+time and these counts.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, edition, edition_folder, record
+from .lecture import AUDIT, MAX_WORDS, PRINT_AUDIT, PROJECTOR, deck_counts
 from .reading import IMAGES, alt_problem, axe_violations, serious, summary
 from .test_site import _TRANSFER, _move
 
@@ -98,7 +103,7 @@ _QUIZ_OPENED = """async () => {
 
 class _Deck:
     def __init__(self, browser: Any, site_url: str, stem: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 800})
+        self.context = browser.new_context(viewport=PROJECTOR)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.failed: list[str] = []
@@ -151,6 +156,7 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
         deck.page.keyboard.press("ArrowRight")
         after = deck.page.evaluate("() => Reveal.getIndices()")
         quiz = deck.page.evaluate(_QUIZ_OPENED)
+        lecture = deck.page.evaluate(AUDIT)
     finally:
         deck.close()
     result = {
@@ -163,7 +169,13 @@ def _open(browser: Any, site_url: str, stem: str) -> dict[str, Any]:
         "images": images,
         "axe": violations,
         "quiz": quiz,
+        "lecture": lecture,
+        "counts": deck_counts(lecture),
     }
+    record(
+        f"lecture/{stem}",
+        **{k: v for k, v in result["counts"].items() if v is not None},
+    )
     record(
         f"slides/{stem}",
         kb=round(transfer["bytes"] / 1024),
@@ -329,16 +341,50 @@ def test_speaker_view_opens_offline_with_the_notes(browser: Any, site_url: str) 
     assert errors == [] and off_site == [], "the speaker view failed or went off-site"
 
 
-def test_print_pdf_lays_out_one_slide_per_page(browser: Any, site_url: str) -> None:
-    stem = DECKS[0]
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+def _where(slides: list[dict[str, Any]], bad: Any) -> list[str]:
+    """``h.v`` of the slides for which ``bad(slide)`` holds, with what was measured."""
+    return [f"{s['h']}.{s['v']}" for s in slides if bad(s)]
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_no_slide_runs_past_the_screen_at_1080p(browser: Any, site_url: str, stem: str) -> None:
+    slides = _open(browser, site_url, stem)["lecture"]
+    assert _where(slides, lambda s: s["over"] > 2) == [], "slides running past the screen"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_no_equation_is_wider_than_its_slide(browser: Any, site_url: str, stem: str) -> None:
+    slides = _open(browser, site_url, stem)["lecture"]
+    cut = {f"{s['h']}.{s['v']}": s["cut_math"] for s in slides if s["cut_math"]}
+    assert cut == {}, "display equations cut at the slide's edge"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_every_slide_has_a_title_few_words_and_no_colon_lead_in(
+    browser: Any, site_url: str, stem: str
+) -> None:
+    slides = _open(browser, site_url, stem)["lecture"]
+    assert _where(slides, lambda s: not s["title"]) == [], "slides without a title"
+    long = {f"{s['h']}.{s['v']}": s["words"] for s in slides if not s["quiz"]}
+    assert {k: w for k, w in long.items() if w > MAX_WORDS} == {}, f"over {MAX_WORDS} words"
+    assert _where(slides, lambda s: s["colon"]) == [], "slides ending on a colon"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_print_pdf_clips_no_slide(browser: Any, site_url: str, stem: str) -> None:
+    folder, name = _split(stem)
+    context = browser.new_context(viewport=PROJECTOR)
     try:
         page = context.new_page()
-        page.goto(f"{site_url}/slides/{stem}.slides.html?print-pdf", wait_until="load")
+        page.goto(f"{site_url}/{folder}slides/{name}.slides.html?print-pdf", wait_until="load")
         page.wait_for_function("() => window.Reveal && Reveal.isReady()")
         page.wait_for_function("() => document.querySelectorAll('.pdf-page').length > 0")
+        page.evaluate("() => MathJax.startup.promise")
+        page.evaluate("() => { fitEveryPage(); }")
+        clipped = page.evaluate(PRINT_AUDIT)
         pages = page.evaluate("() => document.querySelectorAll('.pdf-page').length")
         total = page.evaluate("() => Reveal.getTotalSlides()")
     finally:
         context.close()
     assert pages == total, f"{pages} printed pages for {total} slides"
+    assert clipped == [], "printed pages whose slide runs past the page"

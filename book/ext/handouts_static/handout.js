@@ -87,13 +87,24 @@
     return found;
   }
 
+  var LONG_LINES = 24;
+
   function prepare() {
     if (state) { return; }
     resetExplorers();
     var article = document.querySelector("article.bd-article");
     var solutions = article ? article.querySelectorAll("div.solution") : [];
     var answers = quizAnswers();
-    state = { moved: [], added: [], hidden: quizInstructions() };
+    state = { moved: [], added: [], hidden: quizInstructions(), long: [] };
+    // A listing of more than LONG_LINES lines may break across pages (shorter ones stay whole):
+    // kept whole, it would leave most of the page before it empty.
+    document.querySelectorAll(".cell_input pre, .cell_output pre").forEach(function (pre) {
+      if (pre.textContent.split("\n").length > LONG_LINES) {
+        var block = pre.closest(".cell_input, .cell_output");
+        block.classList.add("handout-long");
+        state.long.push(block);
+      }
+    });
     if (!article || (!solutions.length && !answers)) { return; }
     var section = element("section", "handout-solutions");
     section.id = "handout-solutions";
@@ -139,6 +150,7 @@
       if (m.hidden) { m.node.classList.add("toggle-hidden"); }
     });
     state.added.forEach(function (el) { el.remove(); });
+    state.long.forEach(function (el) { el.classList.remove("handout-long"); });
     state.hidden.forEach(function (el) {
       el.classList.remove("handout-hidden");
       if (!el.className) { el.removeAttribute("class"); }
@@ -146,7 +158,28 @@
     state = null;
   }
 
-  window.bookHandout = { prepare: prepare, restore: restore };
+  // For the instructor's solutions PDF (build_handouts.py): after prepare(), hide all but the
+  // page's title and its solutions section; false (nothing hidden) when it has no solutions.
+  function solutionsOnly() {
+    if (!state) { return false; }
+    var section = document.getElementById("handout-solutions");
+    if (!section || !section.querySelector("div.solution")) { return false; }
+    var keep = [section];
+    var h1 = document.querySelector("article.bd-article h1");
+    if (h1) { keep.push(h1); }
+    var hide = function (parent) {
+      Array.prototype.forEach.call(parent.children, function (child) {
+        if (keep.indexOf(child) >= 0) { return; }
+        if (keep.some(function (k) { return child.contains(k); })) { hide(child); return; }
+        child.classList.add("handout-hidden");
+        state.hidden.push(child);
+      });
+    };
+    hide(document.querySelector("article.bd-article"));
+    return true;
+  }
+
+  window.bookHandout = { prepare: prepare, restore: restore, solutionsOnly: solutionsOnly };
   window.addEventListener("beforeprint", prepare);
   window.addEventListener("afterprint", restore);
 })();

@@ -113,9 +113,16 @@ def test_every_quiz_file_follows_the_schema(path):
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
 def test_every_chapter_asks_its_own_quiz_before_its_summary(chapter):
     cells = json.loads(chapter.read_text())["cells"]
-    sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    markdown = [c for c in cells if c["cell_type"] == "markdown"]
+    # the page's cells; a deck's slide-only cells (tag remove-cell) never reach the page
+    page = [c for c in markdown if "remove-cell" not in c["metadata"].get("tags", [])]
+    deck = [c for c in markdown if c not in page]
+    sources = ["".join(c["source"]) for c in page]
     quiz = [i for i, s in enumerate(sources) if "```{quiz}" in s]
     assert len(quiz) == 1, "one quiz cell per chapter"
+    in_deck = ["".join(c["source"]) for c in deck if "```{quiz}" in "".join(c["source"])]
+    assert len(in_deck) <= 1, "at most one quiz slide"
+    assert all(f"```{{quiz}} {chapter.stem}\n" in s for s in in_deck), "the deck's quiz is its own"
     assert f"```{{quiz}} {chapter.stem}\n" in sources[quiz[0]], "the quiz names its own chapter"
     summary = [i for i, s in enumerate(sources) if s.lstrip().startswith("## Summary")]
     assert summary and quiz[0] < summary[0], "the quiz comes before the summary"

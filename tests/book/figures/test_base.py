@@ -279,3 +279,94 @@ def test_retina_palette_png_is_twice_the_pixels_with_the_1x_size():
     width, height = png_size(base64.b64decode(encoded))
     assert (width, height) == (2 * shown["width"], 2 * shown["height"])
     assert shown["width"] == round((3.0 + 2 * PAD_INCHES) * 100)
+
+
+def test_retina_palette_png_reports_its_smallest_text_at_1x():
+    from book.figures._base import retina_palette_png
+
+    fig = new_figure(3.0, 2.0, layout=None)
+    ax = fig.add_subplot()
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title("big", fontsize=14)
+    ax.text(0.5, 0.5, "small", fontsize=7.2)
+    shown = retina_palette_png(fig)[1]
+    assert shown["text_px"] == round(7.2 * fig.dpi / 72, 1)  # points at the figure's CSS dpi
+    assert "text_px" not in retina_palette_png(new_figure(3.0, 2.0, layout=None))[1]
+
+
+def test_text_overlaps_counts_pairs_of_texts_and_grid_labels():
+    from book.figures._base import text_overlaps
+    from book.figures._grid import draw_labels
+
+    fig = new_figure(3.0, 2.0, layout=None)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.set_xlim(0, 3)
+    ax.set_ylim(0, 2)
+    ax.text(0.2, 1.0, "apart", fontsize=10)
+    ax.text(2.0, 1.0, "apart", fontsize=10)
+    fig.canvas.draw()
+    assert text_overlaps(fig) == 0
+    ax.text(0.25, 1.02, "on top", fontsize=10)  # over the first text
+    draw_labels(ax, ["10", "11"], [(1.5, 0.3), (1.52, 0.3)], fontsize=10)  # over each other
+    fig.canvas.draw()
+    assert text_overlaps(fig) == 2
+
+
+def _page_and_slide(fig):
+    from book.figures._base import retina_palette_png
+
+    return retina_palette_png(fig)[1]
+
+
+def test_slide_version_has_larger_text_for_its_size_and_leaves_the_figure_as_it_was():
+    import base64
+
+    from book.figures._base import SLIDE_BOX, SLIDE_TEXT_PX
+    from book.figures.png import png_size
+
+    fig = new_figure(6.5, 3.0, layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("position", fontsize=8)
+    ax.tick_params(labelsize=8)
+    size = tuple(fig.get_size_inches())
+    shown = _page_and_slide(fig)
+    assert tuple(fig.get_size_inches()) == size
+    page_fit = min(SLIDE_BOX[0] / shown["width"], SLIDE_BOX[1] / shown["height"])
+    assert shown["text_px"] * page_fit < SLIDE_TEXT_PX  # too small on a slide as it is
+    slide = shown["slide"]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    assert slide["text_px"] == shown["text_px"]
+    assert slide["text_px"] * fit >= SLIDE_TEXT_PX
+    assert slide["width"] < shown["width"]
+    width, height = png_size(base64.b64decode(slide["png"]))
+    assert width == pytest.approx(1.5 * fit * slide["width"], rel=0.02)  # projector pixels
+    assert height == pytest.approx(1.5 * fit * slide["height"], rel=0.02)
+
+
+def test_no_slide_version_when_the_page_version_is_large_enough_or_cannot_shrink():
+    from book.figures._base import text_overlaps
+    from book.figures._grid import draw_labels
+
+    big = new_figure(4.0, 1.5, layout=None)
+    big.text(0.1, 0.5, "large", fontsize=20)
+    assert "slide" not in _page_and_slide(big)
+    # digits side by side, 1% into each other (under the half-pixel each side that
+    # text_overlaps forgives), on a figure too tall for a slide: the first 6% step makes them
+    # overlap by 1.5 px, so the figure cannot shrink and gets no slide version
+    packed = new_figure(10.0, 6.0, layout=None)
+    ax = packed.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.set_xlim(0, 10.0)
+    ax.set_ylim(0, 6.0)
+    probe = draw_labels(ax, ["88"], [(1.0, 1.0)], fontsize=14)
+    packed.canvas.draw()
+    box = probe.get_transform().transform_bbox(probe.get_paths()[0].get_extents())
+    probe.remove()
+    gap = 0.99 * box.width / packed.dpi  # inches
+    draw_labels(ax, ["88"] * 30, [(0.3 + gap * k, 3.0) for k in range(30)], fontsize=14)
+    packed.canvas.draw()
+    assert text_overlaps(packed) == 0
+    assert "slide" not in _page_and_slide(packed)

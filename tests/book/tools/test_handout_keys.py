@@ -52,20 +52,28 @@ def site(tmp_path: Path) -> Path:
     for docname, article in ARTICLES.items():
         (site / f"{docname}.html").parent.mkdir(parents=True, exist_ok=True)
         (site / f"{docname}.html").write_text(_page(docname, article))
-    # every page printed once, with the keys of now
-    (site / "pdf").mkdir()
+    # every page printed once, with the keys of now (the prints as chromium made them lie
+    # beside the cache; the published ones in pdf/)
+    raw = _raw(site)
+    raw.mkdir()
     cache = {}
     for docname in PAGES:
-        (site / "pdf" / f"{tool.handout_stem(docname)}.pdf").write_bytes(b"%PDF")
+        (raw / f"{tool.handout_stem(docname)}.pdf").write_bytes(b"%PDF")
         cache[docname] = {
             "key": tool.page_key(site, docname),
             "title": docname,
             "headings": [],
             "pages": 1,
+            "anchors": {},
         }
     tool.cache_path(site).write_text(json.dumps(cache))
     tool._content_digest.cache_clear()
     return site
+
+
+def _raw(site: Path) -> Path:
+    cache = tool.cache_path(site)
+    return cache.with_name(cache.name.replace(tool.CACHE_NAME, tool.RAW_FOLDER))
 
 
 def _reprinted(site: Path) -> list[str]:
@@ -125,7 +133,7 @@ def test_a_changed_print_style_reprints_that_page(site: Path) -> None:
 
 
 def test_a_missing_handout_is_printed(site: Path) -> None:
-    (site / "pdf" / "01_first.pdf").unlink()
+    (_raw(site) / "01_first.pdf").unlink()
     assert _reprinted(site) == ["chapters/01_first"]
 
 
