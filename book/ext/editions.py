@@ -81,6 +81,7 @@ UI_MESSAGES: tuple[str, ...] = (
     "continued",
     "The table, continued from the previous slide.",
     "Solutions to the exercises",
+    "For lecturers: every exercise with its worked solution, in one PDF",
     "Slides",
     "These slides in {language}",
     "Language",

@@ -21,7 +21,8 @@ that script and for a reader who prints a page from the browser:
   "Whole book (PDF)" (``pdf/book.pdf``); its ".pdf" entry, which opens the browser's print
   dialog, is renamed "Print".
 * A page holding the placeholder ``<div class="handout-list"></div>`` (the intro) gets a list
-  of every handout, the whole book first, in reading order.
+  of every handout, the whole book first, in reading order, and a link to the lecturers'
+  ``pdf/solutions.pdf`` (every exercise's solution, joined by build_handouts.py).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from book.ext.editions import (
 STATIC = Path(__file__).parent / "handouts_static"
 PDF_FOLDER = "pdf"  # under the site's root
 BOOK_STEM = "book"
+SOLUTIONS_STEM = "solutions"  # the lecturers' PDF of every solution (build_handouts.py)
 
 
 def handout_stem(docname: str) -> str:
@@ -128,7 +130,15 @@ def _fill_handout_list(app: Sphinx, pagename: str, context: dict[str, Any]) -> N
         f"{html.escape(text)}</a></li>"
         for url, text in links
     )
-    context["body"] = body.replace(HANDOUT_LIST, f'<ul class="handout-list">{items}</ul>')
+    solutions = (
+        f'<p class="handout-solutions-link"><a class="reference external" '
+        f'href="{html.escape(pathto(f"{PDF_FOLDER}/{SOLUTIONS_STEM}.pdf", 1))}">'
+        f"{html.escape(ui_text(language, 'For lecturers: every exercise with its worked solution, in one PDF'))}"
+        "</a></p>"
+    )
+    context["body"] = body.replace(
+        HANDOUT_LIST, f'<ul class="handout-list">{items}</ul>{solutions}'
+    )
 
 
 def _add_static(app: Sphinx, config: Any) -> None:

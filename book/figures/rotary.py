@@ -27,7 +27,7 @@ from torch import Tensor
 
 from book._checks import check_values
 from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
-from book.figures._base import fit_column, heatmap, new_figure, to_numpy
+from book.figures._base import fit_column, heatmap, new_figure, to_numpy, with_slide_version
 from posenc._checks import (
     check_base,
     check_bool,
@@ -403,6 +403,7 @@ def rotary_decay_figure(
     max_offset: int = 4096,
     draws: int = 300,
     seed: int = 0,
+    slide: bool = False,
 ) -> Figure:
     """The score of a key against its offset: matched keys fade, unrelated ones do not.
 
@@ -426,6 +427,8 @@ def rotary_decay_figure(
         max_offset: the largest offset drawn (offsets from 1, log-spaced).
         draws: random pairs behind the band of the top-left panel.
         seed: their seed.
+        slide: the four panels in a row, for a slide deck; the page's figure carries this
+            layout (:func:`book.figures._base.with_slide_version`).
 
     Returns:
         a Figure with four axes (top left, top right, bottom left, bottom right); the top
@@ -439,8 +442,13 @@ def rotary_decay_figure(
     dims = check_values("dims", dims, check_even)
     r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
     x = r.numpy()
-    fig = new_figure(6.8, 6.4)
-    (left, bound_ax), (middle, right) = fig.subplots(2, 2)
+    check_bool("slide", slide)
+    if slide:
+        fig = new_figure(13.6, 3.7)
+        left, bound_ax, middle, right = fig.subplots(1, 4)
+    else:
+        fig = new_figure(6.8, 6.4)
+        (left, bound_ax), (middle, right) = fig.subplots(2, 2)
     middle.sharey(left)
     right.sharey(left)
     curves = rotary_decay_curves(r, dim, base=base)
@@ -504,7 +512,11 @@ def rotary_decay_figure(
     for ax in (left, middle):
         ax.set_ylabel("⟨q, R_r k⟩ / d")
     left.set_ylim(-0.45, 1.08)
-    return fit_column(fig)
+    if slide:
+        return fig
+    options = {"dim": dim, "base": base, "bases": bases, "dims": dims}
+    options |= {"max_offset": max_offset, "draws": draws, "seed": seed}
+    return with_slide_version(fit_column(fig), lambda: rotary_decay_figure(**options, slide=True))
 
 
 # -- the explorer's figure ----------------------------------------------------------------------

@@ -215,7 +215,10 @@ async def _print_page(context: Any, base: str, docname: str, out: Path) -> Print
         await page.pdf(path=str(tmp), **PDF_OPTIONS)
         tmp.replace(out)
         answers = solutions_path(out)
-        if await page.evaluate("() => window.bookHandout.solutionsOnly()"):
+        # printing restored the page ("afterprint"): prepare it again, then keep the solutions
+        if await page.evaluate(
+            "() => { window.bookHandout.prepare(); return window.bookHandout.solutionsOnly(); }"
+        ):
             tmp = answers.with_suffix(".pdf.part")
             await page.pdf(path=str(tmp), **PDF_OPTIONS)
             tmp.replace(answers)

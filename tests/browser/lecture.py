@@ -18,11 +18,10 @@ does when presenting, and measures it in screen pixels:
 :data:`PRINT_AUDIT` measures the ``?print-pdf`` layout: pages whose slide runs past the page.
 
 Run it on a built site to see the table (``python -m tests.browser.lecture [SITE]``). The
-browser suite (``test_slides.py``) fails on overflowing slides, cut equations, untitled slides,
-slides over the word limit, colon lead-ins and clipped print pages; ``shrunk_text`` and
-``shrunk_figures`` are reported (in the suite's summary) but not yet required to be zero: the
-appendix's reference tables and about a dozen dense figures per edition still need a slide
-layout of their own.
+browser suite (``test_slides.py``) fails on overflowing slides, shrunk text, cut equations,
+untitled slides, slides over the word limit, colon lead-ins and clipped print pages;
+``shrunk_figures`` is reported in the suite's summary but not yet required to be zero: about a
+dozen dense figures per edition still need a slide layout of their own.
 """
 
 from __future__ import annotations

@@ -799,3 +799,32 @@ def test_print_has_no_mostly_empty_page(name: str) -> None:
     finally:
         document.close()
     assert not empty, f"pages more than {MOSTLY_EMPTY:.0%} empty: " + "; ".join(empty)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_lecturers_get_every_solution_in_one_pdf(language: str) -> None:
+    """``pdf/solutions.pdf``: the solutions of every page that has exercises, a bookmark per
+    page, in reading order, and nothing else of the pages (no exercise, no pointer to a
+    solution); the intro links it."""
+    site = site_of(language)
+    intro = (site / "intro.html").read_text(encoding="utf-8")
+    assert 'href="pdf/solutions.pdf"' in intro, "the intro does not link the solutions PDF"
+    path = site / "pdf" / "solutions.pdf"
+    assert path.is_file(), f"no {path.relative_to(SITE)}: run `make book`"
+    reader = pypdf.PdfReader(path)
+    names = [p for p in PAGES if edition(p)[0] == language and article(p).solutions]
+    assert names, "no page has exercises"
+    top = [item for item in reader.outline if not isinstance(item, list)]
+    assert len(top) == len(names), "one bookmark per page with solutions"
+    for name, item in zip(names, top, strict=True):
+        assert bare(article(name).title) in bare(normalise(item.title)), item.title
+    pages = [normalise(page.extract_text()) for page in reader.pages]
+    text = " ".join(pages)
+    expected = sum(article(n).solutions for n in names)
+    titles = {article(n).solution_title for n in names}
+    assert sum(text.count(t) for t in titles) == expected, "every solution, once"
+    pointer = words(names[0], "{solution} at the end of the chapter.").replace(
+        "{solution}", words(names[0], "Solution")
+    )[:10]
+    assert pointer not in text, "the pages' own text (an exercise's pointer) is printed"
+    assert reader.page_labels == [str(k + 1) for k in range(len(reader.pages))]

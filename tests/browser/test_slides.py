@@ -7,7 +7,7 @@ request, reveal.js ready, 10 to 30 slides, every formula typeset by the site's M
 raw TeX left, every slide with speaker notes, every explorer control changing its figure, the
 arrow key moving to the next slide, and under 3 MB transferred. Each deck is opened as a
 projector shows it, 1920 × 1080, and measured as a lecturer would find it (``lecture.py``): no
-slide running past the screen, no equation cut, a title
+slide running past the screen or shrunk below the deck's text size, no equation cut, a title
 and at most 60 words on every slide, none ending on a colon, and no ``?print-pdf`` page
 clipped. The terminal summary of the browser suite lists each deck's slide count, size, load
 time and these counts.
@@ -347,9 +347,12 @@ def _where(slides: list[dict[str, Any]], bad: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("stem", DECKS)
-def test_no_slide_runs_past_the_screen_at_1080p(browser: Any, site_url: str, stem: str) -> None:
+def test_no_slide_runs_past_the_screen_or_shrinks_its_text_at_1080p(
+    browser: Any, site_url: str, stem: str
+) -> None:
     slides = _open(browser, site_url, stem)["lecture"]
     assert _where(slides, lambda s: s["over"] > 2) == [], "slides running past the screen"
+    assert _where(slides, lambda s: s["shrunk"]) == [], "slides shrunk below the deck's text size"
 
 
 @pytest.mark.parametrize("stem", DECKS)
