@@ -287,6 +287,13 @@ def _inline(text: str) -> str:
     return re.sub(r"(?<![\w*$\\])\*([^*\n]+)\*(?![\w*])", r"<em>\1</em>", out)
 
 
+def quiz_inline(ctx: Context, text: str) -> str:
+    """A quiz's text as the deck's HTML block shows it: roles as links (``convert_roles``),
+    then :func:`_inline`'s Markdown, the roles' Markdown links as ``<a>``."""
+    out = _inline(convert_roles(ctx, text))
+    return re.sub(r"\[([^\]\n]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', out)
+
+
 def quiz_questions(ctx: Context, stem: str) -> list[dict[str, Any]]:
     """The questions of quiz ``stem`` in the deck's language (the first :data:`QUIZ_QUESTIONS`,
     all when it is None)."""
@@ -307,7 +314,7 @@ def question_html(ctx: Context, question: dict[str, Any], number: int) -> str:
         f'<div class="deck-quiz" data-question="{html.escape(q["id"], quote=True)}" '
         f'data-right="{html.escape(ui_text(ctx.language, "Correct."), quote=True)}" '
         f'data-wrong="{html.escape(ui_text(ctx.language, "Not quite."), quote=True)}">'
-        f'<p class="deck-question-text"><strong>Q{number}.</strong> {_inline(q["question"])}</p>'
+        f'<p class="deck-question-text"><strong>Q{number}.</strong> {quiz_inline(ctx, q["question"])}</p>'
     )
     parts = [head]
     letters = "ABCDEF"
@@ -317,14 +324,14 @@ def question_html(ctx: Context, question: dict[str, Any], number: int) -> str:
         parts.extend(
             f'<li><button type="button" class="deck-choice" data-correct='
             f'"{str(bool(c.get("correct"))).lower()}"><span class="deck-letter">{letters[k]}.'
-            f"</span> {_inline(c['text'])}</button></li>"
+            f"</span> {quiz_inline(ctx, c['text'])}</button></li>"
             for k, c in enumerate(shown)
         )
         parts.append("</ol>")
         right = next(j for j, c in enumerate(shown) if c.get("correct"))
-        answer = f"{letters[right]}. {_inline(shown[right]['why'])}"
+        answer = f"{letters[right]}. {quiz_inline(ctx, shown[right]['why'])}"
     else:
-        answer = f"{html.escape(str(q['answer']))}. {_inline(q['why'])}"
+        answer = f"{html.escape(str(q['answer']))}. {quiz_inline(ctx, q['why'])}"
     summary = ui_text(ctx.language, "Answer")
     parts.append(
         f'<details class="deck-answer"><summary>{summary}</summary><p>{answer}</p></details></div>'
@@ -370,9 +377,9 @@ def quiz_slides(ctx: Context, stem: str, first: str) -> tuple[str, list[Any]]:
                 for j in choice_order(question["id"], len(question["choices"]))
             ]
             right = next(j for j, c in enumerate(shown) if c.get("correct"))
-            answer = f"{'ABCDEF'[right]}. {shown[right]['why']}"
+            answer = f"{'ABCDEF'[right]}. {convert_roles(ctx, shown[right]['why'])}"
         else:
-            answer = f"{question['answer']}. {question['why']}"
+            answer = f"{question['answer']}. {convert_roles(ctx, question['why'])}"
         extra.append(
             nbformat.v4.new_markdown_cell(
                 f"{ui_text(ctx.language, 'Answer')}: {answer}",

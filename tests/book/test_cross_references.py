@@ -517,14 +517,24 @@ def test_deck_links_name_labels_of_their_own_page(docname: str) -> None:
 
 
 @pytest.mark.parametrize("path", QUIZZES, ids=_rel)
-def test_quiz_questions_a_deck_shows_have_no_roles(path: Path) -> None:
-    """``slides.quiz_html`` shows the first questions as inline text, where a role would be
-    shown as typed."""
+def test_quiz_questions_a_deck_shows_have_their_roles_converted(path: Path) -> None:
+    """The deck shows the quiz as an HTML block (``slides.question_html``), where Markdown and
+    MyST are not read: ``slides.quiz_inline`` turns each role into its text or a link, and a
+    ``{doc}`` link must land on a page of the book."""
+    from book.ext.slides import Context, quiz_inline
+
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    problems = [
-        f"{_rel(path)}, {where}: {m.group(0)}"
-        for where, text in strings(data["questions"][:QUIZ_QUESTIONS])
-        if where.rpartition(" ")[2] in ("question", "text", "why")  # what the deck shows
-        for m in _ROLE.finditer(text)
-    ]
+    folder = "appendix" if path.stem == "which_encoding" else "chapters"
+    ctx = Context(ROOT, f"{folder}/{path.stem}", {}, {}, "", path.parent.name)
+    problems = []
+    for where, text in strings(data["questions"][:QUIZ_QUESTIONS]):
+        if where.rpartition(" ")[2] not in ("question", "text", "why"):  # what the deck shows
+            continue
+        shown = quiz_inline(ctx, text)
+        problems += [
+            f"{_rel(path)}, {where}: {m.group(0)} left as typed" for m in _ROLE.finditer(shown)
+        ]
+        for href in re.findall(r'<a href="\.\./([^"#]+)\.html', shown):
+            if not any((ROOT / f"{href}{ext}").is_file() for ext in (".ipynb", ".md")):
+                problems.append(f"{_rel(path)}, {where}: a link to the missing page {href}")
     assert problems == [], "\n".join(problems)
