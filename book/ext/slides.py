@@ -546,7 +546,12 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
                 if len(tables) > 1 and heading:
                     data["text/markdown"] = tables[0]
                     pending += continued_slides(ctx, heading, cell, tables[1:])
-        cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "stream"]
+        outputs = cell.get("outputs", [])
+        cell.outputs = [o for o in outputs if o.get("output_type") != "stream"]
+        if not cell.outputs:  # a cell on a slide for what it prints: keep that, not stderr
+            cell.outputs = [
+                o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout"
+            ]
         cells.append(cell)
         figure = cell.metadata.get("mystnb", {}).get("figure", {})
         alt = cell.metadata.get("mystnb", {}).get("image", {}).get("alt") or figure_alt(

@@ -670,3 +670,26 @@ def test_a_long_table_goes_on_as_many_slides_as_it_needs(tmp_path: Path) -> None
     second = cells[4].outputs[0]["data"]["text/markdown"]
     assert first.count("\n") == second.count("\n") == 7  # header, rule and 6 rows each
     assert "| 5 |" in first and "| 6 |" in second
+
+
+def test_a_slide_keeps_what_its_code_cell_prints_when_that_is_all_it_shows(
+    tmp_path: Path,
+) -> None:
+    ctx = _ctx(tmp_path)
+    slide = nbformat.v4.new_markdown_cell(
+        "## Pairs", metadata={"slideshow": {"slide_type": "slide"}}
+    )
+    printed = nbformat.v4.new_code_cell("print(1)", metadata={"slideshow": {"slide_type": "-"}})
+    printed.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="pair 0: 6.3\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="a warning\n"),
+    ]
+    figure = nbformat.v4.new_code_cell("fig()", metadata={"slideshow": {"slide_type": "-"}})
+    figure.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="progress 100%\n"),
+        nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>"}),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[slide, printed, figure])
+    cells = deck_notebook(nb, ctx).cells
+    assert [o["text"] for o in cells[1].outputs] == ["pair 0: 6.3\n"]
+    assert [o["output_type"] for o in cells[2].outputs] == ["display_data"]
