@@ -391,3 +391,30 @@ def test_print_pdf_clips_no_slide(browser: Any, site_url: str, stem: str) -> Non
         context.close()
     assert pages == total, f"{pages} printed pages for {total} slides"
     assert clipped == [], "printed pages whose slide runs past the page"
+
+
+@pytest.mark.parametrize("language", TRANSLATIONS)
+def test_the_language_link_opens_the_other_deck_at_the_same_slide(
+    browser: Any, site_url: str, language: str
+) -> None:
+    """A lecturer switching language mid-lecture lands on the slide they were showing."""
+    stem = min(DOCNAMES)
+    context = browser.new_context(viewport=PROJECTOR)
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/slides/{stem}.slides.html", wait_until="load")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+        shown = page.evaluate("() => Reveal.getIndices().h")
+        assert shown == 4
+        page.click(f".deck-languages a[hreflang='{language.replace('_', '-')}']")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        assert f"/{language}/slides/" in page.url
+        assert page.evaluate("() => Reveal.getIndices().h") == shown
+        page.click(".deck-languages a")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+        assert f"/{language}/" not in page.url
+        assert page.evaluate("() => Reveal.getIndices().h") == shown
+    finally:
+        context.close()
