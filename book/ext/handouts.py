@@ -46,9 +46,9 @@ from book.ext.editions import (
 )
 
 STATIC = Path(__file__).parent / "handouts_static"
-PDF_FOLDER = "pdf"  # under the site's root
+PDF_FOLDER = "pdf"  # under the site's root; the names build_handouts.py prints to
 BOOK_STEM = "book"
-SOLUTIONS_STEM = "solutions"  # the lecturers' PDF of every solution (build_handouts.py)
+SOLUTIONS_STEM = "solutions"  # the lecturers' PDF of every solution
 
 
 def handout_stem(docname: str) -> str:

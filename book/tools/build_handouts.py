@@ -50,12 +50,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from book.ext.handouts import BOOK_STEM, PDF_FOLDER, SOLUTIONS_STEM, handout_stem
 from book.tools import stamps
 
 ROOT = Path(__file__).resolve().parents[2]
-PDF_FOLDER = "pdf"
-BOOK_STEM = "book"
-SOLUTIONS_STEM = "solutions"  # the instructor's PDF of every exercise's solution
 CACHE_NAME = "handouts_cache.json"  # beside the site (_build/), not published with it
 RAW_FOLDER = "handouts_raw"  # the prints, beside the cache (Handouts.raw_dir)
 TIMEOUT_MS = 120_000  # per step of a page; generous for a loaded 2-core machine
@@ -146,11 +144,6 @@ _SITE_LINKS = """(marker) => {
 def toc_pages(toc_file: Path = ROOT / "_toc.yml") -> list[str]:
     """Return the document names in ``_toc.yml``, root first, in reading order."""
     return stamps.toc_pages(toc_file)
-
-
-def handout_stem(docname: str) -> str:
-    """The file stem of a page's handout: ``chapters/03_sinusoidal`` -> ``03_sinusoidal``."""
-    return docname.rsplit("/", 1)[-1]
 
 
 @dataclass

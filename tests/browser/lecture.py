@@ -89,7 +89,6 @@ AUDIT = """async () => {
       const shown = r.width / scale;  // in the slide's own px
       const textPx = parseFloat(img.dataset.textPx || 'NaN');
       return {
-        shown: [Math.round(r.width / scale), Math.round(r.height / scale)],  // slide px
         src: (img.getAttribute('alt') || '').slice(0, 50),
         explorer: !!img.closest('.posenc-explorer'),
         ratio: shown / oneX,
@@ -145,31 +144,21 @@ def deck_counts(slides: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the counts of every deck of a built site (default ``_build/html``)."""
-    import functools
-    import http.server
     import shutil
     import sys
-    import threading
     from pathlib import Path
 
     from playwright.sync_api import sync_playwright
+
+    from book.tools.build_handouts import serve
 
     from .conftest import CHROMIUM_FLAGS
 
     argv = sys.argv[1:] if argv is None else argv
     site = Path(argv[0] if argv else "_build/html").resolve()
     decks = sorted(site.glob("slides/*.slides.html")) + sorted(site.glob("*/slides/*.slides.html"))
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
     keys = None
-    with sync_playwright() as p:
+    with serve(site) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_FLAGS)
         for deck in decks:
             page = browser.new_page(viewport=PROJECTOR)
@@ -188,7 +177,6 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"| {name} | " + " | ".join(str(counts[k]) for k in keys) + " |", flush=True)
         browser.close()
-    server.shutdown()
     return 0
 
 
