@@ -84,6 +84,10 @@ UI_MESSAGES: tuple[str, ...] = (
     "For lecturers: every exercise with its worked solution, in one PDF",
     "Slides",
     "These slides in {language}",
+    "Slides (PDF)",
+    "These slides as a PDF, one slide per page",
+    # gallery.py
+    "Files",
     "Language",
     "Exercise",
     "Admonition",

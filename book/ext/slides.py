@@ -47,6 +47,7 @@ from book.ext.editions import (
     translate_text,
     ui_text,
 )
+from book.ext.handouts import PDF_FOLDER
 from book.ext.quiz import choice_order  # the page's order of a question's choices
 from book.ext.reader import figure_alt, first_sentence, plain_markdown
 
@@ -85,6 +86,13 @@ def has_slides(notebook: dict[str, Any]) -> bool:
 def deck_name(stem: str) -> str:
     """File name of the deck of the notebook ``stem`` (``03_sinusoidal.slides.html``)."""
     return f"{stem}.slides.html"
+
+
+def deck_pdf(stem: str) -> str:
+    """File name of the printed deck of the notebook ``stem`` (``03_sinusoidal.slides.pdf``),
+    in the site's ``pdf/``: ``book/tools/build_handouts.py`` prints every deck with
+    ``?print-pdf``, one slide per page."""
+    return f"{stem}.slides.pdf"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,7 +588,7 @@ def deck_notebook(notebook: Any, ctx: Context) -> Any:
 def finish_deck(body: str, ctx: Context, name: str) -> str:
     """What nbconvert's reveal template cannot say: the deck's language (``lang``; nbconvert
     knows ISO 639-1 codes only), its title in that language (nbconvert appends "slides"), and a
-    link to the same deck in every other edition."""
+    link to the same deck in every other edition, and one to the deck's PDF."""
     lang = ctx.language.replace("_", "-")
     body = re.sub(r"<html lang=\"[^\"]*\">", f'<html lang="{lang}">', body, count=1)
     title = html.escape(f"{ctx.title} · {ui_text(ctx.language, 'Slides')}", quote=False)
@@ -596,12 +604,15 @@ def finish_deck(body: str, ctx: Context, name: str) -> str:
             f'<a href="{html.escape(href)}" hreflang="{hreflang}" lang="{hreflang}" '
             f'title="{html.escape(label)}">{html.escape(language_name)}</a>'
         )
-    if links:
-        nav = f'<nav class="deck-languages" aria-label="{html.escape(ui_text(ctx.language, "Language"))}">'
-        body = body.replace(
-            '<div class="reveal">', nav + " · ".join(links) + '</nav>\n<div class="reveal">', 1
-        )
-    return body
+    pdf = html.escape(f"../{PDF_FOLDER}/{deck_pdf(name.removesuffix('.slides.html'))}")
+    pdf_title = html.escape(ui_text(ctx.language, "These slides as a PDF, one slide per page"))
+    label = html.escape(ui_text(ctx.language, "Language"))
+    nav = f'<nav aria-label="{label}">{" · ".join(links)}</nav> · ' if links else ""
+    bar = (
+        f'<div class="deck-languages">{nav}<a class="deck-pdf" href="{pdf}" title="{pdf_title}">'
+        f"PDF</a></div>\n"
+    )
+    return body.replace('<div class="reveal">', bar + '<div class="reveal">', 1)
 
 
 def build_deck(executed: Path, target: Path, ctx: Context) -> int:
@@ -716,9 +727,11 @@ def _add_deck_link(
         "(reveal.js: arrow keys to move, <kbd>s</kbd> for the speaker notes, <kbd>f</kbd> for "
         "full screen)",
     )
+    pdf = "../" * pagename.count("/") + f"{PDF_FOLDER}/" + deck_pdf(Path(pagename).name)
     link = (
         f'<p class="deck-link"><a class="reference external" href="{href}">'
-        f"{ui_text(language, 'Slides of this chapter')}</a> {help_text}</p>"
+        f"{ui_text(language, 'Slides of this chapter')}</a> {help_text} · "
+        f'<a class="reference external" href="{pdf}">{ui_text(language, "Slides (PDF)")}</a></p>'
     )
     context["body"] = re.sub(r"(</h1>)", r"\1" + link, context["body"], count=1)
 
@@ -729,7 +742,8 @@ _DECK_LIST = '<div class="deck-list"></div>'
 def _fill_deck_list(
     app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Replace the placeholder ``<div class="deck-list"></div>`` by links to every deck."""
+    """Replace the placeholder ``<div class="deck-list"></div>`` by links to every deck and
+    its PDF."""
     body = context.get("body", "")
     if _DECK_LIST not in body:
         return
@@ -740,8 +754,10 @@ def _fill_deck_list(
         if _notebook_has_slides(source):
             name = deck_name(Path(docname).name)
             title = html.escape(translate_text(page_title(source), language_of(app), docname))
+            pdf = f"{prefix}{PDF_FOLDER}/{deck_pdf(Path(docname).name)}"
             items.append(
-                f'<li><a class="reference external" href="{prefix}slides/{name}">{title}</a></li>'
+                f'<li><a class="reference external" href="{prefix}slides/{name}">{title}</a> '
+                f'(<a class="reference external" href="{pdf}">PDF</a>)</li>'
             )
     listing = f'<ul class="deck-list">{"".join(items)}</ul>' if items else ""
     context["body"] = body.replace(_DECK_LIST, listing)

@@ -42,6 +42,7 @@ __all__ = [
     "SLIDE_TEXT_PX",
     "UNDEFINED",
     "as_colormap",
+    "figure_svg",
     "fit_column",
     "grey_undefined",
     "heatmap",
@@ -70,9 +71,10 @@ PAD_INCHES = 0.02
 MIN_FONT_SIZE = 8.0
 """The smallest font size, in points, of any text of a figure: 11 CSS px at :data:`CSS_DPI`."""
 
-SLIDE_BOX = (1180.0, 400.0)
+SLIDE_BOX = (1180.0, 380.0)
 """The room, in CSS px of a 1280 × 720 slide, that a deck's figure may fill under its title and
-caption (``book/ext/slides_template/book_deck/index.html.j2`` enlarges it to fit)."""
+a caption of two lines (``book/ext/slides_template/book_deck/index.html.j2`` enlarges it to
+fit; measured: 380 to 400 px high)."""
 SLIDE_TEXT_PX = 16.5
 """The smallest figure text on a slide, in the slide's CSS px: 24.75 px on a 1920 × 1080
 projector, which shows the 1280 × 720 slide 1.5 times larger."""
@@ -476,22 +478,25 @@ def fit_column(
 
 
 def retina_palette_png(fig: Figure) -> tuple[str, dict[str, float]]:
-    """``fig`` as a 2× PNG (cropped to its tight box) with a 256-colour palette, its 1× size
-    and the size of its smallest text.
+    """``fig`` as a 2× PNG (cropped to its tight box) with a 256-colour palette, its 1× size,
+    the size of its smallest text, and the figure as SVG.
 
     What Jupyter's "retina" format does (twice ``fig.dpi``, the metadata giving the width and
     height to show it at), plus the explorers' palette (:func:`book.figures.png.palette_png`),
     which keeps about a third of the bytes: the book's pages stay small. ``text_px`` is the
     smallest text in CSS px when the figure is shown at its 1× size
     (:func:`book.figures.measure.smallest_text`, no column): the slide decks scale it by the
-    size they show the figure at, and their browser test asks for 24 px at 1080p.
+    size they show the figure at, and their browser test asks for 24 px at 1080p. ``svg`` is
+    :func:`figure_svg`, which the figure gallery publishes (``book/ext/gallery.py``); no
+    front end shows metadata, so the page still shows the PNG.
 
     Args:
         fig: the figure.
 
     Returns:
         the PNG in base64 (as Jupyter's PNG formatters give it) and ``{"width": …,
-        "height": …}`` in CSS px, with ``"text_px"`` when the figure has text.
+        "height": …, "svg": …}`` (CSS px, the SVG's text), with ``"text_px"`` when the figure
+        has text and ``"slide"`` when a deck needs a version of its own (:func:`slide_png`).
     """
     import base64
     import io
@@ -511,6 +516,7 @@ def retina_palette_png(fig: Figure) -> tuple[str, dict[str, float]]:
     text_px = smallest_text(
         fig, css_dpi=fig.dpi, tight=True, column=math.inf, pad_inches=PAD_INCHES
     )[0]
+    metadata["svg"] = figure_svg(fig)  # type: ignore[assignment]
     if math.isfinite(text_px):
         metadata["text_px"] = round(text_px, 1)
         slide = slide_png(fig, metadata["width"], metadata["height"], text_px)
@@ -525,6 +531,35 @@ def retina_palette_png(fig: Figure) -> tuple[str, dict[str, float]]:
         if slide is not None:
             metadata["slide"] = slide
     return base64.b64encode(data).decode("ascii"), metadata
+
+
+def figure_svg(fig: Figure) -> str:
+    """``fig`` as a self-contained SVG document, cropped as the page's PNG is.
+
+    Text is drawn as paths (matplotlib's default ``svg.fonttype``), so the file shows the same
+    everywhere without the book's fonts; the ids and the metadata are fixed, so the same figure
+    always gives the same bytes.
+
+    Args:
+        fig: the figure.
+
+    Returns:
+        the SVG's text.
+    """
+    import io
+
+    import matplotlib
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "posenc-book", "svg.fonttype": "path"}):
+        fig.savefig(
+            buffer,
+            format="svg",
+            bbox_inches="tight",
+            pad_inches=PAD_INCHES,
+            metadata={"Date": None, "Creator": "posenc book (matplotlib)"},
+        )
+    return buffer.getvalue().decode("utf-8")
 
 
 def _tight_css_size(fig: Figure) -> tuple[float, float]:
@@ -600,6 +635,33 @@ def with_slide_version(fig: Figure, draw: Callable[[], Figure]) -> Figure:
     return fig
 
 
+def _raise_text(fig: Figure, min_size: float) -> Callable[[], None]:
+    """Raise every text of ``fig`` smaller than ``min_size`` points to it (as
+    :func:`fit_column` does); return a function that puts every size back."""
+    from matplotlib.text import Text
+
+    texts = [(t, t.get_fontsize()) for t in fig.findobj(Text)]
+    collections = [(c, c.fontsize) for c in label_collections(fig)]
+    ticks = []
+    for ax in _all_axes(fig):
+        for axis in (ax.xaxis, ax.yaxis):
+            for which, shown in (("major", axis.get_major_ticks), ("minor", axis.get_minor_ticks)):
+                labels = shown()
+                if labels:
+                    ticks.append((axis, which, labels[0].label1.get_fontsize()))
+    fit_column(fig, max_width=1e6, min_size=min_size)
+
+    def restore() -> None:
+        for axis, which, size in ticks:
+            axis.set_tick_params(which=which, labelsize=size)
+        for c, size in collections:
+            relabel(c, size)
+        for t, size in texts:
+            t.set_fontsize(size)
+
+    return restore
+
+
 def slide_png(
     fig: Figure, width: float, height: float, text_px: float, *, always: bool = False
 ) -> dict[str, Any] | None:
@@ -611,8 +673,11 @@ def slide_png(
     font sizes in points (its text relatively larger, its layout redone), 6% at a time, until
     ``text_px · fit ≥ SLIDE_TEXT_PX``, its size reaches 40% of the page's, or a step would
     make texts overlap that did not (:func:`text_overlaps`: a grid of numbers cannot shrink
-    past its digits); then it is rendered at the resolution a 1920 × 1080 projector shows it
-    at. ``fig`` is left as it was. A figure that cannot shrink at all gets no slide version.
+    past its digits). If its smallest text is still too small, that text (tick labels, grid
+    digits, legends) is then raised, half a point at a time, as long as no texts overlap that
+    did not and it stays under 1.8 times its size. The result is rendered at the resolution a
+    1920 × 1080 projector shows it at. ``fig`` is left as it was. A figure that can neither
+    shrink nor raise its text gets no slide version.
 
     Args:
         fig: the figure.
@@ -623,10 +688,10 @@ def slide_png(
             for the slide, :func:`with_slide_version`).
 
     Returns:
-        ``None`` when the page's version is large enough or cannot shrink (and not
-        ``always``), else ``{"png":
-        base64, "width": …, "height": …, "text_px": …}``: the slide's PNG and its 1× size and
-        smallest text in CSS px (what the deck's template reads for the page's version).
+        ``None`` when the page's version is large enough or cannot change (and not
+        ``always``), else ``{"png": base64, "width": …, "height": …, "text_px": …}``: the
+        slide's PNG and its 1× size and smallest text in CSS px (what the deck's template
+        reads for the page's version).
     """
     import base64
     import io
@@ -638,6 +703,7 @@ def slide_png(
     if text_px * fit(width, height) >= SLIDE_TEXT_PX and not always:
         return None
     original = fig.get_size_inches().copy()
+    restore: Callable[[], None] | None = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a layout engine's complaints about the small size
@@ -652,10 +718,27 @@ def slide_png(
                 if text_overlaps(fig) > overlaps:
                     break
                 best = (shrink, w, h)
+            shrink, w, h = best or (1.0, width, height)
+            fig.set_size_inches(original * shrink)
+            px = text_px
+            if px * fit(w, h) < SLIDE_TEXT_PX:  # raise the smallest text
+                points = text_px * 72 / fig.dpi
+                size = points
+                while px * fit(w, h) < SLIDE_TEXT_PX and size + 0.5 <= 1.8 * points:
+                    size += 0.5
+                    undo = _raise_text(fig, size)
+                    w2, h2 = _tight_css_size(fig)
+                    if text_overlaps(fig) > overlaps:
+                        undo()
+                        break
+                    if restore is not None:
+                        undo = restore  # the first raise's undo restores the page's sizes
+                    restore = undo
+                    px, w, h = size * fig.dpi / 72, w2, h2
+                    best = (shrink, w, h)
+                _tight_css_size(fig)
             if best is None:
                 return None
-            shrink, w, h = best
-            fig.set_size_inches(original * shrink)
             buffer = io.BytesIO()
             fig.savefig(
                 buffer,
@@ -666,13 +749,15 @@ def slide_png(
                 pil_kwargs={"compress_level": 1},
             )
     finally:
+        if restore is not None:
+            restore()
         fig.set_size_inches(original)
     data = palette_png(buffer.getvalue())
     return {
         "png": base64.b64encode(data).decode("ascii"),
         "width": round(float(w), 1),
         "height": round(float(h), 1),
-        "text_px": round(float(text_px), 1),
+        "text_px": round(float(px), 1),
     }
 
 

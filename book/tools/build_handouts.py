@@ -19,13 +19,19 @@ network is idle, MathJax has typeset every formula and the fonts and images have
 print at once in one browser (``--jobs``, default 3). A page whose math or images did not
 render fails the run.
 
+Every slide deck of a site (``<site>/slides/<stem>.slides.html``, ``book/ext/slides.py``) is
+printed too, into ``<site>/pdf/<stem>.slides.pdf``: opened with ``?print-pdf`` at 1920 × 1080,
+fitted as the deck fits it, one page the size of a slide per slide. A deck whose printed pages
+would clip a slide fails the run.
+
 Printing costs about 3 s of CPU per page, so a page whose print would not change keeps its
 handout: ``_build/handouts_cache.json`` (``_build/zh_CN_handouts_cache.json`` for the Chinese
 edition) records, per page, a digest of what its print depends on (``page_key``): the page's
 article (what prints; not its sidebars, nor the widget state of the live explorers), the
 files its stylesheets, scripts and images are read from, its print style, and how this
 script prints (``print_settings``: chromium, its flags, the page-ready and PDF settings).
-``book.pdf`` is joined again only when one of its pages changed. When nothing needs printing,
+``book.pdf`` is joined again only when one of its pages changed; a deck is printed again only
+when its file changed (``deck_key``). When nothing needs printing,
 no browser is started. ``--force`` reprints everything.
 """
 
@@ -51,6 +57,10 @@ from pathlib import Path
 from typing import Any
 
 from book.ext.handouts import BOOK_STEM, PDF_FOLDER, SOLUTIONS_STEM, handout_stem
+from book.ext.slides import deck_pdf
+
+DECK_FOLDER = "slides"  # the decks of a site (book/ext/slides.py)
+DECKS_ENTRY = "slides"  # the decks' entry in a site's cache: deck file name -> key, pages
 from book.tools import stamps
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -223,6 +233,87 @@ async def _print_page(context: Any, base: str, docname: str, out: Path) -> Print
         await page.close()
 
 
+# Resolves once a deck's ?print-pdf layout is final: reveal.js has laid out its pages, MathJax has
+# typeset, the deck has fitted every page (its fitEveryPage), fonts and images have loaded;
+# returns the count of pages, of slides, and of pages whose slide runs past the page.
+_DECK_READY = """async () => {
+  const deadline = Date.now() + 60000;
+  const ready = () => window.Reveal && Reveal.isReady()
+    && document.querySelectorAll('.pdf-page').length > 0;
+  while (!ready()) {
+    if (Date.now() > deadline) { return {error: "the deck never laid out its pages"}; }
+    await new Promise(r => setTimeout(r, 50));
+  }
+  if (window.MathJax && MathJax.startup) { await MathJax.startup.promise; }
+  await document.fonts.ready;
+  await Promise.all(Array.from(document.images).map(img => img.decode().catch(() => null)));
+  if (window.fitEveryPage) { fitEveryPage(); }
+  const pages = Array.from(document.querySelectorAll('.pdf-page'));
+  return {
+    pages: pages.length,
+    slides: Reveal.getTotalSlides(),
+    clipped: pages.filter(p => {
+      const s = p.querySelector('section');
+      return s && s.scrollHeight - p.clientHeight > 2;
+    }).length,
+    math_errors: document.querySelectorAll('mjx-merror').length,
+    title: document.title,
+  };
+}"""
+DECK_VIEWPORT = {"width": 1920, "height": 1080}  # a projector's: what the deck is fitted at
+
+
+async def _print_deck(context: Any, base: str, name: str, out: Path) -> Printed:
+    """Print the deck ``slides/<name>`` with ``?print-pdf``: one page per slide, the size of a
+    slide, as a lecturer's "Print" would. A deck whose pages would clip a slide or whose math
+    did not typeset fails the run."""
+    start = time.perf_counter()
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        await page.set_viewport_size(DECK_VIEWPORT)
+        await page.goto(f"{base}/slides/{name}?print-pdf", wait_until="load")
+        state = await page.evaluate(_DECK_READY)
+        problems = [state["error"]] if state.get("error") else []
+        if state.get("clipped"):
+            problems.append(f"{state['clipped']} printed slide(s) run past their page")
+        if state.get("math_errors"):
+            problems.append(f"{state['math_errors']} MathJax errors")
+        if not problems and state["pages"] != state["slides"]:
+            problems.append(f"{state['pages']} pages for {state['slides']} slides")
+        if problems:
+            raise RuntimeError(f"slides/{name}: " + "; ".join(problems))
+        await page.evaluate(_SITE_LINKS, SITE_MARKER)
+        tmp = out.with_suffix(".pdf.part")
+        await page.pdf(path=str(tmp), print_background=True, prefer_css_page_size=True)
+        tmp.replace(out)
+        seconds = time.perf_counter() - start
+        return Printed(f"slides/{name}", out, state["title"], seconds, pages=state["pages"])
+    finally:
+        await page.close()
+
+
+def deck_names(site: Path) -> list[str]:
+    """The file names of the site's slide decks (``slides/<stem>.slides.html``), sorted."""
+    return sorted(path.name for path in (site / DECK_FOLDER).glob("*.slides.html"))
+
+
+def deck_pdf_name(name: str) -> str:
+    """The published PDF of deck ``name``: ``03_sinusoidal.slides.html`` ->
+    ``03_sinusoidal.slides.pdf`` (``book.ext.slides.deck_pdf``), beside the handouts in
+    ``pdf/``."""
+    return deck_pdf(name.removesuffix(".slides.html"))
+
+
+def deck_key(site: Path, name: str) -> str:
+    """A digest of what the PDF of deck ``name`` depends on: the deck's file (its slides,
+    figures, styles and scripts are inline) and how it is printed."""
+    digest = hashlib.sha256(print_settings().encode())
+    digest.update(inspect.getsource(_print_deck).encode() + _DECK_READY.encode())
+    digest.update(_content_digest(site / DECK_FOLDER / name).encode())
+    return digest.hexdigest()
+
+
 def solutions_path(raw: Path) -> Path:
     """Where a page's solutions alone are printed, beside its print ``raw``
     (``03_sinusoidal.pdf`` -> ``03_sinusoidal.solutions.pdf``), for the instructor's PDF."""
@@ -260,11 +351,13 @@ def join_solutions(printed: list[Printed], out: Path, base: str | None, title: s
 
 @dataclass(frozen=True)
 class Job:
-    """One page to print: from ``site`` (served), to ``out``."""
+    """One page to print: from ``site`` (served), to ``out``; a deck (``deck``: its file name
+    under ``slides/``) prints through ``?print-pdf``."""
 
     site: Path
     docname: str
     out: Path
+    deck: bool = False
 
 
 async def print_pages(jobs: list[Job], at_once: int) -> list[Printed]:
@@ -288,6 +381,8 @@ async def print_pages(jobs: list[Job], at_once: int) -> list[Printed]:
 
                 async def one(job: Job) -> Printed:
                     async with limit:
+                        if job.deck:
+                            return await _print_deck(context, bases[job.site], job.docname, job.out)
                         return await _print_page(context, bases[job.site], job.docname, job.out)
 
                 return list(await asyncio.gather(*(one(job) for job in jobs)))
@@ -426,7 +521,10 @@ class BookJoin:
         address (``site_base``) and the page numbers to lay over the book's (``print_numbers``)."""
         self._fresh, self._out, self.base, self.numbers = fresh, out, base, numbers
         if self._process is not None:
-            self._conn.send((fresh, out, base, numbers))
+            try:
+                self._conn.send((fresh, out, base, numbers))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the process failed reading the kept handouts: ``result`` reports why
 
     def cancel(self) -> None:
         if self._process is not None:
@@ -850,6 +948,8 @@ class Handouts:
     todo: list[str]
 
     base: str | None = None  # where the site is published (site_base)
+    deck_keys: dict[str, str] = field(default_factory=dict)  # deck file name -> deck_key
+    decks_todo: list[str] = field(default_factory=list)  # the decks to print
 
     @property
     def out_dir(self) -> Path:
@@ -876,6 +976,10 @@ class Handouts:
     def published(self, docname: str) -> Path:
         return self.out_dir / f"{handout_stem(docname)}.pdf"
 
+    def deck_pdf(self, name: str) -> Path:
+        """The published PDF of deck ``name`` (``deck_pdf_name``)."""
+        return self.out_dir / deck_pdf_name(name)
+
 
 def plan_site(site: Path, docnames: list[str], force: bool) -> Handouts:
     """Which handouts of ``site`` are kept (their key is the one they were printed with) and
@@ -895,7 +999,30 @@ def plan_site(site: Path, docnames: list[str], force: bool) -> Handouts:
             )
         else:
             handouts.todo.append(d)
+    decks = cache.get(DECKS_ENTRY, {})
+    for name in deck_names(site):
+        key = handouts.deck_keys[name] = deck_key(site, name)
+        if decks.get(name, {}).get("key") != key or not handouts.deck_pdf(name).is_file():
+            handouts.decks_todo.append(name)
     return handouts
+
+
+def finish_decks(handouts: Handouts, fresh: list[Printed]) -> None:
+    """Publish the decks printed this run (links to the site go to its base URL or are
+    dropped; pages labelled 1…n) and note them in the cache; drop the PDFs of decks the site
+    no longer has."""
+    decks = handouts.cache.setdefault(DECKS_ENTRY, {})
+    for item in fresh:
+        name = item.docname.removeprefix(f"{DECK_FOLDER}/")
+        publish_handout(item.path, handouts.deck_pdf(name), handouts.base)
+        decks[name] = {"key": handouts.deck_keys[name], "pages": item.pages}
+        print(f"  printed {item.docname} ({item.pages} slides) in {item.seconds:.1f} s")
+    for name in set(decks) - set(handouts.deck_keys):
+        del decks[name]
+        handouts.deck_pdf(name).unlink(missing_ok=True)
+    kept = len(handouts.deck_keys) - len(fresh)
+    if kept:
+        print(f"  kept {kept} deck PDF(s) whose deck did not change")
 
 
 def start_join(handouts: Handouts, docnames: list[str]) -> BookJoin | None:
@@ -1010,6 +1137,12 @@ def main(argv: list[str] | None = None) -> int:
     # A page whose print would not change since its handout was printed keeps its handout.
     plans = [plan_site(site, docnames, args.force) for site in sites]
     jobs = [Job(h.site, d, h.out(d)) for h in plans for d in h.todo]
+    if not args.only:
+        jobs += [
+            Job(h.site, name, h.raw_dir / deck_pdf_name(name), deck=True)
+            for h in plans
+            for name in h.decks_todo
+        ]
     for h in plans:
         h.out_dir.mkdir(exist_ok=True)
         h.raw_dir.mkdir(exist_ok=True)
@@ -1025,7 +1158,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_handouts: {error}", file=sys.stderr)
         return 1
     printed_s = time.perf_counter() - start
-    mine = {h.site: [item for item in fresh if item.path.parent == h.raw_dir] for h in plans}
+    decks = {
+        h.site: [i for i in fresh if i.path.parent == h.raw_dir and i.docname.startswith("slides/")]
+        for h in plans
+    }
+    mine = {
+        h.site: [i for i in fresh if i.path.parent == h.raw_dir and i not in decks[h.site]]
+        for h in plans
+    }
     # the books' continuous page numbers, printed before they are joined
     numbers = []
     for h, join in zip(plans, joins):
@@ -1045,6 +1185,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     for h, join in zip(plans, joins):
         print(f"build_handouts: {h.out_dir}")
+        if not args.only:
+            finish_decks(h, decks[h.site])
         try:
             finish_site(h, mine[h.site], docnames, join)
         except RuntimeError as error:  # the book could not be joined: print it again next time

@@ -92,9 +92,20 @@ def markup(text: str) -> Counter[str]:
     return found
 
 
+def _role_text(match: re.Match[str]) -> str:
+    """What a role shows that a translation translates: the text of a {doc}/{ref} written
+    ``Text <target>``; nothing for any other role."""
+    if match.group(1) in _TEXT_ROLES:
+        explicit = re.fullmatch(r"(?s)(.*?)\s*<([^<>]+)>", match.group(2))
+        if explicit:
+            return f" {explicit.group(1)} "
+    return " "
+
+
 def prose_words(text: str) -> list[str]:
-    """The English words of a text once its roles, code, math and URLs are taken out."""
-    rest = _ROLE.sub(" ", text)
+    """The English words of a text once its roles (but the shown text of a link to a page or
+    label), code, math and URLs are taken out."""
+    rest = _ROLE.sub(_role_text, text)
     rest = _CODE.sub(" ", rest)
     rest = _MATH.sub(" ", rest)
     rest = re.sub(r"\]\([^)]*\)", "]", rest)

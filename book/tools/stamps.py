@@ -15,7 +15,8 @@ digest of every input of the edition's last successful build, in two kinds.
   (``locales/<language>/LC_MESSAGES/<page>.po``); for a notebook, the digest of its
   code cells and kernel (``CODE``), which tells whether rebuilding it executes it; and, for a
   page that offers the wheels of posenc and book (the intro), the digest of what they are made
-  from (``DOWNLOADS``: ``book/ext/downloads.py``, which builds and publishes them).
+  from (``DOWNLOADS``: ``book/ext/downloads.py``, which builds and publishes them); for the
+  figure gallery, every figure's label and caption (``GALLERY``: ``book/ext/gallery.py``).
 
 ``plan`` compares a stamp with the inputs as they are now: nothing changed, the edition is not
 built at all; only pages' own inputs changed, Sphinx updates the edition and re-reads those
@@ -37,6 +38,7 @@ import yaml
 
 from book.ext.downloads import downloads_digest, shows_downloads
 from book.ext.editions import SOURCE_LANGUAGE
+from book.ext.gallery import gallery_digest, shows_gallery, toc_docnames
 
 STAMP_VERSION = 1
 PAGE_SUFFIXES = (".ipynb", ".md")
@@ -74,18 +76,7 @@ def tree_digest(folder: Path) -> str | None:
 
 def toc_pages(toc_file: Path) -> list[str]:
     """The document names of ``_toc.yml``, root first, in reading order."""
-    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8"))
-    names = [toc["root"]]
-
-    def walk(entries: list[dict[str, Any]]) -> None:
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            for key in ("chapters", "sections", "parts"):
-                walk(entry.get(key, []))
-
-    walk(toc.get("parts", []) + toc.get("chapters", []))
-    return names
+    return toc_docnames(toc_file)
 
 
 def page_source(root: Path, docname: str) -> Path | None:
@@ -104,6 +95,7 @@ def quiz_names(text: str) -> list[str]:
 
 CODE = "code"  # a notebook's code cells and kernel: what its execution depends on
 DOWNLOADS = "downloads"  # the wheels and pins a page offers (book/ext/downloads.py)
+GALLERY = "gallery"  # every figure's label and caption (book/ext/gallery.py)
 
 
 def code_digest(notebook: bytes) -> str | None:
@@ -140,6 +132,8 @@ def page_inputs(root: Path, docname: str, language: str) -> dict[str, str | None
         inputs[quiz] = file_digest(root / quiz)
     if shows_downloads(text):
         inputs[DOWNLOADS] = downloads_digest(root)
+    if shows_gallery(text):
+        inputs[GALLERY] = gallery_digest(root, language)
     if language != SOURCE_LANGUAGE:
         catalogue = f"locales/{language}/LC_MESSAGES/{docname}.po"
         inputs[catalogue] = file_digest(root / catalogue)

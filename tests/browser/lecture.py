@@ -19,9 +19,8 @@ does when presenting, and measures it in screen pixels:
 
 Run it on a built site to see the table (``python -m tests.browser.lecture [SITE]``). The
 browser suite (``test_slides.py``) fails on overflowing slides, shrunk text, cut equations,
-untitled slides, slides over the word limit, colon lead-ins and clipped print pages;
-``shrunk_figures`` is reported in the suite's summary but not yet required to be zero: about a
-dozen dense figures per edition still need a slide layout of their own.
+untitled slides, slides over the word limit, colon lead-ins, shrunk figures and clipped print
+pages.
 """
 
 from __future__ import annotations
@@ -117,6 +116,15 @@ PRINT_AUDIT = """() => Array.from(document.querySelectorAll('.pdf-page')).map((p
 }).filter(p => p.over > 2)"""
 
 
+def shrunk_figure(figure: dict[str, Any]) -> bool:
+    """Whether :data:`AUDIT`'s ``figure`` shows below its 1× size or with its smallest text
+    under :data:`MIN_FIGURE_TEXT_PX` at 1080p (an explorer's frame never counts)."""
+    if figure["explorer"]:
+        return False
+    small_text = figure["text1080"] is not None and figure["text1080"] < MIN_FIGURE_TEXT_PX
+    return figure["ratio"] < 0.98 or small_text
+
+
 def deck_counts(slides: list[dict[str, Any]]) -> dict[str, Any]:
     """A deck's counts from :data:`AUDIT`'s slides: what the lecturer would stumble on."""
     words = [s["words"] for s in slides if not s["quiz"]] or [0]
@@ -131,10 +139,7 @@ def deck_counts(slides: list[dict[str, Any]]) -> dict[str, Any]:
         "words_max": round(max(words)),
         "words_median": round(statistics.median(words)),
         "colon": sum(s["colon"] for s in slides),
-        "shrunk_figures": sum(
-            f["ratio"] < 0.98 or (f["text1080"] is not None and f["text1080"] < MIN_FIGURE_TEXT_PX)
-            for f in figures
-        ),
+        "shrunk_figures": sum(shrunk_figure(f) for f in figures),
         "figure_text_min": min(
             (round(f["text1080"], 1) for f in figures if f["text1080"] is not None),
             default=None,

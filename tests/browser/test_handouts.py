@@ -53,6 +53,7 @@ from book.ext.editions import (
     ui_text,
 )
 from book.ext.handouts import STATIC as HANDOUT_STATIC
+from book.ext.slides import deck_pdf
 from book.tools.build_handouts import BOOK_STEM, handout_stem, site_base
 
 from .conftest import (
@@ -92,8 +93,14 @@ def heading(name: str, english: str) -> str:
 
 
 def page_range(docname: str) -> range:
-    """Pages a handout may have: the intro is short; a chapter fits between 3 and 60 A4 pages."""
-    return range(1, 9) if handout_stem(docname) == "intro" else range(3, 61)
+    """Pages a handout may have: the intro and the teaching guide are short; the summary sheet
+    is one A4 side (it is printed for the lecture hall); a chapter (or the figure gallery) fits
+    between 3 and 60 A4 pages."""
+    if docname == "instructor/summary":
+        return range(1, 2)
+    if docname in ("intro", "instructor/teaching"):
+        return range(1, 9)
+    return range(3, 61)
 
 
 # pypdf reads some glyphs of the CJK font as radicals that NFKC leaves alone (⻚ for 页).
@@ -246,7 +253,7 @@ def test_handout_is_printed_from_the_current_build(name: str) -> None:
 @pytest.mark.parametrize("name", PAGES)
 def test_handout_has_pages_text_and_title(name: str) -> None:
     reader, _, text = handout(name)
-    assert len(reader.pages) in page_range(name), f"{len(reader.pages)} pages"
+    assert len(reader.pages) in page_range(edition(name)[1]), f"{len(reader.pages)} pages"
     assert len(text) > 1000, "almost no extractable text: pages printed as pictures?"
     title = article(name).title
     assert title, f"{name}.html has no title"
@@ -828,3 +835,70 @@ def test_lecturers_get_every_solution_in_one_pdf(language: str) -> None:
     )[:10]
     assert pointer not in text, "the pages' own text (an exercise's pointer) is printed"
     assert reader.page_labels == [str(k + 1) for k in range(len(reader.pages))]
+
+
+class _Slides(HTMLParser):
+    """Counts a deck's slides as reveal.js does: its leaf ``<section>`` elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[bool] = []  # per open section: whether it holds another section
+        self.slides = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "section":
+            if self.stack:
+                self.stack[-1] = True
+            self.stack.append(False)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "section" and self.stack:
+            self.slides += not self.stack.pop()
+
+
+def deck_slides(deck: Path) -> int:
+    """The number of slides of a built deck."""
+    parser = _Slides()
+    parser.feed(deck.read_text(encoding="utf-8"))
+    return parser.slides
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_deck_is_printed_one_slide_per_page(language: str) -> None:
+    """``pdf/<stem>.slides.pdf``: every deck of the edition printed with ``?print-pdf`` after the
+    deck was built, one 16:9 page per slide, its text extractable, with no link to the
+    temporary server; the deck and its chapter's page link it."""
+    site = site_of(language)
+    decks = sorted((site / "slides").glob("*.slides.html"))
+    assert len(decks) >= 12, "the chapters' decks"
+    problems = []
+    for deck in decks:
+        stem = deck.name.removesuffix(".slides.html")
+        pdf = site / "pdf" / deck_pdf(stem)
+        if not pdf.is_file():
+            problems.append(f"no {pdf.relative_to(SITE)}: run `make book`")
+            continue
+        if pdf.stat().st_mtime_ns < deck.stat().st_mtime_ns:
+            problems.append(f"{pdf.name} is older than its deck")
+        reader = pypdf.PdfReader(pdf)
+        slides = deck_slides(deck)
+        if len(reader.pages) != slides:
+            problems.append(f"{pdf.name}: {len(reader.pages)} pages for {slides} slides")
+        for k, page in enumerate(reader.pages):
+            width, height = float(page.mediabox.width), float(page.mediabox.height)
+            if abs(width / height - 16 / 9) > 0.01:
+                problems.append(f"{pdf.name} page {k + 1}: {width:.0f}×{height:.0f}, not 16:9")
+                break
+        first = bare(normalise(reader.pages[0].extract_text()))
+        if len(first) < 10:
+            problems.append(f"{pdf.name}: no text on its first page")
+        for k, annot in _links(reader):
+            host = (urlsplit(_uri(annot) or "").hostname or "").lower()
+            if host in LOCAL_HOSTS or host.endswith(".invalid"):
+                problems.append(f"{pdf.name} page {k + 1}: a link to {host}")
+        if f'href="../pdf/{deck_pdf(stem)}"' not in deck.read_text(encoding="utf-8"):
+            problems.append(f"{deck.name} does not link its PDF")
+        chapters = list(site.glob(f"*/{stem}.html"))
+        if chapters and f'href="../pdf/{deck_pdf(stem)}"' not in chapters[0].read_text("utf-8"):
+            problems.append(f"{chapters[0].name} does not link its deck's PDF")
+    assert not problems, "; ".join(problems)

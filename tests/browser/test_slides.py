@@ -8,8 +8,8 @@ raw TeX left, every slide with speaker notes, every explorer control changing it
 arrow key moving to the next slide, and under 3 MB transferred. Each deck is opened as a
 projector shows it, 1920 × 1080, and measured as a lecturer would find it (``lecture.py``): no
 slide running past the screen or shrunk below the deck's text size, no equation cut, a title
-and at most 60 words on every slide, none ending on a colon, and no ``?print-pdf`` page
-clipped. The terminal summary of the browser suite lists each deck's slide count, size, load
+and at most 60 words on every slide, none ending on a colon, no figure shown below its size or
+with text under 24 px, and no ``?print-pdf`` page clipped. The terminal summary of the browser suite lists each deck's slide count, size, load
 time and these counts.
 """
 
@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, edition, edition_folder, record
-from .lecture import AUDIT, MAX_WORDS, PRINT_AUDIT, PROJECTOR, deck_counts
+from .lecture import AUDIT, MAX_WORDS, PRINT_AUDIT, PROJECTOR, deck_counts, shrunk_figure
 from .reading import IMAGES, alt_problem, axe_violations, serious, summary
 from .test_site import _TRANSFER, _move
 
@@ -363,6 +363,23 @@ def test_no_equation_is_wider_than_its_slide(browser: Any, site_url: str, stem: 
 
 
 @pytest.mark.parametrize("stem", DECKS)
+def test_every_figure_shows_at_its_size_with_text_of_24_px_at_1080p(
+    browser: Any, site_url: str, stem: str
+) -> None:
+    """A figure fills the room the slide leaves (never below its 1× size) and its smallest
+    text reads from the back of the room: ≥ 24 px on a 1920 × 1080 projector. Explorer frames
+    are left out: they are the page's, moved with the slider."""
+    slides = _open(browser, site_url, stem)["lecture"]
+    small = {
+        f"{s['h']}.{s['v']}": f"{f['src'][:30]}: ×{f['ratio']:.2f}, text {f['text1080']} px"
+        for s in slides
+        for f in s["figures"]
+        if shrunk_figure(f)
+    }
+    assert small == {}, "figures shown below their size, or with text under 24 px at 1080p"
+
+
+@pytest.mark.parametrize("stem", DECKS)
 def test_every_slide_has_a_title_few_words_and_no_colon_lead_in(
     browser: Any, site_url: str, stem: str
 ) -> None:
@@ -411,7 +428,7 @@ def test_the_language_link_opens_the_other_deck_at_the_same_slide(
         page.wait_for_function("() => window.Reveal && Reveal.isReady()")
         assert f"/{language}/slides/" in page.url
         assert page.evaluate("() => Reveal.getIndices().h") == shown
-        page.click(".deck-languages a")
+        page.click(".deck-languages a[hreflang]")
         page.wait_for_function("() => window.Reveal && Reveal.isReady()")
         assert f"/{language}/" not in page.url
         assert page.evaluate("() => Reveal.getIndices().h") == shown
