@@ -209,6 +209,7 @@ class FigureGallery(SphinxDirective):
         text = (
             translate_text(caption, language, docname) if language != SOURCE_LANGUAGE else caption
         )
+        text = absolute_doc_links(text, docname)
         box = nodes.container(classes=["gallery-figure"], ids=[f"gallery-{label}"])
         alt = figure_alt(plain_markdown(text)).replace('"', "&quot;")
         files = f"{prefix}{FIGURES_FOLDER}/{label}"

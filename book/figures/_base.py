@@ -519,9 +519,10 @@ def retina_palette_png(fig: Figure) -> tuple[str, dict[str, float]]:
     metadata["svg"] = figure_svg(fig)  # type: ignore[assignment]
     if math.isfinite(text_px):
         metadata["text_px"] = round(text_px, 1)
-        slide = slide_png(fig, metadata["width"], metadata["height"], text_px)
         draw = getattr(fig, "slide_version", None)
-        if draw is not None:  # a layout drawn for a slide
+        if draw is None:
+            slide = slide_png(fig, metadata["width"], metadata["height"], text_px)
+        else:  # a layout drawn for a slide
             other = draw()
             size = _tight_css_size(other)
             other_px = smallest_text(
@@ -570,30 +571,55 @@ def _tight_css_size(fig: Figure) -> tuple[float, float]:
     return (box.width + 2 * PAD_INCHES) * fig.dpi, (box.height + 2 * PAD_INCHES) * fig.dpi
 
 
+def _root(artist: Any) -> Any:
+    """The top-level figure an artist is drawn in (through any subfigures)."""
+    return artist.get_figure(root=True)
+
+
+def _drawn_texts(fig: Figure) -> list[Any]:
+    """The visible, non-empty :class:`~matplotlib.text.Text` artists that drawing ``fig``
+    draws, subfigures' included: not the tick labels matplotlib keeps but skips (of ticks
+    outside an axis's view, or of an axis turned off)."""
+    from matplotlib.text import Text
+
+    undrawn = set()
+    for ax in _all_axes(fig):
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks = axis.majorTicks + axis.minorTicks
+            drawn = (
+                {id(label) for tick in axis._update_ticks() for label in (tick.label1, tick.label2)}
+                if ax.axison
+                else set()
+            )
+            for tick in ticks:
+                undrawn |= {id(label) for label in (tick.label1, tick.label2)} - drawn
+    return [
+        t
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and _root(t) is fig and id(t) not in undrawn
+    ]
+
+
+def _smallest_drawn_points(fig: Figure) -> float:
+    """The font size in points of ``fig``'s smallest drawn text (:func:`_drawn_texts` and the
+    glyph-outline labels); ``inf`` when it has none."""
+    sizes = [t.get_fontsize() for t in _drawn_texts(fig)]
+    sizes += [c.fontsize for c in label_collections(fig) if c.get_visible() and c.labels]
+    return min(sizes, default=math.inf)
+
+
 def text_overlaps(fig: Figure) -> int:
     """How many pairs of ``fig``'s texts overlap as last drawn (draw it first).
 
-    Texts are the visible :class:`~matplotlib.text.Text` artists that are drawn (not the labels
-    of ticks outside an axis's view, which matplotlib keeps) and every label of the
-    glyph-outline collections (:func:`book.figures._grid.draw_labels`), each by its box in
-    display px, shrunk by half a pixel so that touching boxes do not count.
+    Texts are the drawn :class:`~matplotlib.text.Text` artists (:func:`_drawn_texts`) and
+    every label of the glyph-outline collections (:func:`book.figures._grid.draw_labels`),
+    each by its box in display px, shrunk by half a pixel so that touching boxes do not count.
     """
-    from matplotlib.text import Text
-
     renderer = fig._get_renderer()
-    undrawn = set()  # tick labels of ticks outside the view: matplotlib keeps but skips them
-    for ax in _all_axes(fig):
-        for axis in (ax.xaxis, ax.yaxis):
-            drawn = {
-                id(label) for tick in axis._update_ticks() for label in (tick.label1, tick.label2)
-            }
-            for tick in axis.majorTicks + axis.minorTicks:
-                undrawn |= {id(label) for label in (tick.label1, tick.label2)} - drawn
     boxes = []
-    for t in fig.findobj(Text):
-        if t.get_visible() and t.get_text().strip() and t.figure is fig and id(t) not in undrawn:
-            b = t.get_window_extent(renderer)
-            boxes.append((b.x0, b.y0, b.x1, b.y1))
+    for t in _drawn_texts(fig):
+        b = t.get_window_extent(renderer)
+        boxes.append((b.x0, b.y0, b.x1, b.y1))
     for c in label_collections(fig):
         if not c.get_visible():
             continue
@@ -721,8 +747,10 @@ def slide_png(
             shrink, w, h = best or (1.0, width, height)
             fig.set_size_inches(original * shrink)
             px = text_px
-            if px * fit(w, h) < SLIDE_TEXT_PX:  # raise the smallest text
-                points = text_px * 72 / fig.dpi
+            points = _smallest_drawn_points(fig)  # what the page's version draws
+            if math.isfinite(points) and points * fig.dpi / 72 * fit(w, h) < SLIDE_TEXT_PX:
+                # raise the smallest text
+                px = points * fig.dpi / 72
                 size = points
                 while px * fit(w, h) < SLIDE_TEXT_PX and size + 0.5 <= 1.8 * points:
                     size += 0.5

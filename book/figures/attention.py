@@ -29,9 +29,17 @@ from book.demos.attention import (
     shuffled_attention,
     toy_attention_layer,
 )
-from book.figures._base import fit_column, heatmap, inset_colorbar, new_figure, to_numpy
+from book.figures._base import (
+    fit_column,
+    heatmap,
+    inset_colorbar,
+    new_figure,
+    to_numpy,
+    with_slide_version,
+)
 from posenc._checks import check_bool, check_even, check_int
 from posenc._threads import torch_threads
+from posenc.attention import SelfAttention
 from posenc.sinusoidal import sinusoidal_encoding
 
 __all__ = [
@@ -69,6 +77,7 @@ def permutation_attention_figure(
     *,
     dim: int = 16,
     seed: int = 0,
+    slide: bool = False,
 ) -> Figure:
     """Attention of a sentence, of its shuffle, and the shuffle undone; without and with positions.
 
@@ -77,7 +86,10 @@ def permutation_attention_figure(
     attention put back in the original order: identical to ``A(X)`` without positions
     (equivariance), different with them. The title of the third panel quotes
     ``max |PᵀA(PX)P − A(X)|``. The layer is :func:`book.demos.attention.toy_attention_layer` (one
-    head, sharpened).
+    head, sharpened). The page's figure carries a slide layout
+    (:func:`book.figures._base.with_slide_version`): the same grid, wide and low, with larger
+    text, the rows named at the left, the key words only under the bottom row, each row's
+    verdict beside its third panel and one colour bar.
 
     Args:
         words: the sentence, one string per word (at least one).
@@ -85,25 +97,25 @@ def permutation_attention_figure(
             ``perm[i]``).
         dim: ``d``, channels of the word vectors (even).
         seed: seed of the toy layer's weights (``>= 0``).
+        slide: draw the slide layout.
 
     Returns:
-        a Figure with six heatmap axes (rows: without and with positions) and two colourbars.
+        a Figure with six heatmap axes (rows: without and with positions) and two colourbars
+        (one on the slide layout).
     """
     words = _check_words(words)
     seed = check_int("seed", seed, minimum=0)
     order = check_permutation("perm", perm, len(words))
+    slide = check_bool("slide", slide)
     layer = toy_attention_layer(dim, seed=seed)
     p = permutation_matrix(order).double()  # [n, n]
     shuffled = [words[i] for i in order]
+    rows = _permutation_rows(layer, words, shuffled, p, dim)
+    if slide:
+        return _permutation_slide(rows, words, shuffled)
     fig = new_figure(10.0, 6.4)
     axes = fig.subplots(2, 3)
-    for row, positions in enumerate((False, True)):
-        x = sentence_vectors(words, dim, positions=positions)  # [n, d]
-        x_perm = sentence_vectors(shuffled, dim, positions=positions)  # [n, d]
-        _, a = sentence_attention(layer, x)  # [n, n]
-        _, a_perm = sentence_attention(layer, x_perm)  # [n, n]
-        undone = p.T @ a_perm.double() @ p  # [n, n]
-        worst = float((undone - a.double()).abs().max())
+    for row, (positions, (a, a_perm, undone, worst)) in enumerate(zip((False, True), rows)):
         tag = "+ positions" if positions else "no positions"
         for ax, m in zip(axes[row], (a, a_perm, undone)):
             image = heatmap(ax, m, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
@@ -117,7 +129,93 @@ def permutation_attention_figure(
         _label_axes(axes[row, 0], words, words)
         _label_axes(axes[row, 1], shuffled, shuffled)
         _label_axes(axes[row, 2], words, words)
-    return fit_column(fig)
+    return with_slide_version(
+        fit_column(fig),
+        lambda: permutation_attention_figure(words, order, dim=dim, seed=seed, slide=True),
+    )
+
+
+def _permutation_rows(
+    layer: SelfAttention, words: list[str], shuffled: list[str], p: Tensor, dim: int
+) -> list[tuple[Tensor, Tensor, Tensor, float]]:
+    """The panels of :func:`permutation_attention_figure`, without and with positions.
+
+    Args:
+        layer: the toy attention layer.
+        words: the sentence.
+        shuffled: the shuffled sentence.
+        p: the ``[n, n]`` permutation matrix (float64).
+        dim: ``d``, channels of the word vectors.
+
+    Returns:
+        per row (no positions, then positions): ``A(X)``, ``A(PX)``, ``PᵀA(PX)P`` (each
+        ``[n, n]``) and ``max |PᵀA(PX)P − A(X)|``.
+    """
+    rows = []
+    for positions in (False, True):
+        x = sentence_vectors(words, dim, positions=positions)  # [n, d]
+        x_perm = sentence_vectors(shuffled, dim, positions=positions)  # [n, d]
+        _, a = sentence_attention(layer, x)  # [n, n]
+        _, a_perm = sentence_attention(layer, x_perm)  # [n, n]
+        undone = p.T @ a_perm.double() @ p  # [n, n]
+        rows.append((a, a_perm, undone, float((undone - a.double()).abs().max())))
+    return rows
+
+
+_SLIDE_FONT = 12.5
+"""The font size, in points, of the slide layout of :func:`permutation_attention_figure`: a
+figure about 3.8 inches high, shown 380 CSS px high, shows it at 25 px on a 1080p projector."""
+
+
+def _permutation_slide(
+    rows: list[tuple[Tensor, Tensor, Tensor, float]], words: list[str], shuffled: list[str]
+) -> Figure:
+    """The slide layout of :func:`permutation_attention_figure`: its panels, wide and low.
+
+    Args:
+        rows: the panels (:func:`_permutation_rows`).
+        words: the sentence.
+        shuffled: the shuffled sentence.
+
+    Returns:
+        a Figure with six heatmap axes (rows: without and with positions) and one colourbar.
+    """
+    font = _SLIDE_FONT
+    fig = new_figure(11.6, 3.75)
+    axes = fig.subplots(2, 3)
+    for row, (positions, (a, a_perm, undone, worst)) in enumerate(zip((False, True), rows)):
+        for ax, m, labels in zip(axes[row], (a, a_perm, undone), (words, shuffled, words)):
+            image = heatmap(ax, m, symmetric=False, vmin=0.0, vmax=1.0, colorbar=False)
+            ax.set_yticks(range(len(labels)), labels, fontsize=font)
+            # the keys are the same words as the rows: named once, under the bottom row
+            ax.set_xticks(
+                range(len(labels)),
+                labels if row else [],
+                rotation=45,
+                ha="right",
+                rotation_mode="anchor",
+                fontsize=font,
+            )
+            if row:
+                ax.set_xlabel("key", fontsize=font)
+        tag = "+ positions" if positions else "no positions"
+        axes[row, 0].set_ylabel(f"{tag}\nquery", fontsize=font)
+        same = "same as A(X)" if worst < 1e-6 else "differs from A(X)"
+        axes[row, 2].text(
+            1.06,
+            0.5,
+            f"{same}\nmax |PᵀA(PX)P − A(X)|\n= {worst:.1e}",
+            transform=axes[row, 2].transAxes,
+            ha="left",
+            va="center",
+            fontsize=font,
+        )
+    for ax, title in zip(axes[0], ("A(X)", "A(PX)", "PᵀA(PX)P")):
+        ax.set_title(title, fontsize=font + 1)
+    bar = fig.colorbar(image, ax=axes, shrink=0.9, pad=0.01)
+    bar.set_label("attention weight", fontsize=font)
+    bar.ax.tick_params(labelsize=font)
+    return fig
 
 
 def shuffle_attention_figure(

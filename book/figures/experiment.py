@@ -22,10 +22,18 @@ from torch import Tensor
 
 from book._checks import check_text
 from book.experiments.results import LengthResults
-from book.figures._base import fit_column, new_figure, panel_grid, to_numpy
+from book.figures._base import (
+    CSS_DPI,
+    SLIDE_BOX,
+    fit_column,
+    new_figure,
+    panel_grid,
+    to_numpy,
+    with_slide_version,
+)
 from book.toy.model import TinyTransformer
 from book.toy.probes import toy_rotary_pair_logits
-from posenc._checks import check_int, check_tensor
+from posenc._checks import check_bool, check_int, check_tensor
 
 __all__ = [
     "encoding_detail_figure",
@@ -49,6 +57,9 @@ _STYLES: dict[str, dict[str, Any]] = {
 }
 _OTHER_COLOURS = ("tab:brown", "tab:pink", "tab:cyan", "tab:gray", "k")
 _SEEN = "#e8f1e4"  # background of the positions / lengths seen in training
+_SLIDE_FONT = 12.5
+"""The smallest text of a slide layout, in points: a layout that fills the deck's box at 1×
+needs 11.9 (``SLIDE_TEXT_PX``, 24.75 px on a 1080p projector); 12.5 leaves room (26 px)."""
 
 
 def encoding_style(name: str, index: int = 0) -> dict[str, Any]:
@@ -422,6 +433,7 @@ def rotary_pair_figure(
     train_length: int | None = None,
     layer: int = 0,
     title: str | None = None,
+    slide: bool = False,
 ) -> Figure:
     """What each channel pair of a RoPE model adds to the logits of one query, by offset.
 
@@ -434,7 +446,8 @@ def rotary_pair_figure(
     (faint blue), the second (bold red, the one that tells near from far), the slower ones
     together (grey) and the sum, the logit itself (black). The dot marks the offset the
     logit prefers within the training range, the dashed red line the second pair's value
-    there; offsets seen in training are shaded.
+    there; offsets seen in training are shaded. The page's figure carries a slide layout
+    (:func:`book.figures._base.with_slide_version`): up to four heads in a row, in larger type.
 
     Args:
         model: a :class:`book.toy.TinyTransformer` with a
@@ -445,10 +458,12 @@ def rotary_pair_figure(
         train_length: ``L``: offsets ``0..L−1`` are shaded (default: none).
         layer: which layer.
         title: the figure title (default: the layer, query and base).
+        slide: draw the slide layout.
 
     Returns:
         a new ``Figure`` with one axes per head.
     """
+    slide = check_bool("slide", slide)
     check_tensor("tokens", tokens, ndim=2)
     if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
         raise TypeError(f"tokens must be an integer tensor, got dtype {tokens.dtype}")
@@ -475,9 +490,12 @@ def rotary_pair_figure(
     offsets = np.arange(query + 1)
     rotary = model.rotary
     thetas = rotary.base ** (-2.0 * np.arange(by_offset.shape[1]) / rotary.dim)  # [P]
-    columns = min(2, len(chosen))
+    columns = min(4 if slide else 2, len(chosen))
     rows = math.ceil(len(chosen) / columns)
-    fig, axes = panel_grid(len(chosen), columns, (4.0, 2.3), margin=(0.3, 0.9))
+    if slide:
+        fig, axes = panel_grid(len(chosen), columns, (10.6 / columns, 2.05), margin=(0.9, 1.7))
+    else:
+        fig, axes = panel_grid(len(chosen), columns, (4.0, 2.3), margin=(0.3, 0.9))
     for i, (head, ax) in enumerate(zip(chosen, axes)):
         if train_length is not None:
             ax.axvspan(-0.5, train_length - 0.5, color=_SEEN, zorder=0)
@@ -534,7 +552,8 @@ def rotary_pair_figure(
             ax.xaxis.set_tick_params(labelbottom=True)
         ax.set_xlim(-0.5, query + 0.5)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
+    ncol = 3 if slide else 2
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=8, frameon=False)
     shaded = "" if train_length is None else "; shaded: offsets seen in training"
     fig.suptitle(
         title
@@ -543,4 +562,10 @@ def rotary_pair_figure(
         f"(RoPE base {rotary.base:g}{shaded})",
         fontsize=10,
     )
-    return fit_column(fig)
+    if slide:
+        return fit_column(fig, max_width=SLIDE_BOX[0] / CSS_DPI, min_size=_SLIDE_FONT)
+    options = {"query": query, "heads": heads, "train_length": train_length}
+    options |= {"layer": layer, "title": title}
+    return with_slide_version(
+        fit_column(fig), lambda: rotary_pair_figure(model, tokens, **options, slide=True)
+    )

@@ -27,6 +27,7 @@ from book.figures._base import (
     index_ticks,
     new_figure,
     to_numpy,
+    with_slide_version,
 )
 from posenc._checks import (
     check_bool,
@@ -278,6 +279,11 @@ def snapshot_figure(
     return fit_column(fig)
 
 
+_SLIDE_FONT = 12.5
+"""The font size, in points, of :func:`trained_table_figure`'s slide layout: 25 px on a 1080p
+projector in a figure about 3.8 inches high, shown 380 CSS px high."""
+
+
 def trained_table_figure(
     trained: Tensor,
     initial: Tensor,
@@ -285,13 +291,16 @@ def trained_table_figure(
     train_length: int,
     reference: Tensor | None = None,
     reference_title: str = "sinusoidal table",
+    slide: bool = False,
 ) -> Figure:
     """The lesson of a trained table in one figure.
 
     Panel 1: cosine similarity of the trained table's rows (dashed lines at ``train_length``).
     Panel 2 (with ``reference``): the same for a fixed table, e.g. the sinusoidal one.
     Last panel: how far each row moved from its initial value, ``‖P_p − P_p^{init}‖`` —
-    exactly zero for the rows no training sequence reached.
+    exactly zero for the rows no training sequence reached. The page's figure carries a slide
+    layout (:func:`book.figures._base.with_slide_version`): the same panels, wider, with
+    larger text and the bars' legend beside them rather than over them.
 
     Args:
         trained: ``[n, d]`` table after training.
@@ -299,6 +308,7 @@ def trained_table_figure(
         train_length: the length of the training sequences.
         reference: an ``[m, d']`` table to compare with, or ``None``.
         reference_title: the title of its panel.
+        slide: draw the slide layout.
 
     Returns:
         a ``Figure`` with two or three panels.
@@ -308,6 +318,7 @@ def trained_table_figure(
     if reference is not None:
         check_table("reference", reference, allow_empty=False)
     reference_title = check_text("reference_title", reference_title)
+    slide = check_bool("slide", slide)
     if trained.shape != initial.shape:
         raise ValueError(
             f"trained and initial must have the same shape, got {tuple(trained.shape)} "
@@ -316,7 +327,10 @@ def trained_table_figure(
     n = trained.shape[0]
     train_length = check_int("train_length", train_length)
     panels = 3 if reference is not None else 2
-    fig = new_figure(6.8, 3.4 if panels == 3 else 3.0)
+    if slide:
+        fig = new_figure(11.6 if panels == 3 else 8.4, 3.75)
+    else:
+        fig = new_figure(6.8, 3.4 if panels == 3 else 3.0)
     fig.get_layout_engine().set(wspace=0.12)
     axes = fig.subplots(1, panels)
     similarity_heatmap(
@@ -338,19 +352,49 @@ def trained_table_figure(
     ax.bar(positions[~used], moved[~used], width=0.9, color="C3", label="never seen")
     if (~used).any():
         ax.plot(positions[~used], moved[~used], "o", color="C3", ms=3)
-        ax.annotate(
-            "exactly 0" if moved[~used].max() == 0 else f"max {moved[~used].max():.1g}",
-            xy=(n - 0.5, 0.0),
-            xytext=(-2, 14),
-            textcoords="offset points",
-            ha="right",
-            fontsize=8,
-            color="C3",
-        )
+        note = "exactly 0" if moved[~used].max() == 0 else f"max {moved[~used].max():.1g}"
+        if slide:  # in room left above the bars, wider than the unseen rows' bars at this size
+            ax.set_ylim(0.0, 1.3 * max(float(moved.max()), 1e-12))
+            ax.annotate(
+                note,
+                xy=((train_length + n - 1) / 2, float(moved[~used].max())),
+                xytext=(0.98, 0.97),
+                textcoords="axes fraction",
+                ha="right",
+                va="top",
+                fontsize=_SLIDE_FONT,
+                color="C3",
+                arrowprops={"arrowstyle": "->", "color": "C3", "lw": 1.2},
+            )
+        else:
+            ax.annotate(
+                note,
+                xy=(n - 0.5, 0.0),
+                xytext=(-2, 14),
+                textcoords="offset points",
+                ha="right",
+                fontsize=8,
+                color="C3",
+            )
     ax.axvline(train_length - 0.5, color="k", lw=1.0, ls="--")
     ax.set_xlabel("position p")
     ax.set_ylabel(r"$\|P_p - P_p^{\mathrm{init}}\|$")
     ax.set_title("how far each row moved", fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
     ax.set_xlim(-0.5, n - 0.5)
-    return fit_column(fig, max_width=6.45)  # the colour bar's label reaches past the axes
+    if slide:
+        for each in fig.axes:  # the panels and the colour bar
+            # clear of the top tick label, which the larger title's left end reaches over
+            each.set_title(each.get_title(), fontsize=_SLIDE_FONT, pad=9)
+            each.xaxis.label.set_fontsize(_SLIDE_FONT)
+            each.yaxis.label.set_fontsize(_SLIDE_FONT)
+            each.tick_params(labelsize=_SLIDE_FONT)
+        # beside the bars: over them, it would hide the tallest
+        ax.legend(fontsize=_SLIDE_FONT, loc="center left", bbox_to_anchor=(1.02, 0.5))
+        return fig
+    ax.legend(fontsize=8, loc="upper right")
+    page = fit_column(fig, max_width=6.45)  # the colour bar's label reaches past the axes
+    options = {"train_length": train_length, "reference": reference}
+    options |= {"reference_title": reference_title}
+    return with_slide_version(
+        page, lambda: trained_table_figure(trained, initial, **options, slide=True)
+    )

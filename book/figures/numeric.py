@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from torch import Tensor
 
 from book._checks import check_values
@@ -17,8 +18,9 @@ from book.figures._base import (
     inset_colorbar,
     new_figure,
     to_numpy,
+    with_slide_version,
 )
-from posenc._checks import check_int, check_positive_float
+from posenc._checks import check_bool, check_int, check_positive_float
 from posenc.numeric import numeric_encoding, periodic_encoding
 
 __all__ = ["ENCODINGS", "encoding_table", "naive_encodings_figure", "numeric_codes_figure"]
@@ -58,18 +60,28 @@ def encoding_table(kind: str, n_positions: int, *, alpha: float = 1.0) -> Tensor
     raise ValueError(f"kind must be one of {sorted(ENCODINGS.values())}, got {kind!r}")
 
 
-def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float = 5.0) -> Figure:
+_SLIDE_FONT = 12.5
+"""The font size, in points, of :func:`naive_encodings_figure`'s slide layout: 25 px on a
+1080p projector in a figure about 3.8 inches high, shown 380 CSS px high."""
+
+
+def naive_encodings_figure(
+    lengths: Sequence[int] = (11, 101), *, alpha: float = 5.0, slide: bool = False
+) -> Figure:
     """The three naive codes for a short and a long sequence, position on the x-axis.
 
     Left: ``p`` grows without bound, far outside the range of word-embedding entries
     (shaded, ±3 for standard-normal entries). Middle: ``p/(T-1)`` stays in ``[0, 1]`` but the
     same code (0.2, dotted) sits at different positions in the two sequences. Right:
     ``sin(p/α)`` is bounded and the same for every length, but it repeats every ``2πα``
-    positions.
+    positions. The page's figure carries a slide layout
+    (:func:`book.figures._base.with_slide_version`): the same panels, wider, with larger text,
+    fewer tick labels and one legend beside the panels instead of one inside each.
 
     Args:
         lengths: ``(T_short, T_long)``, the two sequence lengths (each at least 2).
         alpha: ``α``, the sine's scale (a finite number ``> 0``).
+        slide: draw the slide layout.
 
     Returns:
         a Figure with three axes (index, normalized, sine), one line per length in each.
@@ -79,7 +91,9 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
         raise ValueError(f"lengths must hold two sequence lengths, got {lengths!r}")
     short, long = lengths
     alpha = check_positive_float("alpha", alpha)
-    fig = new_figure(6.8, 3.6)
+    slide = check_bool("slide", slide)
+    font = _SLIDE_FONT if slide else None
+    fig = new_figure(11.6, 3.75) if slide else new_figure(6.8, 3.6)
     axes = fig.subplots(1, 3)
     styles = {
         short: {"color": "tab:blue", "marker": "o", "ms": 4, "lw": 1.5},
@@ -109,23 +123,34 @@ def naive_encodings_figure(lengths: Sequence[int] = (11, 101), *, alpha: float =
         label=f"T = {short}",
     )
     axes[0].axhspan(-3, 3, color="0.8", label="word-embedding entries\n(±3; standard-normal)")
-    axes[0].set_title("PE(p) = p:\nunbounded", fontsize=9)
+    axes[0].set_title("PE(p) = p:\nunbounded", fontsize=font or 9)
     axes[1].axhline(0.2, color="0.3", ls=":", lw=1)
     for t in (short, long):
         axes[1].axvline(0.2 * (t - 1), color=styles[t]["color"], ls=":", lw=1)
     axes[1].set_title(
         f"PE(p) = p/(T−1): 0.2 is\np = {0.2 * (short - 1):g} or p = {0.2 * (long - 1):g}",
-        fontsize=9,
+        fontsize=font or 9,
     )
     period = 2 * np.pi * alpha
     for k in range(1, int((long - 1) // period) + 1):
         axes[2].axvline(k * period, color="0.6", ls="--", lw=0.8)
-    axes[2].set_title(f"PE(p) = sin(p/{alpha:g}):\nrepeats every {period:.1f}", fontsize=9)
+    axes[2].set_title(f"PE(p) = sin(p/{alpha:g}):\nrepeats every {period:.1f}", fontsize=font or 9)
+    if slide:
+        for ax in axes:
+            ax.set_xlabel("position p", fontsize=font)
+            ax.tick_params(labelsize=font)
+        axes[2].yaxis.set_major_locator(MaxNLocator(5))  # not every quarter: larger labels
+        axes[0].set_ylabel("code value", fontsize=font)
+        # one legend for the three panels, beside them: inside, it would hide data and ticks
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right center", fontsize=font)
+        return fig
     for ax in axes:
         ax.set_xlabel("position p")
         ax.legend(fontsize=8, loc="best")
     axes[0].set_ylabel("code value")
-    return fit_column(fig)
+    return with_slide_version(
+        fit_column(fig), lambda: naive_encodings_figure(lengths, alpha=alpha, slide=True)
+    )
 
 
 def numeric_codes_figure(kind: str, alpha: float, n_positions: int) -> Figure:

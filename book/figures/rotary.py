@@ -27,7 +27,15 @@ from torch import Tensor
 
 from book._checks import check_values
 from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
-from book.figures._base import fit_column, heatmap, new_figure, to_numpy, with_slide_version
+from book.figures._base import (
+    CSS_DPI,
+    SLIDE_BOX,
+    fit_column,
+    heatmap,
+    new_figure,
+    to_numpy,
+    with_slide_version,
+)
 from posenc._checks import (
     check_base,
     check_bool,
@@ -60,6 +68,10 @@ __all__ = [
     "rotary_stretch_figure",
     "rotary_stretch_results_figure",
 ]
+
+_SLIDE_FONT = 12.5
+"""The smallest text of a slide layout, in points: a layout that fills the deck's box at 1×
+needs 11.9 (``SLIDE_TEXT_PX``, 24.75 px on a 1080p projector); 12.5 leaves room (26 px)."""
 
 
 def _log_offsets(max_offset: int, count: int = 96) -> Tensor:
@@ -394,6 +406,25 @@ def _decay_axes(ax: Axes, max_offset: int) -> None:
     ax.set_xlabel("offset r = n − m (log scale)")
 
 
+def _decay_slide_finish(fig: Figure, axes: Sequence[Axes]) -> Figure:
+    """The slide layout of :func:`rotary_decay_figure`, finished: slide-sized text, one
+    x label for the four panels' identical axes, and each title raised above its panel's
+    legend (which sits on top of the panel: below, the legends would part the x axis's tick
+    labels from its label)."""
+    label = axes[0].get_xlabel()
+    for ax in axes:
+        ax.set_xlabel("")
+    fig.supxlabel(label, fontsize=_SLIDE_FONT)
+    fit_column(fig, max_width=SLIDE_BOX[0] / CSS_DPI, min_size=_SLIDE_FONT)
+    fig.draw_without_rendering()  # lays the legends out, to measure them
+    for ax in axes:
+        legend = ax.get_legend()
+        points = legend.get_window_extent().height * 72 / fig.dpi
+        gap = legend.borderaxespad * legend.prop.get_size_in_points()  # legend to axes
+        ax.set_title(ax.get_title(), pad=points + gap + 3.0, fontsize=ax.title.get_fontsize())
+    return fig
+
+
 def rotary_decay_figure(
     *,
     dim: int = 128,
@@ -427,8 +458,9 @@ def rotary_decay_figure(
         max_offset: the largest offset drawn (offsets from 1, log-spaced).
         draws: random pairs behind the band of the top-left panel.
         seed: their seed.
-        slide: the four panels in a row, for a slide deck; the page's figure carries this
-            layout (:func:`book.figures._base.with_slide_version`).
+        slide: the four panels in a row, for a slide deck (each legend above its panel, one
+            x label for all four, larger type); the page's figure carries this layout
+            (:func:`book.figures._base.with_slide_version`).
 
     Returns:
         a Figure with four axes (top left, top right, bottom left, bottom right); the top
@@ -443,12 +475,20 @@ def rotary_decay_figure(
     r = torch.arange(1, max_offset + 1, dtype=torch.float64)  # [R]: every offset
     x = r.numpy()
     check_bool("slide", slide)
+    sep = "\n" if slide else " "  # long labels take two lines on a slide
     if slide:
-        fig = new_figure(13.6, 3.7)
+        fig = new_figure(11.75, 3.65)
         left, bound_ax, middle, right = fig.subplots(1, 4)
     else:
         fig = new_figure(6.8, 6.4)
         (left, bound_ax), (middle, right) = fig.subplots(2, 2)
+
+    def key(ax: Axes) -> None:  # the legend: inside on the page, above the axes on a slide
+        if slide:
+            ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+        else:
+            ax.legend(fontsize=8, loc="lower left")
+
     middle.sharey(left)
     right.sharey(left)
     curves = rotary_decay_curves(r, dim, base=base)
@@ -463,11 +503,15 @@ def rotary_decay_figure(
         color="C0",
         alpha=0.25,
         lw=0,
-        label=f"unrelated q, k: mean ± std ({draws} pairs)",
+        label=f"unrelated q, k: mean ± std{sep}({draws} pairs)",
     )
     _draw_swept(left, x, curves["matched"], "black", label="key = query = (1, …, 1)")
-    left.set_title(f"key = query fades, unrelated\nkeys do not (d = {dim}, base {base:g})")
-    left.legend(fontsize=8, loc="lower left")
+    left.set_title(
+        f"key = query fades,\nunrelated keys do not\n(d = {dim}, base {base:g})"
+        if slide
+        else f"key = query fades, unrelated\nkeys do not (d = {dim}, base {base:g})"
+    )
+    key(left)
     _decay_axes(left, max_offset)
 
     # the bound, in the same units, against the largest |score| over each short stretch
@@ -478,10 +522,14 @@ def rotary_decay_figure(
     bound_ax.yaxis.set_minor_locator(NullLocator())
     bound_ax.set_yticks([0.1, 1.0, 10.0], ["0.1", "1", "10"])
     bound_ax.set_ylim(0.1, 2 * float(curves["bound"][0]))
-    bound_ax.set_title("RoFormer's bound for this key:\nfalls, but stays far above")
-    bound_ax.legend(fontsize=8, loc="lower left")
+    bound_ax.set_title(
+        "RoFormer's bound for\nthis key: falls, but\nstays far above"
+        if slide
+        else "RoFormer's bound for this key:\nfalls, but stays far above"
+    )
+    key(bound_ax)
     _decay_axes(bound_ax, max_offset)
-    bound_ax.set_ylabel("|⟨q, R_r k⟩| / d (log scale)")
+    bound_ax.set_ylabel(f"|⟨q, R_r k⟩| / d{sep}(log scale)")
 
     for j, b in enumerate(bases):
         _draw_swept(
@@ -494,7 +542,7 @@ def rotary_decay_figure(
             marker=("o", "s", "^")[j % 3],
         )
     middle.set_title(f"key = query: base sets\nthe pace (d = {dim})")
-    middle.legend(fontsize=8, loc="lower left")
+    key(middle)
     _decay_axes(middle, max_offset)
     for j, dd in enumerate(sorted(dims)):  # small d (the bumpiest curve) first, underneath
         _draw_swept(
@@ -507,13 +555,14 @@ def rotary_decay_figure(
             marker=("o", "s", "^")[j % 3],
         )
     right.set_title(f"key = query: d sets\nthe detail (base {base:g})")
-    right.legend(fontsize=8, loc="lower left")
+    key(right)
     _decay_axes(right, max_offset)
     for ax in (left, middle):
         ax.set_ylabel("⟨q, R_r k⟩ / d")
     left.set_ylim(-0.45, 1.08)
     if slide:
-        return fig
+        right.tick_params(axis="y", labelleft=False)  # the same scale as its neighbour's
+        return _decay_slide_finish(fig, (left, bound_ax, middle, right))
     options = {"dim": dim, "base": base, "bases": bases, "dims": dims}
     options |= {"max_offset": max_offset, "draws": draws, "seed": seed}
     return with_slide_version(fit_column(fig), lambda: rotary_decay_figure(**options, slide=True))

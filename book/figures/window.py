@@ -529,7 +529,7 @@ def index_radix_figure(
     return fit_column(fig)
 
 
-def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
+def meshgrid_order_figure(window_size: Sequence[int] = (3, 4), *, slide: bool = False) -> Figure:
     """Which cell each coordinate column describes: ``meshgrid`` with ``"ij"`` and with ``"xy"``.
 
     Both panels show the ``Wh × Ww`` window. Each cell is labelled, in bold, with the number
@@ -540,28 +540,48 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
     :func:`posenc.window.window_partition` delivers the tokens). A red line follows ``n = 0, 1,
     2, …``. With ``"ij"`` the two numbers agree; with ``"xy"`` the coordinates come column by
     column, ``n = c·Wh + r``, and the cells where ``coords[:, n]`` is not token ``n``'s cell
-    are shaded orange.
+    are shaded orange. The page's figure carries a slide layout
+    (:func:`book.figures._base.with_slide_version`): larger cells and text, the key to the
+    labels beside the panels rather than above them.
 
     Args:
         window_size: ``(Wh, Ww)``.
+        slide: draw the slide layout.
 
     Returns:
         a Figure with one axes (a canvas in inches); its two images are 1 where the column
         number differs from the token (``"ij"``, then ``"xy"``); the bold labels hold ``n``.
     """
     wh, ww = check_pair("window_size", window_size)
-    cell = min(0.7, 2.9 / ww, 2.0 / wh)
-    panel_w = 3.4
-    fig, ax = inch_canvas(2 * panel_w, wh * cell + 1.25)
-    ax.text(
-        panel_w,
-        0.08,
-        "bold n: coords[:, n] holds this cell's (r, c).   small: the token "
-        "that sits in this cell.   red line: n = 0, 1, 2, …",
-        ha="center",
-        va="top",
-        fontsize=8.5,
-    )
+    check_bool("slide", slide)
+    if slide:  # the key in a column on the right, the panels as high as a slide allows
+        cell = min(0.95, 3.8 / ww, 2.85 / wh)
+        panel_w, top, u = ww * cell + 0.45, 0.78, cell / 0.95
+        fig, ax = inch_canvas(2 * panel_w + 2.95, wh * cell + top + 0.04)
+        ax.text(
+            2 * panel_w + 0.05,
+            top + wh * cell / 2,
+            "bold n:\ncoords[:, n] holds this cell's (r, c).\n\nsmall: the token\nthat sits "
+            "in this cell.\n\nred line: n = 0, 1, 2, …",
+            ha="left",
+            va="center",
+            fontsize=_SLIDE_FONT,
+        )
+        bold_size, token_size, verdict_size = 20.0 * u, _SLIDE_FONT * u, _SLIDE_FONT
+    else:
+        cell = min(0.7, 2.9 / ww, 2.0 / wh)
+        panel_w, top = 3.4, 0.95
+        fig, ax = inch_canvas(2 * panel_w, wh * cell + 1.25)
+        ax.text(
+            panel_w,
+            0.08,
+            "bold n: coords[:, n] holds this cell's (r, c).   small: the token "
+            "that sits in this cell.   red line: n = 0, 1, 2, …",
+            ha="center",
+            va="top",
+            fontsize=8.5,
+        )
+        bold_size, token_size, verdict_size = 13.0, 7.5, 9.0
     shade = ListedColormap(["#ffffff", "#fdd9b5"])
     for k, indexing in enumerate(("ij", "xy")):
         r_grid, c_grid = torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing=indexing)
@@ -570,7 +590,7 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             order[r, c] = t
         token = np.arange(wh * ww).reshape(wh, ww)
         other = order != token  # [Wh, Ww]
-        at = (k * panel_w + (panel_w - ww * cell) / 2, 0.95)
+        at = (k * panel_w + (panel_w - ww * cell) / 2, top)
         draw_number_grid(
             ax,
             other.astype(float),
@@ -589,15 +609,15 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             ax,
             [str(v) for v in order.reshape(-1)],
             [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.36) * cell) for r, c in np.ndindex(wh, ww)],
-            fontsize=13,
+            fontsize=bold_size,
         )
-        bold.set_linewidth(0.6)  # a stroke in the label colour: bold glyphs
+        bold.set_linewidth(0.6 * bold_size / 13)  # a stroke in the label colour: bold glyphs
         bold.set_edgecolor("black")
         draw_labels(
             ax,
             [f"token {t}" for t in token.reshape(-1)],
             [(at[0] + (c + 0.5) * cell, at[1] + (r + 0.78) * cell) for r, c in np.ndindex(wh, ww)],
-            fontsize=7.5,
+            fontsize=token_size,
             colors="0.3",
         )
         path = np.argsort(order.reshape(-1))
@@ -606,10 +626,10 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             at[0] + (xs + 0.5) * cell,
             at[1] + (ys + 0.6) * cell,
             color="#c0392b",
-            lw=1.0,
+            lw=1.0 * bold_size / 13,
             alpha=0.55,
             marker="o",
-            ms=2.5,
+            ms=2.5 * bold_size / 13,
         )
         verdict = (
             "coords[:, n] is the cell of token n\nin every cell"
@@ -623,9 +643,16 @@ def meshgrid_order_figure(window_size: Sequence[int] = (3, 4)) -> Figure:
             f'indexing="{indexing}":\n{verdict}',
             ha="center",
             va="bottom",
-            fontsize=9,
+            fontsize=verdict_size,
         )
-    return fit_column(fig)
+    if slide:
+        return fig
+    return with_slide_version(fit_column(fig), lambda: meshgrid_order_figure((wh, ww), slide=True))
+
+
+_SLIDE_FONT = 12.5
+"""The smallest font size, in points, of :func:`meshgrid_order_figure`'s slide layout: 25 px
+on a 1080p projector in a figure about 3.8 inches high, shown 380 CSS px high."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.textpath import TextPath
 
 from book._checks import check_values
 from book.demos.window import frame_offset_counts, rstt_key_frames
@@ -31,9 +33,10 @@ from book.figures._base import (
     new_figure,
     sequence_position,
     signed_label,
+    with_slide_version,
 )
 from book.figures._grid import draw_label, draw_labels, draw_number_grid, inch_canvas, outline_cells
-from posenc._checks import check_int, check_pair
+from posenc._checks import check_bool, check_int, check_pair
 from posenc.window import relative_offsets, relative_position_index, relative_table_size
 
 __all__ = [
@@ -53,20 +56,42 @@ def _times(step: int) -> str:
     return "m" if step == 1 else f"{step}m"
 
 
-def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) -> None:
+def _draw_timeline(
+    ax: Axes,
+    d1: int,
+    d2: int,
+    step: int,
+    chosen: int | None,
+    *,
+    font: float = 7.0,
+    label: float = 8.0,
+    box: float = 190.0,
+) -> None:
     """Query frames at ``y = 1``, key frames at ``y = 0`` under the query frame of their time.
 
     With ``chosen`` set, that query frame is outlined and every key frame is labelled, below
     its box, with its offset ``Δt`` from it.
+
+    Args:
+        ax: the axes to draw on.
+        d1: query frames.
+        d2: key frames.
+        step: ``s``, key frame ``m`` sits at time ``s·m``.
+        chosen: the highlighted query frame, or ``None``.
+        font: size in points of the frame numbers, the offsets and the ticks.
+        label: size in points of the rows' names.
+        box: area of a frame's square in points² (its outline when chosen: 330/190 of it).
     """
     times = np.arange(d1)
-    ax.scatter(times, np.ones(d1), marker="s", s=190, c=_QUERY_COLOUR, zorder=3)
-    ax.scatter(step * np.arange(d2), np.zeros(d2), marker="s", s=190, c=_KEY_COLOUR, zorder=3)
+    ax.scatter(times, np.ones(d1), marker="s", s=box, c=_QUERY_COLOUR, zorder=3)
+    ax.scatter(step * np.arange(d2), np.zeros(d2), marker="s", s=box, c=_KEY_COLOUR, zorder=3)
     for t in times:
-        ax.text(t, 1, str(t), ha="center", va="center", color="white", fontsize=7, zorder=4)
+        ax.text(t, 1, str(t), ha="center", va="center", color="white", fontsize=font, zorder=4)
     for m in range(d2):
         ax.plot([step * m, step * m], [0.0, 1.0], color="0.6", lw=0.8, ls=":", zorder=1)
-        ax.text(step * m, 0, str(m), ha="center", va="center", color="white", fontsize=7, zorder=4)
+        ax.text(
+            step * m, 0, str(m), ha="center", va="center", color="white", fontsize=font, zorder=4
+        )
         if chosen is not None:
             ax.text(
                 step * m,
@@ -74,7 +99,7 @@ def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) ->
                 signed_label(chosen - step * m),
                 ha="center",
                 va="top",
-                fontsize=7,
+                fontsize=font,
                 color=_HIGHLIGHT,
             )
     if chosen is not None:
@@ -82,24 +107,114 @@ def _draw_timeline(ax: Axes, d1: int, d2: int, step: int, chosen: int | None) ->
             [chosen],
             [1],
             marker="s",
-            s=330,
+            s=box * 330 / 190,
             facecolors="none",
             edgecolors=_HIGHLIGHT,
             linewidths=1.8,
             zorder=5,
         )
         ax.text(
-            -0.75, -0.7, f"Δt from {chosen}:", ha="right", va="top", fontsize=7, color=_HIGHLIGHT
+            -0.75,
+            -0.7,
+            f"Δt from {chosen}:",
+            ha="right",
+            va="top",
+            fontsize=font,
+            color=_HIGHLIGHT,
         )
-    ax.text(-0.75, 1, "query frames t", ha="right", va="center", fontsize=8, color=_QUERY_COLOUR)
-    ax.text(-0.75, 0, "key frames m", ha="right", va="center", fontsize=8, color=_KEY_COLOUR)
+    ax.text(
+        -0.75, 1, "query frames t", ha="right", va="center", fontsize=label, color=_QUERY_COLOUR
+    )
+    ax.text(-0.75, 0, "key frames m", ha="right", va="center", fontsize=label, color=_KEY_COLOUR)
     ax.set_xlim(-0.6, max(d1 - 1, 1) + 0.6)
     ax.set_ylim(-1.25, 1.45)
     ax.set_yticks([])
     ax.set_xticks(times)
-    ax.tick_params(axis="x", labelsize=7, length=2, pad=1)
+    ax.tick_params(axis="x", labelsize=font, length=2, pad=1)
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
+
+
+_SLIDE_FONT = 12.5
+"""The smallest font size, in points, of :func:`window_3d_index_figure`'s slide layout: 25 px
+on a 1080p projector in a figure 3.9 inches high, shown about 380 CSS px high."""
+
+
+def _text_width(text: str, size: float) -> float:
+    """The width in inches of ``text`` (its widest line) at ``size`` points."""
+    return (
+        max(TextPath((0, 0), line, size=size).get_extents().width for line in text.split("\n")) / 72
+    )
+
+
+class _SlideLayout(NamedTuple):
+    """Where :func:`window_3d_index_figure`'s slide layout puts things, in inches."""
+
+    size: tuple[float, float]  # the figure's width and height
+    timeline: tuple[float, float, float, float]  # left, bottom, width, height
+    bars: tuple[float, float, float, float]
+    matrix: tuple[float, float, float, float]
+    colorbar: tuple[float, float, float, float]
+    upright: bool  # the key frames' labels turned upright: their blocks are too narrow
+    heading: tuple[float, float]  # the bottom centre of the matrix's title
+
+
+def _slide_layout(
+    d1: int, d2: int, per_k: int, n_q: int, n_k: int, texts: dict[str, str]
+) -> _SlideLayout:
+    """The three panels of :func:`window_3d_index_figure` in a row, for a slide.
+
+    The figure is 3.9 inches high; its text is :data:`_SLIDE_FONT` points (titles half a
+    point more). Panels are moved apart where their titles would meet.
+
+    Args:
+        d1: query frames.
+        d2: key frames.
+        per_k: tokens per key frame.
+        n_q: rows of the index matrix.
+        n_k: its columns.
+        texts: the titles ``"timeline"``, ``"bars"`` and ``"heading"`` and the matrix's x
+            label ``"keys"``, with their line breaks.
+
+    Returns:
+        the layout.
+    """
+    font, big = _SLIDE_FONT, _SLIDE_FONT + 0.5
+    fig_h = 3.9
+    tl_left = 1.55  # the rows' names, right-aligned left of the axes
+    tl_w = max(1.9, 0.37 * (max(d1 - 1, 1) + 1.2))  # 0.37 inch per frame
+    tl_h = 1.75
+    tl_bottom = (fig_h - tl_h - 0.45 + 0.5) / 2  # centred with its title above, ticks below
+    bars_w = max(2.0, 0.2 * (2 * d1 - 1))
+    overhang = (_text_width(texts["timeline"], big) - tl_w) / 2 + (
+        _text_width(texts["bars"], font) - bars_w
+    ) / 2
+    bars_left = tl_left + tl_w + max(0.95, overhang + 0.2)  # the bars' y label and ticks
+    bars_bottom = 0.8  # ticks and a label of two lines
+    bars_h = fig_h - bars_bottom - 0.05 - 0.23 * (texts["bars"].count("\n") + 1)
+    keys_lines = texts["keys"].count("\n") + 1
+    room = fig_h - 1.3 - 0.25 * keys_lines  # under the title (3 lines) and the key frames' labels
+    cell = room / n_q
+    # a block narrower than its label's 0.45 inch is widened, up to 1.5 times
+    stretch = min(1.5, max(1.0, 0.45 / (cell * per_k)))
+    mat_w, mat_h = min(stretch * cell * n_k, 2.8), cell * n_q
+    if mat_w < cell * n_k:  # a wide key window: square cells, lower
+        mat_h = mat_w / n_k * n_q
+    mat_bottom = 0.15 + 0.25 * keys_lines + (room - mat_h) / 2
+    overhang = (_text_width(texts["bars"], font) - bars_w) / 2 + (
+        _text_width(texts["heading"], big) - mat_w
+    ) / 2
+    mat_left = bars_left + bars_w + max(1.05, overhang + 0.2)  # "t=…" and the y label
+    upright = mat_w / d2 < 0.44  # 0.45 inch or so once widened
+    return _SlideLayout(
+        size=(mat_left + mat_w + 1.15, fig_h),  # the colour bar, its ticks and its label
+        timeline=(tl_left, tl_bottom, tl_w, tl_h),
+        bars=(bars_left, bars_bottom, bars_w, bars_h),
+        matrix=(mat_left, mat_bottom, mat_w, mat_h),
+        colorbar=(mat_left + mat_w + 0.12, mat_bottom, 0.15, mat_h),
+        upright=upright,
+        heading=(mat_left + mat_w / 2, mat_bottom + mat_h + (0.75 if upright else 0.4)),
+    )
 
 
 def window_3d_index_figure(
@@ -108,6 +223,7 @@ def window_3d_index_figure(
     *,
     key_step: Sequence[int] | None = (2, 1, 1),
     highlight: str | int | None = "middle",
+    slide: bool = False,
 ) -> Figure:
     """Frames on a time axis, frame offsets, and the index matrix cut into frame blocks.
 
@@ -118,7 +234,10 @@ def window_3d_index_figure(
     Right: the index :func:`posenc.window.relative_position_index`, rows grouped by query frame
     and columns by key frame: one block per (query frame, key frame) pair, labelled with its
     ``Δt``. Each block holds the spatial (Swin) index shifted by ``(Δt + D_1 − 1)`` times the
-    table rows per frame offset.
+    table rows per frame offset. The page's figure carries a slide layout
+    (:func:`book.figures._base.with_slide_version`): the three panels in a row, with larger
+    text, titles broken into shorter lines, blocks too narrow for their label widened and,
+    where the bars are narrow, every other offset labelled.
 
     .. math::
 
@@ -130,6 +249,7 @@ def window_3d_index_figure(
         key_step: key coordinate spacing per axis (default all 1).
         highlight: the query frame highlighted: ``"first"``, ``"middle"``, ``"last"``, a
             frame number, or ``None`` for none.
+        slide: draw the slide layout.
 
     Returns:
         a Figure with four axes: timeline, offset counts, index matrix, colour bar.
@@ -142,6 +262,7 @@ def window_3d_index_figure(
         key_shape = tuple(check_values("key_shape", key_shape, check_int))
     if key_step is not None:
         key_step = tuple(check_values("key_step", key_step, check_int))
+    slide = check_bool("slide", slide)
     index = relative_position_index(q_shape, key_shape, key_step=key_step).numpy()  # [N_q, N_k]
     k_shape = q_shape if key_shape is None else key_shape
     step = 1 if key_step is None else key_step[0]
@@ -151,53 +272,90 @@ def window_3d_index_figure(
     chosen = None if highlight is None else sequence_position(highlight, d1, name="highlight")
     offsets = relative_offsets((d1,), (d2,), key_step=(step,))[..., 0].numpy()  # [D1, D2]
     counts = frame_offset_counts(d1, d2, step).numpy()  # [2 D1 - 1]
-
-    fig_w, fig_h = MAX_WIDTH, 4.4
-    fig = new_figure(fig_w, fig_h, layout=None)
-    timeline = fig.add_axes((0.17, 0.69, 0.40, 0.16))
-    bars = fig.add_axes((0.17, 0.11, 0.40, 0.36))
-    _draw_timeline(timeline, d1, d2, step, chosen)
-    timeline.set_xlabel("time (query frames)", fontsize=8, labelpad=1)
-    timeline.set_title(
-        f"{d1} query frames, {d2} key frames at t = {_times(step)}", fontsize=9, pad=3
-    )
-
+    n_q, n_k = index.shape
     deltas = np.arange(-(d1 - 1), d1)
+
+    # the texts: on a slide, in shorter lines
+    sep = "\n" if slide else " "
+    texts = {
+        "timeline": f"{d1} query frames,{sep}{d2} key frames at t = {_times(step)}",
+        "bars": f"frame pairs per Δt{sep}(each Δt owns {rows_per_offset} table rows)",
+        "heading": f"index I: {n_q} × {n_k}, one block per\n(query frame, key frame) pair, "
+        "labelled Δt",
+        "keys": f"keys: {d2} frames × {per_k} tokens",
+    }
+    if chosen is not None:
+        texts["bars"] += f"\nblack: the offsets query frame {chosen} sees"
+    if (counts == 0).any():
+        texts["bars"] += "\n×: never used" if slide else "; ×: never used"
+    if slide:
+        texts["heading"] = (
+            f"index I: {n_q} × {n_k}, one block\nper (query frame, key frame)\npair, labelled Δt"
+        )
+        layout = _slide_layout(d1, d2, per_k, n_q, n_k, texts)
+        if _text_width(texts["keys"], _SLIDE_FONT) > layout.matrix[2] + 0.55:
+            # centred under the matrix, it would reach the colour bar's lowest tick: two lines
+            texts["keys"] = f"keys: {d2} frames\n× {per_k} tokens"
+            layout = _slide_layout(d1, d2, per_k, n_q, n_k, texts)
+        fig_w, fig_h = layout.size
+        big = small = tick = label = block = _SLIDE_FONT
+        big += 0.5
+        box, pad = 520.0, _SLIDE_FONT / 7  # squares for 12.5 pt digits; pads grow alike
+        fig = new_figure(fig_w, fig_h, layout=None)
+
+        def rect(inches: tuple[float, float, float, float]) -> tuple[float, ...]:
+            left, bottom, width, height = inches
+            return (left / fig_w, bottom / fig_h, width / fig_w, height / fig_h)
+
+        timeline = fig.add_axes(rect(layout.timeline))
+        bars = fig.add_axes(rect(layout.bars))
+    else:
+        big, small, tick, label, block, box, pad = 9.0, 8.0, 7.0, 8.0, MIN_FONT_SIZE, 190.0, 1.0
+        fig_w, fig_h = MAX_WIDTH, 4.4
+        fig = new_figure(fig_w, fig_h, layout=None)
+        timeline = fig.add_axes((0.17, 0.69, 0.40, 0.16))
+        bars = fig.add_axes((0.17, 0.11, 0.40, 0.36))
+    _draw_timeline(timeline, d1, d2, step, chosen, font=tick, label=label, box=box)
+    timeline.set_xlabel("time (query frames)", fontsize=label, labelpad=1)
+    timeline.set_title(texts["timeline"], fontsize=big, pad=3)
+
     used_by_chosen = set() if chosen is None else set(offsets[chosen].tolist())
     colours = [_HIGHLIGHT if d in used_by_chosen else _QUERY_COLOUR for d in deltas]
     bars.bar(deltas, counts, color=colours, width=0.8)
     for d, c in zip(deltas, counts):
         if c == 0:
-            bars.text(d, 0.05, "×", ha="center", va="bottom", fontsize=9, color=_WARNING)
-    bars.set_xticks(deltas)
-    bars.tick_params(labelsize=7, length=2, pad=1)
+            bars.text(d, 0.05, "×", ha="center", va="bottom", fontsize=big, color=_WARNING)
+    if slide and layout.bars[2] / len(deltas) < 0.3:  # every other offset: they would touch
+        bars.set_xticks(deltas, [f"{d}".replace("-", "−") if d % 2 == 0 else "" for d in deltas])
+    else:
+        bars.set_xticks(deltas)
+    bars.tick_params(labelsize=tick, length=2, pad=1)
     bars.set_xlim(deltas[0] - 0.6, deltas[-1] + 0.6)
     bars.set_ylim(0, counts.max() + 0.6)
     bars.set_yticks(range(int(counts.max()) + 1))
-    bars.set_xlabel("frame offset Δt = query time − key time", fontsize=8, labelpad=1)
-    bars.set_ylabel("frame pairs", fontsize=8)
-    title = f"frame pairs per Δt (each Δt owns {rows_per_offset} table rows)"
-    if chosen is not None:
-        title += f"\nblack: the offsets query frame {chosen} sees"
-    if (counts == 0).any():
-        title += "; ×: never used"
-    bars.set_title(title, fontsize=8, pad=3)
+    bars.set_xlabel(f"frame offset Δt{sep}= query time − key time", fontsize=label, labelpad=1)
+    bars.set_ylabel("frame pairs", fontsize=label)
+    bars.set_title(texts["bars"], fontsize=small, pad=3)
     for side in ("right", "top"):
         bars.spines[side].set_visible(False)
 
-    n_q, n_k = index.shape
-    # inches: at most 24 % of the width and 68 % of the height
-    cell = min(0.24 * fig_w / n_k, 0.68 * fig_h / n_q)
-    width, height = cell * n_k / fig_w, cell * n_q / fig_h
-    bottom = 0.07 + (0.68 - height) / 2
-    ax = fig.add_axes((0.67, bottom, width, height))
+    upright = per_k < 3  # the key frames' labels, when a block is too narrow for them
+    if slide:
+        upright = layout.upright
+        ax = fig.add_axes(rect(layout.matrix))
+    else:
+        # inches: at most 24 % of the width and 68 % of the height
+        cell = min(0.24 * fig_w / n_k, 0.68 * fig_h / n_q)
+        width, height = cell * n_k / fig_w, cell * n_q / fig_h
+        bottom = 0.07 + (0.68 - height) / 2
+        ax = fig.add_axes((0.67, bottom, width, height))
     image = ax.imshow(
         index,
         cmap="viridis",
         vmin=0,
         vmax=relative_table_size(q_shape) - 1,
         interpolation="nearest",
-        aspect="equal",
+        aspect="auto" if slide else "equal",  # a slide may widen the blocks
     )
     for b in range(1, d1):
         ax.axhline(b * per_q - 0.5, color="white", lw=0.8)
@@ -211,7 +369,7 @@ def window_3d_index_figure(
                 signed_label(int(offsets[t, m])),
                 ha="center",
                 va="center",
-                fontsize=MIN_FONT_SIZE,
+                fontsize=block,
                 color="black",
                 bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.8},
             )
@@ -221,7 +379,7 @@ def window_3d_index_figure(
             f"t={t}",
             ha="right",
             va="center",
-            fontsize=7,
+            fontsize=tick,
             color=_QUERY_COLOUR,
         )
     for m in range(d2):
@@ -231,9 +389,9 @@ def window_3d_index_figure(
             f"t={step * m}",
             ha="center",
             va="bottom",
-            fontsize=7,
+            fontsize=tick,
             color=_KEY_COLOUR,
-            rotation=90 if per_k < 3 else 0,
+            rotation=90 if upright else 0,
         )
     if chosen is not None:
         ax.add_patch(
@@ -243,22 +401,34 @@ def window_3d_index_figure(
         )
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_xlabel(f"keys: {d2} frames × {per_k} tokens", fontsize=8, labelpad=2)
-    ax.set_ylabel(f"queries: {d1} frames × {per_q} tokens", fontsize=8, labelpad=24)
-    cax = fig.add_axes((0.67 + width + 0.015, bottom, 0.015, height))
+    ax.set_xlabel(texts["keys"], fontsize=label, labelpad=2)
+    ax.set_ylabel(f"queries: {d1} frames × {per_q} tokens", fontsize=label, labelpad=24 * pad)
+    if slide:
+        cax = fig.add_axes(rect(layout.colorbar))
+    else:
+        cax = fig.add_axes((0.67 + width + 0.015, bottom, 0.015, height))
     fig.colorbar(image, cax=cax)
-    cax.tick_params(labelsize=7)
-    cax.set_ylabel("index I (table row)", fontsize=8)
+    cax.tick_params(labelsize=tick)
+    cax.set_ylabel("index I (table row)", fontsize=label)
+    if slide:
+        x, y = layout.heading
+        fig.text(x / fig_w, y / fig_h, texts["heading"], ha="center", va="bottom", fontsize=big)
+        return fig
     title_y = bottom + height + 0.42 / fig_h  # above the key frames' labels
     fig.text(
         0.67 + width / 2,
         min(title_y, 0.985),
-        f"index I: {n_q} × {n_k}, one block per\n(query frame, key frame) pair, labelled Δt",
+        texts["heading"],
         ha="center",
         va="bottom" if title_y + 0.1 < 0.985 else "top",
         fontsize=9,
     )
-    return fit_column(fig)
+    return with_slide_version(
+        fit_column(fig),
+        lambda: window_3d_index_figure(
+            q_shape, key_shape, key_step=key_step, highlight=chosen, slide=True
+        ),
+    )
 
 
 def _rstt_verdict(d1: int, d2: int, step: int) -> tuple[str, str]:

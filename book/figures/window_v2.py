@@ -25,14 +25,17 @@ from matplotlib.patches import Rectangle
 from torch import Tensor
 
 from book.demos.grids import BiasTransfer
-from book.figures._base import new_figure
-from posenc._checks import check_choice, check_int
+from book.figures._base import CSS_DPI, SLIDE_BOX, fit_column, new_figure, with_slide_version
+from posenc._checks import check_bool, check_choice, check_int
 from posenc.window_v2 import ContinuousPositionBias, log_spaced_relative_coords
 
 __all__ = ["bias_transfer_figure", "continuous_bias_figure", "log_spaced_coords_figure"]
 
 _EDGE = math.log2(9) / math.log2(8)  # the coordinate of the pretrained window's last offset
 _VMIN, _VMAX = 0.0, 12.0  # colour range of the biases (the target lies in (2, 12])
+_SLIDE_FONT = 12.5
+"""The smallest text of a slide layout, in points: a layout that fills the deck's box at 1×
+needs 11.9 (``SLIDE_TEXT_PX``, 24.75 px on a 1080p projector); 12.5 leaves room (26 px)."""
 
 
 def _coords_1d(window: int, pretrained: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -110,22 +113,28 @@ def _extent(bias: Tensor) -> tuple[float, float, float, float]:
     return (-(ww - 0.5), ww - 0.5, wh - 0.5, -(wh - 0.5))
 
 
-def bias_transfer_figure(result: BiasTransfer) -> Figure:
+def bias_transfer_figure(result: BiasTransfer, *, slide: bool = False) -> Figure:
     """Draw the window-transfer experiment: target, continuous bias and resized table.
 
     One row per head, three panels per row over the large window's offsets ``(Δr, Δc)``:
     the target, the continuous bias fitted at the small window and evaluated at the large
     one, and the small window's table resized bicubically. The dashed square holds the
     offsets the small window has; each panel's title gives its RMSE against the target.
+    The page's figure carries a slide layout (:func:`book.figures._base.with_slide_version`):
+    the six panels in a row, each head's three under its name, in larger type with fewer
+    ticks.
 
     Args:
         result: from :func:`book.demos.grids.window_bias_transfer`.
+        slide: draw the slide layout.
 
     Returns:
-        the figure (6.8 × 4.6 in).
+        the figure (6.8 × 4.6 in; the slide layout 11.65 × 2.85 in).
     """
     if not isinstance(result, BiasTransfer):
         raise TypeError(f"result must be a BiasTransfer, got {type(result).__name__}")
+    if check_bool("slide", slide):
+        return _transfer_slide(result)
     fig = new_figure(6.8, 4.6)
     axes = fig.subplots(2, 3, sharex=True, sharey=True)
     names = ("head 0 (near)", "head 1 (row)")
@@ -141,7 +150,56 @@ def bias_transfer_figure(result: BiasTransfer) -> Figure:
     bar = fig.colorbar(image, ax=axes, shrink=0.8, label="bias")
     bar.ax.tick_params(labelsize=8)
     bar.ax.yaxis.label.set_size(9)
-    return fig
+    return with_slide_version(fig, lambda: bias_transfer_figure(result, slide=True))
+
+
+def _errors(result: BiasTransfer, k: int) -> list[tuple[Tensor, str, float | None]]:
+    """Head ``k``'s three biases, each with its name and RMSE against the target (none for
+    the target itself)."""
+    target = result.target[k]
+    out: list[tuple[Tensor, str, float | None]] = [(target, "target", None)]
+    for bias, label in ((result.continuous[k], "continuous"), (result.resized[k], "resized")):
+        out.append((bias, label, (bias - target).pow(2).mean().sqrt().item()))
+    return out
+
+
+def _few_ticks(window: int) -> list[int]:
+    """``−t, 0, t`` for offsets ``−(W−1)..W−1``, ``t`` about three quarters of the way out
+    (a multiple of 5 when that is at least 5), so that no label reaches a neighbour's."""
+    reach = 3 * (window - 1) // 4
+    t = 5 * (reach // 5) if reach >= 5 else reach
+    return [-t, 0, t] if t else [0]
+
+
+def _transfer_slide(result: BiasTransfer) -> Figure:
+    """The slide layout of :func:`bias_transfer_figure`, placed by hand (in px at 1×)."""
+    width, height, side, gap, group = 1165.0, 285.0, 153.0, 12.0, 40.0
+    left, bottom = 70.0, 50.0  # room for the tick labels and the axes' labels
+    fig = new_figure(width / CSS_DPI, height / CSS_DPI, layout=None)
+    names = ("head 0 (near)", "head 1 (row)")
+    (lh, lw), x = result.large, left
+    image = None
+    for k in range(2):
+        xs = [x + i * (side + gap) for i in range(3)]
+        for i, (bias, label, err) in enumerate(_errors(result, k)):
+            ax = fig.add_axes((xs[i] / width, bottom / height, side / width, side / height))
+            title = label if err is None else f"{label},\nRMSE {err:.2f}"
+            image = _bias_panel(fig, ax, bias, result.small, title)
+            ax.set_xticks(_few_ticks(lw))
+            ax.set_yticks(_few_ticks(lh))
+            ax.set_xlabel("Δc")
+            if k or i:
+                ax.tick_params(labelleft=False)
+            else:
+                ax.set_ylabel("Δr")
+        # the head's name above its panels' titles (two lines at most) and their pad
+        y = (bottom + side + 8.0 + 2 * 1.2 * _SLIDE_FONT * CSS_DPI / 72 + 6.0) / height
+        centre = (xs[0] + xs[-1] + side) / 2 / width
+        fig.text(centre, y, names[k], ha="center", va="bottom", fontsize=_SLIDE_FONT + 0.5)
+        x = xs[-1] + side + group
+    bar = fig.add_axes(((x - group + 15.0) / width, bottom / height, 14.0 / width, side / height))
+    fig.colorbar(image, cax=bar, label="bias", ticks=[0, 4, 8, 12])
+    return fit_column(fig, max_width=SLIDE_BOX[0] / CSS_DPI, min_size=_SLIDE_FONT)
 
 
 def continuous_bias_figure(

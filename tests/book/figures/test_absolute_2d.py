@@ -6,6 +6,7 @@ import torch
 from matplotlib.figure import Figure
 
 from book.demos.absolute_2d import position_similarity_map
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.absolute_2d import (
     absolute_2d_explorer_figure,
     detr_normalize_figure,
@@ -188,8 +189,70 @@ def test_explorer_figure_is_one_composed_image_that_follows_its_arguments():
         (lambda: absolute_2d_explorer_figure(normalize=1), TypeError, "normalize must be a bool"),
         (lambda: absolute_2d_explorer_figure(height=2.5), TypeError, "height must be an integer"),
         (lambda: absolute_2d_explorer_figure(width=25), ValueError, "in 1..canvas=24"),
+        (lambda: sincos_2d_channels_figure(slide=1), TypeError, "slide must be a bool"),
+        (lambda: similarity_maps_figure(slide="yes"), TypeError, "slide must be a bool"),
+        (lambda: layout_comparison_figure(slide=None), TypeError, "slide must be a bool"),
+        (lambda: detr_normalize_figure(slide=0), TypeError, "slide must be a bool"),
+        (lambda: resampling_figure(slide="False"), TypeError, "slide must be a bool"),
     ],
 )
 def test_figures_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---------------------------------------------------------------------------------------------
+# slide versions: legible on a 1080p projector, within the deck's box, the same data
+
+
+def checked_slide(fig: Figure) -> Figure:
+    """The slide layout ``fig`` carries, after checking the slide version that
+    ``retina_palette_png`` makes of it: its smallest text measures at least 24 px on a 1920 ×
+    1080 projector, the deck shows it at its 1× size or larger (it fits ``SLIDE_BOX``), and
+    none of its texts overlap."""
+    _, metadata = retina_palette_png(fig)
+    slide = metadata["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    assert slide["text_px"] * fit * 1.5 >= 24.0
+    layout = fig.slide_version()
+    layout.draw_without_rendering()
+    assert text_overlaps(layout) == 0
+    return layout
+
+
+def same_images(page: Figure, slide: Figure) -> None:
+    shown = [np.ma.getdata(im.get_array()) for im in images(page)]
+    again = [np.ma.getdata(im.get_array()) for im in images(slide)]
+    assert len(shown) == len(again)
+    for a, b in zip(shown, again):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: sincos_2d_channels_figure(14, 14, 64),
+        lambda: similarity_maps_figure(14, 14, 256),
+        lambda: detr_normalize_figure(24, valid=(12, 16), num_pos_feats=16),
+        lambda: resampling_figure(14, 16, 64, channel=4),
+    ],
+    ids=["channels", "similarity", "detr-normalize", "resampling"],
+)
+def test_slide_versions_are_legible_and_show_the_same_images(draw):
+    page = draw()
+    same_images(page, checked_slide(page))
+
+
+def test_layout_slide_version_sets_the_tables_side_by_side_and_arches_the_wires():
+    page = layout_comparison_figure(4, 4, 16)
+    slide = checked_slide(page)
+    same_images(page, slide)  # the seed table, then MAE's
+    left, right = slide.axes[:2]
+    assert left.get_position().y0 == pytest.approx(right.get_position().y0)  # in a row
+    assert len(slide.artists) == 3  # one arch per wire
+    perm = sinusoidal_2d_channel_permutation(16).tolist()
+    labels = [t.get_text() for t in slide.legends[0].get_texts()]
+    assert labels == [f"MAE {j} ← seed {perm[j]}" for j in (0, 4, 8)]
+    assert [p.xy1[0] for p in slide.artists] == [perm[j] for j in (0, 4, 8)]  # seed's end
+    assert [p.xy2[0] for p in slide.artists] == [0, 4, 8]  # MAE's end

@@ -6,6 +6,7 @@ import torch
 from matplotlib.figure import Figure
 
 from book.demos.attention import shuffled_attention, toy_attention_layer, word_vectors
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.attention import (
     SENTENCE,
     _shuffle_data,
@@ -13,6 +14,8 @@ from book.figures.attention import (
     permutation_attention_figure,
     shuffle_attention_figure,
 )
+
+PERM = (5, 2, 0, 4, 1, 3)  # permutation_attention_figure's default shuffle
 
 
 def image_data(ax):
@@ -182,3 +185,35 @@ def test_logit_terms_figure_refuses_bad_arguments_by_name(kwargs, error, message
 
     with pytest.raises(error, match=message):
         logit_terms_figure(**kwargs)
+
+
+def slide_text_at_1080p(fig: Figure) -> float:
+    """The smallest text of ``fig``'s slide version on a 1080p projector, in px (the slide
+    version at most 1180 × 380 CSS px, so that a deck never shows it below its 1× size)."""
+    _, shown = retina_palette_png(fig)
+    slide = shown["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    return slide["text_px"] * fit * 1.5
+
+
+def test_permutation_figure_has_a_slide_layout_legible_on_a_projector():
+    fig = permutation_attention_figure()
+    assert slide_text_at_1080p(fig) >= 24.0
+    slide = fig.slide_version()
+    heat = [ax for ax in slide.axes if ax.get_images()]
+    page_heat = [ax for ax in fig.axes if ax.get_images()]
+    assert len(heat) == 6  # the same six panels, with the same data
+    for ax, page_ax in zip(heat, page_heat):
+        np.testing.assert_array_equal(image_data(ax), image_data(page_ax))
+    assert [t.get_text() for t in heat[4].get_xticklabels()] == [SENTENCE[i] for i in PERM]
+    verdicts = [t.get_text() for ax in (heat[2], heat[5]) for t in ax.texts]
+    assert "same as A(X)" in verdicts[0] and "differs" in verdicts[1]
+    fig.draw_without_rendering()
+    slide.draw_without_rendering()
+    assert text_overlaps(slide) <= text_overlaps(fig)  # slanted word labels: boxes touch
+
+
+def test_permutation_figure_refuses_a_slide_flag_that_is_not_a_bool():
+    with pytest.raises(TypeError, match="slide must be a bool"):
+        permutation_attention_figure(slide="yes")

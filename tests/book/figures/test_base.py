@@ -370,3 +370,17 @@ def test_no_slide_version_when_the_page_version_is_large_enough_or_cannot_shrink
     packed.canvas.draw()
     assert text_overlaps(packed) == 0
     assert "slide" not in _page_and_slide(packed)
+
+
+def test_text_overlaps_counts_texts_inside_subfigures() -> None:
+    from matplotlib.figure import Figure
+
+    from book.figures._base import text_overlaps
+
+    fig = Figure()
+    left, right = fig.subfigures(1, 2)
+    left.text(0.5, 0.5, "hello")
+    left.text(0.5, 0.5, "hello")
+    right.text(0.5, 0.5, "apart")
+    fig.canvas.draw()
+    assert text_overlaps(fig) == 1

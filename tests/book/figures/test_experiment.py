@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from book.catalogue import get_encoding, toy_encodings
 from book.experiments import LengthResults, toy_model
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.experiment import (
     encoding_detail_figure,
     encoding_style,
@@ -267,6 +268,31 @@ def test_length_accuracy_figure_refuses_a_title_that_is_not_text() -> None:
         length_accuracy_figure(synthetic_results(), title=3)
 
 
+def test_rotary_pair_figure_slide_version_sets_the_heads_in_a_row_legibly() -> None:
+    model = toy_model("rope", seed=0)  # chapter 10's shapes: four heads, 64 tokens, L = 16
+    tokens = torch.randint(0, 16, (4, 64), generator=torch.Generator().manual_seed(1))
+    page = rotary_pair_figure(model, tokens, train_length=16)
+    _, metadata = retina_palette_png(page)
+    slide = metadata["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    assert slide["text_px"] * fit * 1.5 >= 24.0  # px on a 1920 × 1080 projector
+    layout = page.slide_version()
+    layout.draw_without_rendering()
+    assert text_overlaps(layout) == 0
+    shown = [ax for ax in page.axes if ax.get_visible()]
+    again = [ax for ax in layout.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in again] == [f"head {h}" for h in range(4)]
+    assert len({round(ax.get_position().y0, 6) for ax in again}) == 1  # in a row
+    for a, b in zip(shown, again):
+        assert [line.get_label() for line in a.lines] == [line.get_label() for line in b.lines]
+        for line_a, line_b in zip(a.lines, b.lines):
+            np.testing.assert_array_equal(line_a.get_ydata(), line_b.get_ydata())
+    assert [t.get_text() for t in layout.legends[0].get_texts()] == [
+        t.get_text() for t in page.legends[0].get_texts()
+    ]
+
+
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
@@ -283,6 +309,7 @@ def test_length_accuracy_figure_refuses_a_title_that_is_not_text() -> None:
         ({"heads": (0, 1.0)}, TypeError, r"^heads\[1\] must be an integer"),
         ({"heads": (0, -1)}, ValueError, r"^heads\[1\] must be >= 0"),
         ({"title": 3}, TypeError, r"^title must be a string or None, got int 3"),
+        ({"slide": "yes"}, TypeError, r"^slide must be a bool"),
     ],
 )
 def test_rotary_pair_figure_refuses_bad_arguments_by_name(change, error, message) -> None:

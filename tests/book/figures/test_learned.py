@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from matplotlib.figure import Figure
 
-from book.figures._base import new_figure
+from book.figures._base import SLIDE_BOX, new_figure, retina_palette_png, text_overlaps
 from book.figures.learned import similarity_heatmap, snapshot_figure, trained_table_figure
 from posenc.sinusoidal import sinusoidal_encoding
 
@@ -191,3 +191,69 @@ def test_figures_refuse_bad_input(call, error, match):
 def test_snapshot_figure_draws_a_diverged_loss_as_a_gap():
     fig = snapshot_figure(_T, losses=[1.0, float("nan"), 0.5], step=3)
     assert len(fig.axes) == 3
+
+
+def slide_text_at_1080p(fig: Figure) -> float:
+    """The smallest text of ``fig``'s slide version on a 1080p projector, in px (the slide
+    version at most 1180 × 380 CSS px, so that a deck never shows it below its 1× size)."""
+    _, shown = retina_palette_png(fig)
+    slide = shown["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    return slide["text_px"] * fit * 1.5
+
+
+def overlaps(fig: Figure) -> int:
+    """Pairs of overlapping texts of ``fig`` (drawn first)."""
+    fig.draw_without_rendering()
+    return text_overlaps(fig)
+
+
+def chapter_like_tables() -> tuple[torch.Tensor, torch.Tensor]:
+    """A trained and an initial table shaped as chapter 4's (``[48, 32]`` float32): the
+    rows past the training length 32 left exactly as initialised."""
+    g = torch.Generator().manual_seed(0)
+    initial = 0.02 * torch.randn(48, 32, generator=g)
+    trained = initial.clone()
+    trained[:32] += 0.2 * torch.randn(32, 32, generator=g)
+    return trained, initial
+
+
+@pytest.mark.parametrize("with_reference", [True, False])
+def test_trained_table_figure_has_a_slide_layout_legible_on_a_projector(with_reference):
+    trained, initial = chapter_like_tables()
+    reference = sinusoidal_encoding(48, 32) if with_reference else None
+    fig = trained_table_figure(
+        trained,
+        initial,
+        train_length=32,
+        reference=reference,
+        reference_title="sinusoidal table (chapter 3)",
+    )
+    assert slide_text_at_1080p(fig) >= 24.0
+    slide = fig.slide_version()
+    panels = [ax for ax in slide.axes if ax.get_title()]
+    page_panels = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == [ax.get_title() for ax in page_panels]
+    for ax, page_ax in zip(panels[:-1], page_panels[:-1]):
+        np.testing.assert_array_equal(
+            ax.get_images()[0].get_array(), page_ax.get_images()[0].get_array()
+        )
+    bars = panels[-1]
+    assert [p.get_height() for p in bars.patches] == [
+        p.get_height() for p in page_panels[-1].patches
+    ]
+    # the legend beside the bars, not over them
+    slide.draw_without_rendering()
+    renderer = slide._get_renderer()
+    legend = bars.get_legend().get_window_extent(renderer)
+    assert legend.x0 > bars.get_window_extent(renderer).x1
+    (note,) = bars.texts
+    assert note.get_text() == "exactly 0"
+    assert overlaps(slide) <= overlaps(fig)
+
+
+def test_trained_table_figure_refuses_a_slide_flag_that_is_not_a_bool():
+    trained, initial = chapter_like_tables()
+    with pytest.raises(TypeError, match="slide must be a bool"):
+        trained_table_figure(trained, initial, train_length=32, slide="no")

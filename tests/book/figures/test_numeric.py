@@ -5,6 +5,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from book.demos.numeric import closest_distinct_pair
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.numeric import encoding_table, naive_encodings_figure, numeric_codes_figure
 from posenc.numeric import periodic_encoding
 
@@ -87,3 +88,41 @@ def test_codes_figure_circle_collision_and_table_errors():
 def test_figures_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def slide_text_at_1080p(fig: Figure) -> float:
+    """The smallest text of ``fig``'s slide version on a 1080p projector, in px (the slide
+    version at most 1180 × 380 CSS px, so that a deck never shows it below its 1× size)."""
+    _, shown = retina_palette_png(fig)
+    slide = shown["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    return slide["text_px"] * fit * 1.5
+
+
+def overlaps(fig: Figure) -> int:
+    """Pairs of overlapping texts of ``fig`` (drawn first)."""
+    fig.draw_without_rendering()
+    return text_overlaps(fig)
+
+
+def test_naive_figure_has_a_slide_layout_legible_on_a_projector():
+    fig = naive_encodings_figure((11, 101), alpha=5.0)  # chapter 2's call
+    assert slide_text_at_1080p(fig) >= 24.0
+    slide = fig.slide_version()
+    assert len(slide.axes) == 3  # the same panels, lines and titles
+    for ax, page_ax in zip(slide.axes, fig.axes):
+        assert ax.get_title() == page_ax.get_title()
+        for line, page_line in zip(ax.get_lines(), page_ax.get_lines()):
+            np.testing.assert_array_equal(line.get_xydata(), page_line.get_xydata())
+            assert line.get_color() == page_line.get_color()
+    # one legend beside the panels instead of one in each
+    assert [ax.get_legend() for ax in slide.axes] == [None] * 3
+    (legend,) = slide.legends
+    assert [t.get_text() for t in legend.get_texts()][:2] == ["T = 11", "T = 101"]
+    assert overlaps(slide) <= overlaps(fig)
+
+
+def test_naive_figure_refuses_a_slide_flag_that_is_not_a_bool():
+    with pytest.raises(TypeError, match="slide must be a bool"):
+        naive_encodings_figure(slide=1)

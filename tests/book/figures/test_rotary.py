@@ -10,6 +10,7 @@ import torch
 from matplotlib.figure import Figure
 
 from book.demos.rotary import rotary_offset_logits
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.rotary import (
     _log_bins,
     rotary_convention_figure,
@@ -162,6 +163,27 @@ def test_decay_figure_shows_the_lesson():
     assert left.get_ylabel() == "⟨q, R_r k⟩ / d"
 
 
+def test_decay_figure_slide_version_is_legible_and_draws_the_same_curves():
+    page = rotary_decay_figure(dim=128)  # as chapter 9 draws it
+    _, metadata = retina_palette_png(page)
+    slide = metadata["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    assert slide["text_px"] * fit * 1.5 >= 24.0  # px on a 1920 × 1080 projector
+    layout = page.slide_version()
+    layout.draw_without_rendering()
+    assert text_overlaps(layout) == 0
+    panels = layout.axes[:4]
+    assert len({round(ax.get_position().y0, 6) for ax in panels}) == 1  # in a row
+    for shown, again in zip(page.axes[:4], panels):
+        assert [line.get_label() for line in shown.lines] == [
+            line.get_label() for line in again.lines
+        ]
+        for a, b in zip(shown.lines, again.lines):
+            np.testing.assert_array_equal(a.get_ydata(), b.get_ydata())
+    assert layout.get_supxlabel() == "offset r = n − m (log scale)"  # once, for all four
+
+
 def test_log_bins_summarise_exactly():
     x = np.arange(1, 1001, dtype=float)
     y = np.cos(x)
@@ -253,6 +275,7 @@ _Q = torch.randn(6, 8, generator=torch.Generator().manual_seed(0))
         (lambda: rotary_decay_figure(dims=16), TypeError, "dims must be a sequence"),
         (lambda: rotary_decay_figure(draws=0), ValueError, "draws must be positive"),
         (lambda: rotary_decay_figure(seed=1.5), TypeError, "seed must be an integer"),
+        (lambda: rotary_decay_figure(slide="yes"), TypeError, "slide must be a bool"),
     ],
 )
 def test_figures_refuse_bad_input(call, error, match):

@@ -16,6 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.measure import label_collections
 from book.figures.window import (
     CONVENTIONS,
@@ -426,3 +427,39 @@ def test_shifted_window_figure_colours_match_the_mask(height, width, wh, ww, sh,
 def test_figures_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def slide_text_at_1080p(fig: Figure) -> float:
+    """The smallest text of ``fig``'s slide version on a 1080p projector, in px (the slide
+    version at most 1180 × 380 CSS px, so that a deck never shows it below its 1× size)."""
+    _, shown = retina_palette_png(fig)
+    slide = shown["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    return slide["text_px"] * fit * 1.5
+
+
+def overlaps(fig: Figure) -> int:
+    """Pairs of overlapping texts of ``fig`` (drawn first)."""
+    fig.draw_without_rendering()
+    return text_overlaps(fig)
+
+
+def test_meshgrid_figure_has_a_slide_layout_legible_on_a_projector():
+    fig = meshgrid_order_figure((3, 4))  # chapter 7's call
+    assert slide_text_at_1080p(fig) >= 24.0
+    slide = fig.slide_version()
+    for shown, page in zip(images(slide), images(fig)):  # the same shading
+        np.testing.assert_array_equal(shown, page)
+    page_labels = [c.labels for c in label_collections(fig)]
+    assert [c.labels for c in label_collections(slide)] == page_labels
+    texts = [t.get_text() for ax in slide.axes for t in ax.texts]
+    assert all(t.get_text() in texts for ax in fig.axes for t in ax.texts[1:])  # verdicts
+    assert "red line: n = 0, 1, 2, …" in texts[0]  # the key, beside the panels
+    assert overlaps(slide) <= overlaps(fig)
+    assert_inside_figure(slide)
+
+
+def test_meshgrid_figure_refuses_a_slide_flag_that_is_not_a_bool():
+    with pytest.raises(TypeError, match="slide must be a bool"):
+        meshgrid_order_figure((3, 4), slide=None)

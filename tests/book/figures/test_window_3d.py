@@ -12,6 +12,7 @@ from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.window_3d import frame_offset_figure, window_3d_index_figure
 
 
@@ -267,3 +268,64 @@ def test_explorer_figure_bad_arguments():
 def test_figures_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def slide_text_at_1080p(fig: Figure) -> float:
+    """The smallest text of ``fig``'s slide version on a 1080p projector, in px (the slide
+    version at most 1180 × 380 CSS px, so that a deck never shows it below its 1× size)."""
+    _, shown = retina_palette_png(fig)
+    slide = shown["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    return slide["text_px"] * fit * 1.5
+
+
+def overlaps(fig: Figure) -> int:
+    """Pairs of overlapping texts of ``fig`` (drawn first)."""
+    fig.draw_without_rendering()
+    return text_overlaps(fig)
+
+
+@pytest.mark.parametrize(
+    "query_shape,key_shape,key_step,chosen",
+    [
+        ((3, 2, 2), None, None, 1),  # chapter 8's self-attention call
+        ((7, 2, 2), (4, 2, 2), (2, 1, 1), 3),  # and its cross-attention call
+    ],
+)
+def test_index_figure_has_a_slide_layout_legible_on_a_projector(
+    query_shape, key_shape, key_step, chosen
+):
+    fig = window_3d_index_figure(query_shape, key_shape, key_step=key_step, highlight=chosen)
+    assert slide_text_at_1080p(fig) >= 24.0
+    slide = fig.slide_version()
+    assert len(slide.axes) == 4
+    (timeline, bars, matrix, _), page = slide.axes, fig.axes
+    np.testing.assert_array_equal(matrix.images[0].get_array(), page[2].images[0].get_array())
+    assert [t.get_text() for t in matrix.texts] == [t.get_text() for t in page[2].texts]
+    assert [p.get_height() for p in bars.patches] == [p.get_height() for p in page[1].patches]
+    assert [p.get_facecolor() for p in bars.patches] == [p.get_facecolor() for p in page[1].patches]
+    for shown, drawn in zip(timeline.collections, page[0].collections):
+        np.testing.assert_array_equal(shown.get_offsets(), drawn.get_offsets())
+    assert overlaps(slide) <= overlaps(fig)
+    texts_inside_figure(slide)
+
+
+@pytest.mark.parametrize(
+    "query_shape,key_shape,key_step,chosen",
+    [((6, 2, 3), (3, 2, 3), (2, 1, 1), 5), ((6, 2, 2), (3, 2, 2), (2, 1, 1), None)],
+)
+def test_index_figure_slide_layout_keeps_long_titles_apart(
+    query_shape, key_shape, key_step, chosen
+):
+    # four lines over the bars ("×: never used"), a narrow matrix: nothing may overlap
+    slide = window_3d_index_figure(
+        query_shape, key_shape, key_step=key_step, highlight=chosen, slide=True
+    )
+    assert overlaps(slide) == 0
+    texts_inside_figure(slide)
+
+
+def test_index_figure_refuses_a_slide_flag_that_is_not_a_bool():
+    with pytest.raises(TypeError, match="slide must be a bool"):
+        window_3d_index_figure(slide="true")

@@ -9,6 +9,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from book.demos.grids import window_bias_transfer
+from book.figures._base import SLIDE_BOX, retina_palette_png, text_overlaps
 from book.figures.window_v2 import (
     bias_transfer_figure,
     continuous_bias_figure,
@@ -44,6 +45,32 @@ def test_transfer_figure_titles_give_the_errors(small_result):
     err = ((small_result.continuous[0] - small_result.target[0]) ** 2).mean().sqrt().item()
     assert titles[1] == f"continuous, RMSE {err:.2f}"
     np.testing.assert_allclose(fig.axes[0].images[0].get_array(), small_result.target[0].numpy())
+
+
+def test_transfer_figure_slide_version_sets_the_six_panels_in_a_row_legibly():
+    # chapter 12's windows (8 × 8 to 16 × 16), fitted briefly: the same shapes and titles
+    result = window_bias_transfer((8, 8), (16, 16), steps=20, hidden_dim=16)
+    page = bias_transfer_figure(result)
+    _, metadata = retina_palette_png(page)
+    slide = metadata["slide"]
+    assert slide["width"] <= SLIDE_BOX[0] and slide["height"] <= SLIDE_BOX[1]
+    fit = min(SLIDE_BOX[0] / slide["width"], SLIDE_BOX[1] / slide["height"])
+    assert slide["text_px"] * fit * 1.5 >= 24.0  # px on a 1920 × 1080 projector
+    layout = page.slide_version()
+    layout.draw_without_rendering()
+    assert text_overlaps(layout) == 0
+    panels = [ax for ax in layout.axes if ax.images][:6]
+    assert len({round(ax.get_position().y0, 6) for ax in panels}) == 1  # in a row
+    for shown, again in zip(page.axes[:6], panels):
+        np.testing.assert_array_equal(shown.images[0].get_array(), again.images[0].get_array())
+        # the same title, the head's name moved above its three panels
+        assert shown.get_title().endswith(again.get_title().replace(",\n", ", "))
+    assert [t.get_text() for t in layout.texts] == ["head 0 (near)", "head 1 (row)"]
+
+
+def test_transfer_figure_refuses_a_slide_that_is_not_a_bool(small_result):
+    with pytest.raises(TypeError, match="slide must be a bool"):
+        bias_transfer_figure(small_result, slide=1)
 
 
 def test_explorer_frame_draws_the_mlp_bias(small_result):
