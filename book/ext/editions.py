@@ -87,7 +87,7 @@ UI_MESSAGES: tuple[str, ...] = (
     "Slides (PDF)",
     "These slides as a PDF, one slide per page",
     # gallery.py
-    "Files",
+    "Files:",
     "Language",
     "Exercise",
     "Admonition",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import posixpath
 import re
@@ -40,7 +41,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from book.ext.editions import SOURCE_LANGUAGE, catalogue_path, language_of, translate_text, ui_text
-from book.ext.reader import figure_alt, plain_markdown
+from book.ext.reader import figure_alt, plain_text
 
 FIGURES_FOLDER = "figures"  # under each edition's site root
 GALLERY_DIRECTIVE = "figure-gallery"
@@ -211,12 +212,11 @@ class FigureGallery(SphinxDirective):
         )
         text = absolute_doc_links(text, docname)
         box = nodes.container(classes=["gallery-figure"], ids=[f"gallery-{label}"])
-        alt = figure_alt(plain_markdown(text)).replace('"', "&quot;")
         files = f"{prefix}{FIGURES_FOLDER}/{label}"
-        box += nodes.raw(
+        box += nodes.raw(  # its alt text is the figure's, once the page is read (_alt_texts)
             "",
             f'<a class="gallery-picture" href="{files}.png">'
-            f'<img src="{files}.png" alt="{alt}" loading="eager"></a>',
+            f'<img src="{files}.png" alt="{_ALT}" loading="eager"></a>',
             format="html",
         )
         body = nodes.container(classes=["gallery-text"])
@@ -230,6 +230,7 @@ class FigureGallery(SphinxDirective):
             refdoc=self.env.docname,
         )
         number += nodes.literal(label, label)
+        number["classes"].append(_NUMBER)
         parsed = nodes.container()
         self.state.nested_parse(StringList(text.splitlines() or [""], self.env.docname), 0, parsed)
         paragraphs = list(parsed.findall(nodes.paragraph))
@@ -240,7 +241,7 @@ class FigureGallery(SphinxDirective):
             parsed += nodes.paragraph("", "", nodes.strong("", "", number))
         body += parsed.children
         files_line = nodes.paragraph(classes=["gallery-files"])
-        files_line += nodes.Text(ui_text(language, "Files") + ": ")
+        files_line += nodes.Text(ui_text(language, "Files:") + " ")
         files_line += nodes.raw(
             "",
             f'<a href="{files}.svg" download><code>{label}.svg</code></a> · '
@@ -251,6 +252,32 @@ class FigureGallery(SphinxDirective):
         box += body
         _untranslatable(box)
         return box
+
+
+_ALT = "__gallery-alt__"  # the picture's alt text, until the page is read
+_NUMBER = "gallery-number"
+
+
+def _alt_texts(app: Any, doctree: nodes.document) -> None:
+    """Give each gallery picture the alt text its figure has in its chapter: the caption's
+    first sentence as the page reads it (``book/ext/reader.py``, after the quotes are made
+    typographic), without the figure's number."""
+    for box in doctree.findall(nodes.container):
+        if "gallery-figure" not in box["classes"]:
+            continue
+        caption = next(
+            (p for p in box.findall(nodes.paragraph) if "gallery-files" not in p["classes"]), None
+        )
+        if caption is None:
+            continue
+        words = caption.deepcopy()
+        for number in list(words.findall(addnodes.pending_xref)):
+            if _NUMBER in number["classes"]:
+                number.parent.parent.remove(number.parent)  # the <strong> holding it
+        alt = html.escape(figure_alt(plain_text(words)), quote=True)
+        for raw in box.findall(nodes.raw):
+            if _ALT in raw.astext():
+                raw.children = [nodes.Text(raw.astext().replace(_ALT, alt))]
 
 
 def _publish(app: Any, exception: Exception | None) -> None:
@@ -267,6 +294,7 @@ def _publish(app: Any, exception: Exception | None) -> None:
 
 def setup(app: Any) -> dict[str, Any]:
     app.add_directive(GALLERY_DIRECTIVE, FigureGallery)
+    app.connect("doctree-read", _alt_texts)
     # after book_site.py has written the executed notebooks (priority 400)
     app.connect("build-finished", _publish, priority=450)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
