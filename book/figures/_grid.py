@@ -212,6 +212,7 @@ def draw_number_grid(
     show_numbers: bool = True,
     origin: tuple[float, float] | None = None,
     cell: float = 1.0,
+    cell_width: float | None = None,
 ) -> AxesImage:
     """Draw a small matrix as coloured cells, each labelled with its value; no ticks.
 
@@ -233,7 +234,10 @@ def draw_number_grid(
         show_numbers: ``False`` draws the colours only (for grids too large to label).
         origin: ``(x, y)`` of the grid's top-left corner in data coordinates (default: the
             ``imshow`` placement described above).
-        cell: side of one cell in data units (with ``origin``).
+        cell: side of one cell in data units (with ``origin``): its height, and its width
+            unless ``cell_width`` is given.
+        cell_width: the width of one cell in data units (with ``origin``; default ``cell``):
+            wider cells give signed numbers room beside each other on a slide.
 
     Returns:
         the ``AxesImage``.
@@ -245,6 +249,7 @@ def draw_number_grid(
     fontsize = check_positive_float("fontsize", fontsize)
     show_numbers = check_bool("show_numbers", show_numbers)
     cell = check_positive_float("cell", cell)
+    width = cell if cell_width is None else check_positive_float("cell_width", cell_width)
     if origin is not None:
         origin = _point("origin", origin)
     if hi <= lo:
@@ -252,6 +257,7 @@ def draw_number_grid(
     colormap = as_colormap(cmap)
     ox, oy = (-0.5, -0.5) if origin is None else origin
     size = 1.0 if origin is None else cell
+    across = 1.0 if origin is None else width
     image = ax.imshow(
         m,
         cmap=colormap,
@@ -259,7 +265,7 @@ def draw_number_grid(
         vmax=hi,
         interpolation="nearest",
         aspect="equal",
-        extent=(ox, ox + cols * size, oy + rows * size, oy),
+        extent=(ox, ox + cols * across, oy + rows * size, oy),
     )
     if origin is None:
         ax.set_axis_off()
@@ -268,7 +274,7 @@ def draw_number_grid(
         rgba = colormap((np.clip(m, lo, hi) - lo) / (hi - lo))  # [rows, cols, 4]
         dark = rgba[..., :3] @ np.array([0.299, 0.587, 0.114]) <= 0.5  # [rows, cols]
         centres = [
-            (ox + (c + 0.5) * size, oy + (r + 0.5) * size) for r, c in np.ndindex(rows, cols)
+            (ox + (c + 0.5) * across, oy + (r + 0.5) * size) for r, c in np.ndindex(rows, cols)
         ]
         draw_labels(
             ax,

@@ -334,16 +334,19 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4), *, slide: bool 
     dr, dc = _offsets(wh, ww)
     index = relative_position_index((wh, ww))  # [N, N]
     cell = min(0.36, 3.6 / n) if slide else min(0.3, 2.4 / n)
-    panel, gap = n * cell, 0.45
+    # on a slide the cells are wider than tall: the deck shrinks the figure to its height,
+    # and signed numbers ("−2") side by side need the room
+    across = 1.25 * cell if slide else cell
+    panel, wide, gap = n * cell, n * across, 0.45
     # three panels in a row when they fit the column (always on a slide), else Δr and Δc
     # above and I below
-    columns = 3 if slide or 3 * (panel + gap) + 0.1 <= MAX_WIDTH else 2
+    columns = 3 if slide or 3 * (wide + gap) + 0.1 <= MAX_WIDTH else 2
     rows = -(-3 // columns)
     font = 0.56 * cell * 72 if slide else max(MIN_FONT_SIZE, min(9.0, 0.5 * cell * 72))
     tick = font if slide else MIN_FONT_SIZE
     u = font / 8.5 if slide else 1.0  # the labels' room grows with their text
     gap *= u
-    fig, ax = inch_canvas(columns * (panel + gap) + 0.1, rows * (panel + 1.0 * u))
+    fig, ax = inch_canvas(columns * (wide + gap) + 0.1, rows * (panel + 1.0 * u))
     limit = max(wh, ww) - 1 or 1
     panels = (
         (dr, DIVERGING, -limit, limit, f"Δr = r_i − r_j  (−{wh - 1} … +{wh - 1})"),
@@ -360,7 +363,7 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4), *, slide: bool 
         row, col = divmod(k, columns)
         if row == rows - 1 and 3 % columns:  # centre the last, shorter row
             col += (columns - 3 % columns) / 2
-        at = (gap + col * (panel + gap), 0.85 * u + row * (panel + 1.0 * u))
+        at = (gap + col * (wide + gap), 0.85 * u + row * (panel + 1.0 * u))
         draw_number_grid(
             ax,
             m,
@@ -370,21 +373,22 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4), *, slide: bool 
             fontsize=font,
             origin=at,
             cell=cell,
+            cell_width=across,
             fmt=signed_label if k < 2 else "{:.0f}",
         )
         for b in range(ww, n, ww):  # separate the window's rows of tokens
-            ax.plot([at[0], at[0] + panel], [at[1] + b * cell] * 2, color="0.15", lw=0.8)
-            ax.plot([at[0] + b * cell] * 2, [at[1], at[1] + panel], color="0.15", lw=0.8)
+            ax.plot([at[0], at[0] + wide], [at[1] + b * cell] * 2, color="0.15", lw=0.8)
+            ax.plot([at[0] + b * across] * 2, [at[1], at[1] + panel], color="0.15", lw=0.8)
         draw_labels(
             ax,
             [str(t) for t in range(n)] * 2,
-            [(at[0] + (t + 0.5) * cell, at[1] - 0.09 * u) for t in range(n)]
+            [(at[0] + (t + 0.5) * across, at[1] - 0.09 * u) for t in range(n)]
             + [(at[0] - 0.11 * u, at[1] + (t + 0.5) * cell) for t in range(n)],
             fontsize=tick,
             colors="0.3",
         )
         ax.text(
-            at[0] + panel / 2, at[1] - 0.2 * u, "key j", ha="center", va="bottom", fontsize=8.5 * u
+            at[0] + wide / 2, at[1] - 0.2 * u, "key j", ha="center", va="bottom", fontsize=8.5 * u
         )
         ax.text(
             at[0] - 0.24 * u,
@@ -396,7 +400,7 @@ def relative_offsets_figure(window_size: Sequence[int] = (3, 4), *, slide: bool 
             rotation=90,
         )
         ax.text(
-            at[0] + panel / 2, at[1] - 0.42 * u, title, ha="center", va="bottom", fontsize=9.5 * u
+            at[0] + wide / 2, at[1] - 0.42 * u, title, ha="center", va="bottom", fontsize=9.5 * u
         )
     if slide:
         return fig

@@ -159,3 +159,28 @@ def _ax():
 def test_grid_helpers_refuse_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_number_grid_cells_may_be_wider_than_tall() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from book.figures._grid import draw_number_grid
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(10, 0)
+    image = draw_number_grid(
+        ax, np.array([[1, 2, 3], [4, 5, 6]]), origin=(1.0, 2.0), cell=1.0, cell_width=1.5
+    )
+    assert list(image.get_extent()) == [1.0, 5.5, 4.0, 2.0]  # 3 cells of 1.5 across, 2 of 1 down
+    labels = ax.collections[-1]
+    x = sorted({round(float(v), 6) for v in labels.get_offsets()[:, 0]})
+    assert x == [1.75, 3.25, 4.75]  # each label at its cell's centre
+    import pytest
+
+    with pytest.raises(ValueError, match="cell_width"):
+        draw_number_grid(ax, np.ones((1, 1)), origin=(0.0, 0.0), cell_width=0.0)
