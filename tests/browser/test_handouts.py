@@ -264,7 +264,7 @@ def test_handout_has_pages_text_and_title(name: str) -> None:
 def test_handout_numbers_its_pages_in_its_language(name: str) -> None:
     """The footer counts pages in the edition's words ("page 2 of 9", "第 2 页，共 9 页")."""
     _, pages, _ = handout(name)
-    for k in sorted({1, 2, len(pages)}):
+    for k in sorted({1, min(2, len(pages)), len(pages)}):
         footer = words(name, PAGE_COUNTER).format(page=k, pages=len(pages))
         assert bare(footer) in bare(pages[k - 1]), f"page {k} has no footer {footer!r}"
 
