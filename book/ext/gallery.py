@@ -184,10 +184,11 @@ class FigureGallery(SphinxDirective):
         if not toc.is_absolute():
             toc = root / toc
         prefix = "../" * self.env.docname.count("/")
-        for docname, _ in book_figures(root, toc):
+        chapters = book_figures(root, toc)  # every notebook read once
+        for docname, _ in chapters:
             self.env.note_dependency(str(root / f"{docname}.ipynb"))
         out: list[nodes.Node] = []
-        for docname, figures in book_figures(root, toc):
+        for docname, figures in chapters:
             heading = nodes.paragraph(classes=["gallery-chapter"])
             ref = addnodes.pending_xref(
                 "",
