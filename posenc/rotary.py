@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 from torch import Tensor
@@ -102,6 +102,8 @@ def _rotary_positions(name: str, positions: object, device: Device = None) -> Te
 _MEANINGS = {
     "original_max_positions": "the trained length",
     "rotary_dim": "the channels that rotate",
+    "short_factor": "the rescale factor of each pair up to the trained length",
+    "long_factor": "the rescale factor of each pair beyond the trained length",
 }
 
 # the optional arguments a method may leave unread, each at its unset value
@@ -110,6 +112,9 @@ _UNSET: dict[str, float | None] = {
     "original_max_positions": None,
     "seq_len": None,
     "rotary_dim": None,
+    "short_factor": None,
+    "long_factor": None,
+    "attention_factor": None,
 }
 
 
@@ -120,11 +125,12 @@ class RotaryScalingArgs:
     .. math::
 
         (\\text{method}, \\text{base}, s, L_0, L, r, \\beta_\\text{fast}, \\beta_\\text{slow},
-        \\text{low}, \\text{high}, \\text{device})
+        \\text{low}, \\text{high}, \\lambda^\\text{short}, \\lambda^\\text{long}, a,
+        \\text{device})
 
     :func:`scaled_rotary_frequencies` checks every argument (types, ranges, ``beta_fast >
-    beta_slow``, ``high_freq_factor > low_freq_factor``, ``rotary_dim <= dim``), casts the
-    floats to ``float`` and calls the method, a :class:`RotaryScaling`, with ``dim`` and one
+    beta_slow``, ``high_freq_factor > low_freq_factor``, ``rotary_dim <= dim``, ``d/2``
+    rescale factors), casts the floats to ``float`` and calls the method, a :class:`RotaryScaling`, with ``dim`` and one
     of these. Built by hand (to call a method of :data:`ROTARY_SCALINGS` directly) it is not
     checked; every field is required, by keyword.
 
@@ -140,15 +146,20 @@ class RotaryScalingArgs:
         beta_slow: YaRN's slow ramp end, in turns over ``L_0`` (a float ``> 0``).
         low_freq_factor: Llama 3.1's low band end (a float ``> 0``).
         high_freq_factor: Llama 3.1's high band end (a float ``> low_freq_factor``).
+        short_factor: LongRoPE's rescale factor of each pair for inputs up to ``L_0``, a float64
+            tensor ``[d/2]`` of factors ``> 0``, or ``None``.
+        long_factor: the same for inputs longer than ``L_0``, or ``None``.
+        attention_factor: LongRoPE's logit scale, a float ``> 0``, or ``None`` for its default.
         device: where to build the frequencies.
 
     Shapes:
-        none: scalars and a device.
+        ``short_factor``, ``long_factor``: ``[d/2]``; the rest scalars and a device.
 
     Matches: the ``rope_parameters`` of a transformers 5.23.0 config (``rope_theta``,
     ``factor``, ``original_max_position_embeddings``, ``beta_fast``, ``beta_slow``,
-    ``low_freq_factor``, ``high_freq_factor``; ``partial_rotary_factor = r/d``) and the
-    ``seq_len`` and ``device`` of ``ROPE_INIT_FUNCTIONS``.
+    ``low_freq_factor``, ``high_freq_factor``, ``short_factor``, ``long_factor``,
+    ``attention_factor``; ``partial_rotary_factor = r/d``) and the ``seq_len`` and ``device``
+    of ``ROPE_INIT_FUNCTIONS``.
     """
 
     method: str
@@ -161,14 +172,18 @@ class RotaryScalingArgs:
     beta_slow: float
     low_freq_factor: float
     high_freq_factor: float
+    short_factor: Tensor | None
+    long_factor: Tensor | None
+    attention_factor: float | None
     device: Device
 
     def refuse_unread(self, reads: tuple[str, ...]) -> None:
         """Refuse each optional argument that is set but not in ``reads``, with a ``ValueError``.
 
-        ``reads`` names those of ``factor``, ``original_max_positions``, ``seq_len`` and
-        ``rotary_dim`` the method reads; each other one of the four that is set (``factor !=
-        1``, the others not ``None``) is refused, naming it and :attr:`method`. Every built-in
+        ``reads`` names those of the optional arguments (``factor``, ``original_max_positions``,
+        ``seq_len``, ``rotary_dim``, ``short_factor``, ``long_factor``, ``attention_factor``)
+        the method reads; each other one that is set (``factor != 1``, the others not
+        ``None``) is refused, naming it and :attr:`method`. Every built-in
         method calls it first; a registered method gets the same refusal by calling it.
         """
         if not isinstance(reads, tuple):
@@ -220,10 +235,10 @@ class RotaryScaling(Protocol):
     def __call__(self, dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]: ...
 
 
-def _require(args: RotaryScalingArgs, name: str) -> int:
-    """The value of the optional argument ``name`` (``original_max_positions`` or ``rotary_dim``),
-    refused when ``None``."""
-    value: int | None = getattr(args, name)
+def _require(args: RotaryScalingArgs, name: str) -> Any:
+    """The value of the optional argument ``name`` (``original_max_positions``, ``rotary_dim``,
+    ``short_factor`` or ``long_factor``), refused when ``None``."""
+    value = getattr(args, name)
     if value is None:
         raise ValueError(f"{name} ({_MEANINGS[name]}) is required for method={args.method!r}")
     return value
@@ -326,6 +341,26 @@ def _partial_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, flo
     return torch.cat((rotated, still)), 1.0  # [d/2]
 
 
+@_reading(
+    "factor", "original_max_positions", "seq_len", "short_factor", "long_factor", "attention_factor"
+)
+def _longrope_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, float]:
+    """``"longrope"``: each pair's frequency divided by its own searched factor, one set of
+    ``d/2`` factors for inputs up to ``L_0`` and one beyond, and a logit scale."""
+    trained = _require(args, "original_max_positions")
+    short, long = _require(args, "short_factor"), _require(args, "long_factor")
+    beyond = args.seq_len is not None and args.seq_len > trained
+    theta = sinusoidal_frequencies(dim, base=args.base, device=args.device)  # [d/2]
+    rescale = torch.as_tensor(long if beyond else short, dtype=torch.float64, device=theta.device)
+    if args.attention_factor is not None:
+        scale = args.attention_factor
+    elif args.factor > 1:
+        scale = math.sqrt(1 + math.log(args.factor) / math.log(trained))
+    else:
+        scale = 1.0
+    return theta / rescale, scale  # [d/2]
+
+
 ROTARY_SCALINGS: dict[str, RotaryScaling] = {
     "default": _plain_frequencies,
     "plain": _plain_frequencies,
@@ -334,6 +369,7 @@ ROTARY_SCALINGS: dict[str, RotaryScaling] = {
     "dynamic": _dynamic_frequencies,
     "yarn": _yarn_frequencies,
     "llama3": _llama3_frequencies,
+    "longrope": _longrope_frequencies,
     "partial": _partial_frequencies,
 }
 """The methods of :func:`scaled_rotary_frequencies`: method name -> :class:`RotaryScaling`.
@@ -356,11 +392,11 @@ def rotary_scaling_reads(method: str) -> tuple[str, ...]:
     .. math::
 
         \\text{reads}(\\text{method}) \\subseteq
-        \\{s, L_0, L, r\\}
+        \\{s, L_0, L, r, \\lambda^\\text{short}, \\lambda^\\text{long}, a\\}
 
-    :func:`scaled_rotary_frequencies` refuses each of the four that is set (``factor != 1``,
-    the others not ``None``) and not in these, so a caller that loops over methods builds each
-    call's keyword arguments from one full set::
+    :func:`scaled_rotary_frequencies` refuses each optional argument that is set (``factor !=
+    1``, the others not ``None``) and not in these, so a caller that loops over methods builds
+    each call's keyword arguments from one full set::
 
         full = {"factor": 8.0, "original_max_positions": 8192, "seq_len": 65536}
         for method in ("linear", "ntk", "dynamic", "yarn", "llama3"):
@@ -370,12 +406,13 @@ def rotary_scaling_reads(method: str) -> tuple[str, ...]:
 
     The built-in methods: ``"default"`` and ``"plain"`` read none, ``"linear"`` and ``"ntk"``
     ``factor``, ``"dynamic"`` ``factor``, ``original_max_positions`` and ``seq_len``,
-    ``"yarn"`` and ``"llama3"`` ``factor`` and ``original_max_positions``, ``"partial"``
+    ``"yarn"`` and ``"llama3"`` ``factor`` and ``original_max_positions``, ``"longrope"``
+    those three and ``short_factor``, ``long_factor`` and ``attention_factor``, ``"partial"``
     ``rotary_dim``; each declares them once, and its own refusals use the same declaration. A
     method a user registered in :data:`ROTARY_SCALINGS` declares what it reads by carrying a
-    ``reads`` attribute, a tuple of some of the four names (``fn.reads = ("factor",)``), and
+    ``reads`` attribute, a tuple of some of the seven names (``fn.reads = ("factor",)``), and
     :func:`scaled_rotary_frequencies` then refuses the others; a registered method without
-    one reads all four (none is refused for it, and all four are returned). The other
+    one reads all seven (none is refused for it, and all seven are returned). The other
     arguments (``base``, ``beta_fast``, ``beta_slow``, ``low_freq_factor``,
     ``high_freq_factor``, ``device``) have defaults that every method accepts, and are never
     refused.
@@ -385,7 +422,8 @@ def rotary_scaling_reads(method: str) -> tuple[str, ...]:
 
     Returns:
         The names the method reads, a tuple of some of ``"factor"``,
-        ``"original_max_positions"``, ``"seq_len"`` and ``"rotary_dim"``, in that order.
+        ``"original_max_positions"``, ``"seq_len"``, ``"rotary_dim"``, ``"short_factor"``,
+        ``"long_factor"`` and ``"attention_factor"``, in that order.
 
     Shapes:
         none: names.
@@ -448,6 +486,9 @@ def scaled_rotary_frequencies(
     beta_slow: float = 1.0,
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
+    short_factor: Sequence[float] | Tensor | None = None,
+    long_factor: Sequence[float] | Tensor | None = None,
+    attention_factor: float | None = None,
     device: Device = None,
 ) -> tuple[Tensor, float]:
     """Return RoPE's frequencies, plain or scaled beyond the trained length, and the logit scale.
@@ -463,6 +504,8 @@ def scaled_rotary_frequencies(
             \\big(s L / L_0 - (s - 1)\\big)^{d/(d-2)} & \\text{dynamic} \\\\
           \\big(1 - \\gamma_i\\big)\\,\\theta_i + \\gamma_i\\,\\theta_i / s & \\text{yarn} \\\\
           \\big(1 - \\sigma_i\\big)\\,\\theta_i / s + \\sigma_i\\,\\theta_i & \\text{llama3} \\\\
+          \\theta_i / \\lambda_i,\\ \\lambda = \\lambda^\\text{long}\\ (L > L_0),
+            \\ \\lambda^\\text{short}\\ (\\text{else}) & \\text{longrope} \\\\
           \\text{base}^{-2i/r}\\ (i < r/2), \\quad 0\\ (i \\ge r/2) & \\text{partial}
         \\end{cases}
 
@@ -495,6 +538,14 @@ def scaled_rotary_frequencies(
       ``σ_i = (L_0/λ_i − low_freq_factor) / (high_freq_factor − low_freq_factor)`` blends the
       two (the formula above holds for every pair with ``σ_i`` clamped to ``[0, 1]``). Reads
       ``factor``, ``original_max_positions``, ``low_freq_factor``, ``high_freq_factor``.
+    * ``"longrope"``: LongRoPE (Ding et al. 2024), as Phi-3 uses it: pair ``i`` is divided by
+      its own factor ``λ_i``, found by a search rather than by a formula, from
+      ``short_factor`` for inputs up to ``L_0`` and from ``long_factor`` once ``seq_len >
+      L_0`` (so the frequencies change with the input's length, as with ``"dynamic"``). The
+      attention scale is ``attention_factor``, or by default ``sqrt(1 + ln s / ln L_0)``
+      (``1`` for ``s <= 1``), with ``s`` the model's length over ``L_0`` (Phi-3-mini-128k:
+      131072 / 4096 = 32). Reads ``factor``, ``original_max_positions``, ``seq_len``,
+      ``short_factor``, ``long_factor`` and ``attention_factor``.
     * ``"partial"``: partial RoPE (GPT-NeoX's ``rotary_pct``, transformers'
       ``partial_rotary_factor = r/d``): only the first ``r`` channels rotate, with the
       frequencies of an ``r``-channel RoPE; the remaining ``(d − r)/2`` pairs get frequency 0,
@@ -505,9 +556,9 @@ def scaled_rotary_frequencies(
       methods are applied to a model trained with plain frequencies.
 
     A built-in method refuses the arguments it does not read when they are set (``factor !=
-    1``, ``original_max_positions``, ``seq_len`` or ``rotary_dim`` not ``None``);
-    :func:`rotary_scaling_reads` names those it reads. Only YaRN
-    returns an attention scale other than 1; pass it with the frequencies as
+    1``, ``original_max_positions``, ``seq_len``, ``rotary_dim``, ``short_factor``,
+    ``long_factor`` or ``attention_factor`` not ``None``); :func:`rotary_scaling_reads` names
+    those it reads. Only YaRN and LongRoPE return an attention scale other than 1; pass it with the frequencies as
     ``apply_rotary(x, inv_freq=..., attention_scale=...)``, which multiplies the cosine and
     sine tables by it (so each logit of a rotated query and key grows by its square, as in
     transformers).
@@ -541,14 +592,15 @@ def scaled_rotary_frequencies(
     Args:
         dim: ``d``, channels per head (even).
         method: a key of :data:`ROTARY_SCALINGS`: ``"default"``, ``"plain"``, ``"linear"``,
-            ``"ntk"``, ``"dynamic"``, ``"yarn"``, ``"llama3"``, ``"partial"``, or one a user
-            registered.
+            ``"ntk"``, ``"dynamic"``, ``"yarn"``, ``"llama3"``, ``"longrope"``, ``"partial"``,
+            or one a user registered.
         base: as in :func:`rotary_angles` (finite, ``> 1``).
         factor: ``s``, how many times longer the input may be (finite, ``> 0``); read by
-            ``linear``, ``ntk``, ``dynamic``, ``yarn`` and ``llama3``.
+            ``linear``, ``ntk``, ``dynamic``, ``yarn``, ``llama3`` and ``longrope``.
         original_max_positions: ``L_0``, the length the model was trained on (a positive int);
-            required by ``dynamic``, ``yarn`` and ``llama3``, refused by the others.
-        seq_len: ``dynamic`` only: the current input length (a positive int, or ``None``).
+            required by ``dynamic``, ``yarn``, ``llama3`` and ``longrope``, refused by the others.
+        seq_len: ``dynamic`` and ``longrope`` only: the current input length (a positive int,
+            or ``None``).
         rotary_dim: ``partial`` only: ``r``, the channels that rotate (even,
             ``2 <= r <= d``); required there.
         beta_fast: ``yarn`` only: rotations over ``L_0`` above which a pair is kept
@@ -556,6 +608,11 @@ def scaled_rotary_frequencies(
         beta_slow: ``yarn`` only: rotations below which a pair is fully interpolated (``> 0``).
         low_freq_factor: ``llama3`` only (finite, ``> 0``).
         high_freq_factor: ``llama3`` only (finite, ``> low_freq_factor``).
+        short_factor: ``longrope`` only, required there: ``d/2`` finite factors ``> 0`` (a
+            sequence or a 1-D tensor), one per pair, for inputs up to ``L_0``.
+        long_factor: ``longrope`` only, required there: the same for inputs beyond ``L_0``.
+        attention_factor: ``longrope`` only: the logit scale (finite, ``> 0``), or ``None`` for
+            the default above.
         device: where to build the frequencies.
 
     Returns:
@@ -568,7 +625,7 @@ def scaled_rotary_frequencies(
     Matches: transformers 5.23.0 `modeling_rope_utils.py` ``ROPE_INIT_FUNCTIONS[method]``
     (``_compute_linear_scaling_rope_parameters``, ``_compute_dynamic_ntk_parameters``,
     ``_compute_yarn_parameters`` with ``truncate=True`` and no ``mscale``,
-    ``_compute_llama3_parameters``) and ``compute_default_rope_parameters`` of its Llama and
+    ``_compute_llama3_parameters``, ``_compute_longrope_parameters`` with ``factor`` given) and ``compute_default_rope_parameters`` of its Llama and
     GPT-NeoX rotary embeddings (``"default"``; ``"partial"`` with ``partial_rotary_factor =
     r/d`` gives its ``r/2`` frequencies, and ``GPTNeoXAttention``'s ``rotary_ndims`` the
     unrotated channels); bloc97, "NTK-Aware Scaled RoPE" (r/LocalLLaMA, June 2023),
@@ -597,6 +654,10 @@ def scaled_rotary_frequencies(
             f"high_freq_factor must be > low_freq_factor, got {high_freq_factor} "
             f"and {low_freq_factor}"
         )
+    short = _check_rescale("short_factor", short_factor, dim)
+    long = _check_rescale("long_factor", long_factor, dim)
+    if attention_factor is not None:
+        attention_factor = check_positive_float("attention_factor", attention_factor)
     scaling = ROTARY_SCALINGS[method]
     if not callable(scaling):
         raise TypeError(
@@ -615,10 +676,42 @@ def scaled_rotary_frequencies(
         beta_slow=beta_slow,
         low_freq_factor=low_freq_factor,
         high_freq_factor=high_freq_factor,
+        short_factor=short,
+        long_factor=long,
+        attention_factor=attention_factor,
         device=device,
     )
     args.refuse_unread(reads)  # its declaration's refusals, for a registered method too
     return _check_scaling_result(method, dim, scaling(dim, args))
+
+
+def _check_rescale(name: str, value: object, dim: int) -> Tensor | None:
+    """LongRoPE's ``short_factor`` or ``long_factor``: ``None``, or ``d/2`` finite factors ``> 0``
+    (a sequence, or a 1-D real tensor, which stays on its device), as a float64 tensor."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        if value.dim() != 1 or value.is_complex() or value.dtype == torch.bool:
+            raise ValueError(
+                f"{name} must be a 1-D real tensor of dim/2 = {dim // 2} factors, got "
+                f"shape {tuple(value.shape)} and dtype {value.dtype}"
+            )
+        if value.numel() != dim // 2:
+            raise ValueError(f"{name} must hold dim/2 = {dim // 2} factors, got {value.numel()}")
+        factors = value.detach().to(torch.float64)  # [d/2]
+        if factors.device.type != "meta" and not bool(
+            (torch.isfinite(factors) & (factors > 0)).all()
+        ):
+            raise ValueError(f"{name} must hold finite factors > 0, got {factors.tolist()}")
+        return factors
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(
+            f"{name} must be a sequence of dim/2 = {dim // 2} factors, got {type(value).__name__}"
+        )
+    if len(value) != dim // 2:
+        raise ValueError(f"{name} must hold dim/2 = {dim // 2} factors, got {len(value)}")
+    checked = [check_positive_float(f"{name}[{i}]", v) for i, v in enumerate(value)]
+    return torch.tensor(checked, dtype=torch.float64)  # [d/2]
 
 
 def _check_inv_freq(dim: int, inv_freq: object, *, name: str = "inv_freq") -> Tensor:

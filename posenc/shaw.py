@@ -453,7 +453,8 @@ class ShawRelativeMultiheadAttention(nn.Module):
     """Multi-head self- or cross-attention with Shaw et al.'s relative positions.
 
     Queries, keys and values are linear projections split into ``h`` heads; all heads share
-    the two tables ``rel_k`` and ``rel_v`` (``[2k+1, d/h]`` each), as in the paper.
+    the two tables ``rel_k`` and ``rel_v`` (``[2k+1, d/h]`` each), as in the paper's big model
+    (its base model, behind the ablations, learned a pair for every layer and head).
 
     Args:
         dim: ``d``, the model width.

@@ -43,20 +43,24 @@ def shaw_intermediate_bytes(
     .. math::
 
         \\text{naive} = 2n^2d\\,s, \\qquad
-        \\text{posenc} = \\big(c(c + n + 2k - 1) + 3cn + 2c(2k+1)\\big)\\,s, \\qquad
+        \\text{posenc} = \\max_{\\text{blocks}} \\big(cW + 3cn + 2c(2k+1)\\big)\\,s, \\qquad
         \\text{attention} = n^2 s
 
-    with ``s`` the element size and ``c`` the query rows per block:
+    with ``s`` the element size, ``c`` the query rows of a block and ``W`` the width of its
+    padded buffer:
 
     * ``"naive"``: the two ``n × n × d`` tensors ``a^K`` and ``a^V`` that the written-out formula
       builds (:func:`shaw_attention_reference` builds two more of that size,
       ``k_j + a^K_ij`` and ``v_j + a^V_ij``, not counted here);
     * ``"posenc"``: what :func:`posenc.shaw.shaw_attention` holds on the CPU (its blocked path)
-      for one block of ``c = min(n, 2^18 // n)`` query rows (blocks are processed one after
-      another): the padded key-term buffer ``c × (c + n + 2k − 1)``; the block's logits, its
-      weights and their running sum, ``c × n`` each; and the two ``c × (2k+1)`` matrices
-      (``q·w^K`` and the bucket sums). With ``cn ≈ 2^18`` that is about
-      ``2^20 + c(c + 6k + 1)`` numbers. The outputs (``n × d`` in all) are not counted;
+      for its largest block (blocks are processed one after another, each of
+      ``c = min(n, 2^18 // n)`` query rows but the last): the padded key-term buffer
+      ``c × W``, which covers only the offsets ``j − i`` that the block's rows meet, and at least
+      ``−k … k`` (``W = c + n − 1`` once ``c > k`` and ``n > k``); the block's logits, its
+      weights and their running sum, ``c × n`` each (no running sum for ``k = 0``); and the two ``c × (2k+1)`` matrices
+      (``q·w^K`` and the bucket sums). For ``c, n > k`` that is ``4cn + c^2 + (4k+1)c``, or
+      about ``2^20 + c(c + 4k + 1)`` numbers once ``cn ≈ 2^18``. The outputs (``n × d`` in
+      all) are not counted;
     * ``"attention"``: the ``n × n`` weight matrix that plain (unfused) attention holds.
 
     Args:
@@ -72,18 +76,30 @@ def shaw_intermediate_bytes(
         ``n`` positions, ``d`` channels, ``k`` clipping distance (counts only, no tensors).
 
     Matches: Huang et al. (2019) for the size of one of the two naive tensors: their 1.1 GB
-    per head at ``n = 2048``, ``d = 64`` (and 8.5 GB per layer for their 8 heads, ``d = 512``).
-    ``tests/test_demos_shaw.py`` checks the ``"posenc"`` count against the tensors that one call
-    of :func:`posenc.shaw.shaw_attention` keeps alive.
+    per head at ``n = 2048``, ``d = 64`` (and 8.5 GB per layer for their 8 heads, ``d = 512``);
+    the block widths of ``posenc.shaw._shaw_block``. ``tests/book/demos/test_shaw.py`` checks
+    the ``"posenc"`` count against the tensors that one call of
+    :func:`posenc.shaw.shaw_attention` keeps alive.
     """
     n = check_int("n", n)
     d = check_int("dim", dim)
     k = check_int("max_relative_position", max_relative_position, minimum=0)
     size = check_int("element_size", element_size)
-    c = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
+    rows = min(n, max(1, _BLOCK_ELEMENTS // n))  # query rows per block in shaw_attention
+    largest = 0
+    # A block's width is a convex function of its first row, so among the full blocks the
+    # widest is the first or the last one; the last block may be shorter and is checked too.
+    last = (max(n - 1, 0) // rows) * rows
+    for first in {0, max(0, last - rows) if n % rows else last, last}:
+        c = min(rows, n - first)
+        left = max(0, first + c - 1 - k)  # offsets below -k that the block meets
+        right = max(0, n - 1 - first - k)  # offsets above k
+        width = left + 2 * k + 1 + right
+        per_key = 3 if k else 2  # logits, weights and (for k > 0) their running sum
+        largest = max(largest, c * width + per_key * c * n + 2 * c * (2 * k + 1))
     return {
         "naive": 2 * n * n * d * size,
-        "posenc": (c * (c + n + 2 * k - 1) + 3 * c * n + 2 * c * (2 * k + 1)) * size,
+        "posenc": largest * size,
         "attention": n * n * size,
     }
 

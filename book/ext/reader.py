@@ -28,9 +28,16 @@
   it is shown at on a laptop (capped at ``COLUMN_PX``), which ``tests/book/test_figure_text.py``
   checks; the build hands these sizes to ``reader.js`` (``window.peReader``). An explorer's
   figure does the same with its own measured size (``book/explorers/explorer.py``).
+* **Optional boxes.** Engineering detail and the errors of the sources sit in a collapsed
+  box that the main thread can skip: ```` ```{aside-start} Title``` ```` in one markdown cell,
+  ```` ```{aside-end}``` ```` in a later one, and every cell between them (code cells too) goes
+  into the box, as sphinx-exercise does for solutions (``AsideStart``, ``merge_asides``). The
+  box is an admonition with the classes ``dropdown aside aside-<kind>`` (``:class: engineering``
+  or ``sources``): collapsed on the page by sphinx-togglebutton, printed open by the
+  handouts' stylesheet, its title translated like any heading.
 * **Wide content scrolls in its own box, with a cue.** A display equation, a figure, an
   explorer or a table wider than the column scrolls sideways inside its own box, never the
-  page, and a shadow marks each side that has more: behind a (transparent) equation
+  page (so does an inline formula wider than its line, which MathJax cannot break), and a shadow marks each side that has more: behind a (transparent) equation
   (``pe-scrolls``), over an opaque figure, explorer or table by a frame around its box
   (``pe-scroll-frame`` with ``pe-more-left``/``pe-more-right``, set by ``reader.js`` as the box
   scrolls). A thin scrollbar shows where the browser keeps one (a phone shows it only while
@@ -42,12 +49,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
 
 STATIC = Path(__file__).parent / "reader_static"
+logger = logging.getLogger(__name__)
 
 TEST_MARKER = re.compile(r"^[ \t]*# *NBVAL_[A-Z_]+[ \t]*$")
 """A line that only tells nbval what to do with the cell (``# NBVAL_CHECK_OUTPUT`` and kin)."""
@@ -206,6 +218,92 @@ def _clean_page(app: Sphinx, doctree: nodes.document) -> None:
                 image["alt"] = alt
 
 
+ASIDE_KINDS = ("engineering", "sources")
+"""What an optional box holds: engineering detail, or the errors of the seed articles."""
+
+
+class aside_start(nodes.Element):
+    """Where an optional box opens; holds its title until ``merge_asides`` builds the box."""
+
+
+class aside_end(nodes.Element):
+    """Where an optional box closes."""
+
+
+class AsideStart(SphinxDirective):
+    """```{aside-start} Title``` with ``:class: engineering`` or ``:class: sources``."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, Any]] = {"class": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        kind = self.options.get("class", "")
+        if kind not in ASIDE_KINDS:
+            raise self.error(f"aside-start :class: must be one of {', '.join(ASIDE_KINDS)}")
+        title = nodes.title(self.arguments[0], "")
+        title.source, title.line = self.get_source_info()  # translatable, like a heading
+        inline, messages = self.state.inline_text(self.arguments[0], self.lineno)
+        title.extend(inline)
+        node = aside_start("", title, kind=kind)
+        node.source, node.line = title.source, title.line
+        return [node, *messages]
+
+
+class AsideEnd(SphinxDirective):
+    """```{aside-end}```: closes the box opened by the last ``aside-start``."""
+
+    def run(self) -> list[nodes.Node]:
+        node = aside_end()
+        node.source, node.line = self.get_source_info()
+        return [node]
+
+
+def merge_asides(doctree: nodes.Node) -> list[str]:
+    """Move what lies between each ``aside-start`` and its ``aside-end`` into one admonition.
+
+    The two markers must be siblings (no heading between them: a section would end the box).
+    Returns a message for every marker without its partner (the build turns them into
+    warnings, and warnings into errors).
+    """
+    problems = []
+    for start in list(doctree.findall(aside_start)):
+        parent = start.parent
+        at = parent.index(start)
+        end = next(
+            (
+                i
+                for i in range(at + 1, len(parent))
+                if isinstance(parent[i], (aside_start, aside_end))
+            ),
+            None,
+        )
+        if end is None or not isinstance(parent[end], aside_end):
+            problems.append(f"line {start.line}: aside-start without an aside-end after it")
+            continue
+        box = nodes.admonition("", classes=["dropdown", "aside", f"aside-{start['kind']}"])
+        box.source, box.line = start.source, start.line
+        box += start.children[0]  # the title
+        inside = parent.children[at + 1 : end]
+        del parent.children[at : end + 1]
+        box.extend(inside)  # moved, not copied: their ids and references stay valid
+        parent.insert(at, box)
+    for end in doctree.findall(aside_end):
+        problems.append(f"line {end.line}: aside-end without an aside-start before it")
+        end.parent.remove(end)
+    return problems
+
+
+class MergeAsides(SphinxTransform):
+    """Builds the optional boxes before the translation (priority 20) reads their titles."""
+
+    default_priority = 10
+
+    def apply(self, **kwargs: Any) -> None:
+        for problem in merge_asides(self.document):
+            logger.warning(problem, location=self.env.docname)
+
+
 def _add_static(app: Sphinx, config: Any) -> None:
     config.html_static_path.append(str(STATIC))
 
@@ -222,6 +320,11 @@ def reader_sizes_js() -> str:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _add_static)
     app.connect("doctree-read", _clean_page)
+    app.add_node(aside_start)
+    app.add_node(aside_end)
+    app.add_directive("aside-start", AsideStart)
+    app.add_directive("aside-end", AsideEnd)
+    app.add_transform(MergeAsides)
     app.add_css_file("reader.css")
     app.add_js_file(None, body=reader_sizes_js())
     app.add_js_file("reader.js", defer="defer")

@@ -94,8 +94,9 @@ def shaw_index_figure(
     """Left: the index matrix ``I_ij = clip(j − i, −k, k) + k``; right: one query's key bias.
 
     Both panels use one colour per index, so the right panel's bars take the colour of the
-    cells in the highlighted row on the left. Outside the window ``|j − i| <= k`` every key
-    gets the same bias (the colour of index ``0`` or ``2k``). Drawn with fixed axes and no
+    cells in the highlighted row on the left. Inside the grey window ``|j − i| <= k − 1`` each
+    key has a table row of its own; from ``|j − i| = k`` on, the keys on each side share one
+    bias (the colour of index ``0`` or ``2k``). Drawn with fixed axes and no
     layout engine, and the bars drawn as one collection, so that an explorer redraw stays fast.
 
     Args:
@@ -143,7 +144,8 @@ def shaw_index_figure(
         ((j - 0.42, 0.0), (j - 0.42, b), (j + 0.42, b), (j + 0.42, 0.0)) for j, b in enumerate(bias)
     ]
     right.add_collection(PolyCollection(verts, facecolors=colours, edgecolors="none"))
-    right.axvspan(i - k - 0.5, i + k + 0.5, color="0.9", zorder=0)
+    if k:  # the keys with a row of their own, |j − i| <= k − 1 (at ±k the end rows begin)
+        right.axvspan(i - k + 0.5, i + k - 0.5, color="0.9", zorder=0)
     right.axhline(0.0, color="0.4", lw=0.6)
     limit = 3.2
     right.set_ylim(-limit, limit)
@@ -153,7 +155,7 @@ def shaw_index_figure(
     right.set_xlabel("key j", labelpad=1)
     fig.text(0.74, 0.935, f"key term of query i = {i}:  q·w[I]/√d", ha="center", fontsize=10)
     if k:
-        note = f"grey: |j − i| ≤ {k}, one bias per key; outside: flat"
+        note = f"grey: |j − i| < {k}, one bias per key; outside: flat"
     else:
         note = f"one bias for every key: q·w₀/√d = {bias[0]:.2f}"
     fig.text(0.74, 0.87, note, ha="center", fontsize=8)

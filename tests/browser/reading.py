@@ -163,6 +163,46 @@ PUNCTUATION_BREAKS = """() => {
   return out;
 }"""
 
+# Inline math that is cut: wider than its own box (the theme gives ``span.math`` a max-width of
+# its line; MathJax does not break an inline formula, so a long one would lose its end on a
+# phone) unless that box scrolls with the cue (reader.js), or past an edge of the screen
+# outside any box that scrolls. Read
+# in the article only (the closed contents panel keeps its own math off screen).
+INLINE_MATH_CUT = """() => {
+  const root = document.querySelector('article.bd-article') || document.querySelector('main')
+    || document.body;
+  const screen = document.documentElement.clientWidth;
+  const out = [];
+  for (const math of root.querySelectorAll('mjx-container:not([display="true"])')) {
+    const r = math.getBoundingClientRect();
+    if (!r.width) continue;
+    const own = math.closest('span.math');
+    // a formula wider than its own box may scroll in it (reader.js), with the cue
+    const ownScrolls = !!own && ['auto', 'scroll'].includes(getComputedStyle(own).overflowX)
+      && own.classList.contains('pe-scrolls') && own.scrollWidth > own.clientWidth;
+    let cut = !!own && r.width > own.clientWidth + 1 && !ownScrolls;
+    // what must fit the screen: the formula, or the box it scrolls in
+    const shown = ownScrolls ? own.getBoundingClientRect() : r;
+    let box = (own || math).parentElement, scrolls = false;
+    while (box && box !== document.body) {
+      const x = getComputedStyle(box).overflowX;
+      if ((x === 'auto' || x === 'scroll') && box.scrollWidth > box.clientWidth + 1) {
+        scrolls = true;
+        break;
+      }
+      box = box.parentElement;
+    }
+    if (!scrolls && (shown.right > screen + 1 || shown.left < -1)) cut = true;
+    if (cut) out.push(math.textContent.slice(0, 40));
+  }
+  return out;
+}"""
+
+# Open every collapsed box (solutions, optional boxes), as a reader does, by clicking it, so
+# that what is inside is laid out too.
+OPEN_BOXES = """() => document.querySelectorAll('button.toggle-button.toggle-button-hidden')
+  .forEach(button => button.click())"""
+
 # Markdown that did not become markup: "**" left in the shown text (outside code and math), as
 # when a translation's emphasis is not recognised ("**附录**用" next to a role).
 RAW_MARKDOWN = """() => {

@@ -18,6 +18,7 @@ photographed (``_build/screenshots/phone-*.png``). The suite fails on
 * a table, a code listing or an output wider than the screen that cannot scroll or shows no
   cue, and a table squeezed until its inline code breaks across lines;
 * a line that starts with the punctuation after inline math (", whatever its column");
+* inline math cut at the screen's edge (in the text, a solution or an optional box);
 * a contents entry that, chosen, does not bring its heading to the top of the screen, and a
   tooltip left over the page after the menus were used.
 
@@ -41,7 +42,9 @@ from .reading import (
     EQUATIONS,
     EXPLORERS,
     FIGURES,
+    INLINE_MATH_CUT,
     LISTINGS,
+    OPEN_BOXES,
     PAGE_OVERFLOW,
     PHONE,
     PUNCTUATION_BREAKS,
@@ -127,6 +130,10 @@ def _phone(browser: Any, site_url: str, name: str) -> dict[str, Any]:
             "squeezed": page.evaluate(SQUEEZED_TABLE_CODE),
             "page_overflow": page.evaluate(PAGE_OVERFLOW),
         }
+        page.evaluate(OPEN_BOXES)
+        page.wait_for_timeout(400)
+        reading["inline_math_cut"] = page.evaluate(INLINE_MATH_CUT)
+        page.evaluate("() => window.scrollTo(0, 0)")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"phone__{name.replace('/', '__')}.png"))
         reading["menus"] = {kind: _open_menu(page, kind) for kind in ("primary", "secondary")}
@@ -203,6 +210,13 @@ def test_wide_listings_scroll_with_a_cue(browser: Any, site_url: str, name: str)
 def test_punctuation_stays_with_its_math(browser: Any, site_url: str, name: str) -> None:
     broken = _phone(browser, site_url, name)["punctuation"]
     assert broken == [], "a line starts with the punctuation that follows inline math"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_inline_math_stays_on_the_screen(browser: Any, site_url: str, name: str) -> None:
+    # boxes opened: the formulas of solutions and optional boxes count too
+    cut = _phone(browser, site_url, name)["inline_math_cut"]
+    assert cut == [], "inline math cut at the screen's edge (make it a display equation)"
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -100,6 +100,7 @@ class Visit:
     stuck: list[str] = field(default_factory=list)  # controls that did not change their figure
     reader: dict[str, Any] = field(default_factory=dict)  # reading.read_for_reader, at 1366 px
     alt_unchanged: list[str] = field(default_factory=list)  # explorers whose alt did not follow
+    asides: list[dict[str, Any]] = field(default_factory=list)  # the optional boxes, clicked
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -136,6 +137,26 @@ def _open(
     page.goto(f"{site_url}/{name}.html", wait_until="load")
     return context, page, visit
 
+
+# Every optional box (book/ext/reader.py: engineering detail, errors in the sources): its title,
+# whether its body is hidden when the page loads, and whether a click on its title opens it.
+_ASIDES = """async () => {
+  const shown = (box) => Array.from(box.children)
+    .filter(c => !c.classList.contains('admonition-title'))
+    .some(c => c.getBoundingClientRect().height > 0 && getComputedStyle(c).visibility !== 'hidden');
+  const boxes = [];
+  for (const box of document.querySelectorAll('.admonition.aside')) {
+    const title = box.querySelector('.admonition-title');
+    const closed = !shown(box);
+    (box.querySelector('button.toggle-button') || title).click();
+    await new Promise(r => setTimeout(r, 500));
+    boxes.push({title: title ? title.innerText.trim() : '', closed: closed, opens: shown(box),
+                kind: Array.from(box.classList).filter(c => c.startsWith('aside-')),
+                cells: box.querySelectorAll('.cell').length,
+                equations: box.querySelectorAll('.math-wrapper, mjx-container[display="true"]').length});
+  }
+  return boxes;
+}"""
 
 _VISITS: dict[str, Visit] = {}
 
@@ -184,6 +205,7 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         page.screenshot(path=str(shot), full_page=FULL_SCREENSHOTS)
         # equations, images, listings and axe-core, before any control or answer changes it
         visit.reader = read_for_reader(page)
+        visit.asides = page.evaluate(_ASIDES)
         # A control or question the browser cannot work (a timeout, say) fails only its test.
         if name in EXPLORER_PAGES:
             try:
@@ -279,6 +301,35 @@ def test_every_image_says_what_it_shows(browser: Any, site_url: str, name: str) 
     images = visit.reader["images"]
     assert [f"{i['src']}: {p}" for i in images if (p := alt_problem(i["alt"]))] == []
     assert visit.alt_unchanged == [], "explorers whose alt text does not follow their controls"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_optional_boxes_are_closed_and_open_on_a_click(
+    browser: Any, site_url: str, name: str
+) -> None:
+    asides = _visit(browser, site_url, name).asides
+    assert [a["title"] for a in asides if not a["title"]] == [], "an optional box without a title"
+    assert [a["title"] for a in asides if len(a["kind"]) != 1] == [], "a box of no kind"
+    assert [a["title"] for a in asides if not a["closed"]] == [], "shown open on load"
+    assert [a["title"] for a in asides if not a["opens"]] == [], "does not open on a click"
+
+
+SOURCE_BOX_PAGES = [
+    p for p in PAGES if edition(p)[1].startswith(tuple(f"chapters/0{n}_" for n in "2345678"))
+]
+
+
+@pytest.mark.parametrize("name", SOURCE_BOX_PAGES)
+def test_the_optional_boxes_hold_what_the_chapters_put_in_them(
+    browser: Any, site_url: str, name: str
+) -> None:
+    # Chapters 2 to 8 flag the seed articles' errors in boxes of their own; chapter 6 keeps its
+    # blocks, memory count and benchmarks in one box, code and equation included.
+    asides = _visit(browser, site_url, name).asides
+    assert "aside-sources" in [a["kind"][0] for a in asides], "no box for the sources' errors"
+    if edition(name)[1].startswith("chapters/06_"):
+        (engineering,) = [a for a in asides if a["kind"] == ["aside-engineering"]]
+        assert engineering["cells"] >= 1 and engineering["equations"] >= 1
 
 
 @pytest.mark.parametrize("name", PAGES)

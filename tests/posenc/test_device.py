@@ -239,6 +239,16 @@ CASES: dict[str, list[Case]] = {
         lambda dev: P.scaled_rotary_frequencies(
             8, "llama3", factor=8.0, original_max_positions=64, device=dev
         ),
+        lambda dev: P.scaled_rotary_frequencies(
+            8,
+            "longrope",
+            factor=4.0,
+            original_max_positions=16,
+            seq_len=64,
+            short_factor=(1.0, 1.1, 1.2, 1.3),
+            long_factor=torch.tensor([1.0, 2.0, 3.0, 4.0], device=dev),
+            device=dev,
+        ),
         lambda dev: P.scaled_rotary_frequencies(8, "plain", device=dev),
         lambda dev: P.scaled_rotary_frequencies(8, "default", device=dev),
         lambda dev: P.scaled_rotary_frequencies(8, "ntk", factor=4.0, device=dev),

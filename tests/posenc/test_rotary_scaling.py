@@ -2,7 +2,7 @@
 
 The reference is transformers 5.23.0: ``ROPE_INIT_FUNCTIONS[method]`` of
 ``modeling_rope_utils`` on a ``LlamaConfig`` carrying the same ``rope_parameters`` (linear,
-dynamic NTK, YaRN, Llama 3.1), ``compute_default_rope_parameters`` of Llama (``"default"``)
+dynamic NTK, YaRN, Llama 3.1, LongRoPE), ``compute_default_rope_parameters`` of Llama (``"default"``)
 and of GPT-NeoX with ``partial_rotary_factor`` (``"partial"``), ``LlamaRotaryEmbedding`` +
 ``apply_rotary_pos_emb`` for the rotated queries and keys, and GPT-NeoX's
 ``apply_rotary_pos_emb`` (partial rotation of the first ``rotary_ndims`` channels). The
@@ -19,6 +19,8 @@ import textwrap
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from transformers import GPTNeoXConfig, LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
@@ -64,6 +66,14 @@ def llama_config(dim, method, *, base=10000.0, max_positions=None, **ours):
             "low_freq_factor": ours.get("low_freq_factor", 1.0),
             "high_freq_factor": ours.get("high_freq_factor", 4.0),
         }
+    if method == "longrope":
+        params |= {
+            "original_max_position_embeddings": original,
+            "short_factor": list(ours["short_factor"]),
+            "long_factor": list(ours["long_factor"]),
+        }
+        if ours.get("attention_factor") is not None:
+            params["attention_factor"] = ours["attention_factor"]
     if method == "dynamic":
         max_positions = original  # transformers' dynamic reads the trained length from here
     return LlamaConfig(
@@ -110,9 +120,59 @@ CONFIGS = [
 ]
 
 
+def rescale(n, seed, low=1.0, high=8.0):
+    """``n`` LongRoPE-style rescale factors between ``low`` and ``high``, rising like a search's."""
+    g = torch.Generator().manual_seed(seed)
+    return tuple(sorted((low + (high - low) * torch.rand(n, generator=g, dtype=F64)).tolist()))
+
+
+# LongRoPE as Phi-3 uses it: short factors near 1, long ones up to the stretch, s = L / L_0
+LONGROPE = {"short_factor": rescale(48, 1, 1.0, 1.2), "long_factor": rescale(48, 2, 1.0, 40.0)}
+CONFIGS += [
+    (96, "longrope", 10000.0, {"factor": 32.0, "original_max_positions": 4096} | LONGROPE),
+    (
+        96,
+        "longrope",
+        10000.0,
+        {"factor": 32.0, "original_max_positions": 4096, "seq_len": 4096} | LONGROPE,
+    ),
+    (
+        96,
+        "longrope",
+        10000.0,
+        {"factor": 32.0, "original_max_positions": 4096, "seq_len": 4097} | LONGROPE,
+    ),
+    (
+        16,
+        "longrope",
+        500000.0,
+        {
+            "factor": 4.0,
+            "original_max_positions": 64,
+            "seq_len": 1000,
+            "short_factor": rescale(8, 3),
+            "long_factor": rescale(8, 4),
+            "attention_factor": 1.3,
+        },
+    ),
+    (
+        16,
+        "longrope",
+        10000.0,
+        {
+            "factor": 0.5,
+            "original_max_positions": 64,
+            "short_factor": rescale(8, 5),
+            "long_factor": rescale(8, 6),
+        },
+    ),
+]
+
+
 def config_id(config):
     dim, method, base, kwargs = config
-    return f"{method}-d{dim}-b{base:g}-" + "-".join(f"{k}={v}" for k, v in kwargs.items())
+    shown = {k: v for k, v in kwargs.items() if not isinstance(v, tuple)}
+    return f"{method}-d{dim}-b{base:g}-" + "-".join(f"{k}={v}" for k, v in shown.items())
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
@@ -129,7 +189,10 @@ def test_matches_transformers_rope_init_functions(config):
 
 
 def test_configurations_cover_every_method_several_times():
-    counts = {m: sum(c[1] == m for c in CONFIGS) for m in ("linear", "dynamic", "yarn", "llama3")}
+    counts = {
+        m: sum(c[1] == m for c in CONFIGS)
+        for m in ("linear", "dynamic", "yarn", "llama3", "longrope")
+    }
     assert min(counts.values()) >= 3, counts
 
 
@@ -236,6 +299,124 @@ def test_llama3_band_keeps_fast_pairs_divides_slow_ones_and_blends_between():
     assert scale == 1.0
 
 
+# -- LongRoPE -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seq_len", [None, 16, 64, 65, 4096])
+@pytest.mark.parametrize("factor", [0.5, 1.0, 4.0, 64.0])
+def test_longrope_is_each_pair_divided_by_its_own_factor(seq_len, factor):
+    # float64 transcription of LongRoPE as Phi-3 applies it: theta_i / lambda_i, lambda the long
+    # factors beyond L_0, and the default logit scale sqrt(1 + ln s / ln L_0) (1 for s <= 1)
+    dim, original = 32, 64
+    short, long = rescale(16, 11, 1.0, 1.3), rescale(16, 12, 1.0, 70.0)
+    inv_freq, scale = scaled_rotary_frequencies(
+        dim,
+        "longrope",
+        factor=factor,
+        original_max_positions=original,
+        seq_len=seq_len,
+        short_factor=short,
+        long_factor=long,
+    )
+    theta = [10000.0 ** (-2 * i / dim) for i in range(dim // 2)]
+    chosen = long if seq_len is not None and seq_len > original else short
+    expected = torch.tensor([t / lam for t, lam in zip(theta, chosen)], dtype=F64)
+    torch.testing.assert_close(inv_freq, expected, rtol=1e-14, atol=0)
+    if factor > 1:
+        assert scale == pytest.approx(math.sqrt(1 + math.log(factor) / math.log(original)))
+    else:
+        assert scale == 1.0
+
+
+def test_longrope_with_even_factors_is_plain_rope_and_position_interpolation():
+    plain, _ = scaled_rotary_frequencies(64, "plain", base=500000.0)
+    linear, _ = scaled_rotary_frequencies(64, "linear", base=500000.0, factor=8.0)
+    both = {"short_factor": (1.0,) * 32, "long_factor": (8.0,) * 32}
+    common = {"base": 500000.0, "factor": 8.0, "original_max_positions": 1024}
+    short, _ = scaled_rotary_frequencies(64, "longrope", seq_len=1024, **common, **both)
+    long, _ = scaled_rotary_frequencies(64, "longrope", seq_len=1025, **common, **both)
+    assert torch.equal(short, plain) and torch.equal(long, linear)
+
+
+def test_longrope_takes_its_factors_as_a_tensor_and_an_explicit_attention_factor():
+    common = {"factor": 4.0, "original_max_positions": 16, "seq_len": 64}
+    as_lists = {"short_factor": list(rescale(8, 13)), "long_factor": list(rescale(8, 14))}
+    as_tensors = {k: torch.tensor(v, dtype=torch.float32) for k, v in as_lists.items()}
+    a, scale_a = scaled_rotary_frequencies(16, "longrope", **common, **as_lists)
+    b, scale_b = scaled_rotary_frequencies(16, "longrope", **common, **as_tensors)
+    torch.testing.assert_close(a, b, rtol=1e-6, atol=0)  # the tensor held float32 factors
+    c, scale_c = scaled_rotary_frequencies(
+        16, "longrope", attention_factor=2.5, **common, **as_lists
+    )
+    assert torch.equal(a, c) and scale_a == scale_b != 2.5 and scale_c == 2.5
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pairs=st.integers(1, 24),
+    data=st.data(),
+    base=st.floats(2.0, 1e6),
+    beyond=st.booleans(),
+)
+def test_longrope_times_its_factors_gives_back_the_plain_frequencies(pairs, data, base, beyond):
+    factor = st.floats(1e-3, 1e3, allow_nan=False, allow_infinity=False)
+    short = tuple(data.draw(st.lists(factor, min_size=pairs, max_size=pairs)))
+    long = tuple(data.draw(st.lists(factor, min_size=pairs, max_size=pairs)))
+    inv_freq, _ = scaled_rotary_frequencies(
+        2 * pairs,
+        "longrope",
+        base=base,
+        original_max_positions=100,
+        seq_len=101 if beyond else 100,
+        short_factor=short,
+        long_factor=long,
+    )
+    plain, _ = scaled_rotary_frequencies(2 * pairs, "plain", base=base)
+    chosen = torch.tensor(long if beyond else short, dtype=F64)
+    torch.testing.assert_close(inv_freq * chosen, plain, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"short_factor": None}, ValueError, "short_factor .* is required for method='longrope'"),
+        ({"long_factor": None}, ValueError, "long_factor .* is required for method='longrope'"),
+        (
+            {"short_factor": (1.0,) * 3},
+            ValueError,
+            "short_factor must hold dim/2 = 4 factors, got 3",
+        ),
+        ({"long_factor": (2.0,) * 5}, ValueError, "long_factor must hold dim/2 = 4 factors, got 5"),
+        ({"short_factor": 1.0}, TypeError, "short_factor must be a sequence of dim/2 = 4 factors"),
+        ({"short_factor": "1111"}, TypeError, "short_factor must be a sequence"),
+        ({"long_factor": (2.0, 2.0, 0.0, 2.0)}, ValueError, r"long_factor\[2\] must be a finite"),
+        ({"long_factor": (2.0, -1.0, 2.0, 2.0)}, ValueError, r"long_factor\[1\] must be a finite"),
+        ({"short_factor": (1.0, math.nan, 1.0, 1.0)}, ValueError, r"short_factor\[1\]"),
+        ({"short_factor": (True, 1.0, 1.0, 1.0)}, TypeError, r"short_factor\[0\] must be a real"),
+        ({"short_factor": torch.ones(2, 2)}, ValueError, "short_factor must be a 1-D real tensor"),
+        ({"attention_factor": 0.0}, ValueError, "attention_factor must be a finite number > 0"),
+        ({"attention_factor": math.inf}, ValueError, "attention_factor must be a finite number"),
+        ({"attention_factor": True}, TypeError, "attention_factor must be a real number"),
+    ],
+)
+def test_longrope_refusals_name_the_argument_and_the_rule(kwargs, error, words):
+    good = {
+        "factor": 4.0,
+        "original_max_positions": 16,
+        "short_factor": (1.0,) * 4,
+        "long_factor": (2.0,) * 4,
+    }
+    with pytest.raises(error, match=words):
+        scaled_rotary_frequencies(8, "longrope", **(good | kwargs))
+
+
+def test_longrope_needs_the_trained_length():
+    with pytest.raises(ValueError, match="original_max_positions .* is required"):
+        scaled_rotary_frequencies(
+            8, "longrope", factor=4.0, short_factor=(1.0,) * 4, long_factor=(2.0,) * 4
+        )
+
+
 # -- refusals -----------------------------------------------------------------------------------
 
 
@@ -243,7 +424,7 @@ def test_llama3_band_keeps_fast_pairs_divides_slow_ones_and_blends_between():
     ("args", "kwargs", "error", "words"),
     [
         ((16, "xpos"), {}, ValueError, "method must be one of"),
-        ((16, "longrope"), {}, ValueError, "method must be one of"),
+        ((16, "longrope2"), {}, ValueError, "method must be one of"),
         ((16, 3), {}, ValueError, "method must be one of"),
         ((15, "linear"), {}, ValueError, "dim must be even"),
         ((True, "linear"), {}, TypeError, "dim must be an integer"),
@@ -281,7 +462,13 @@ def test_llama3_band_keeps_fast_pairs_divides_slow_ones_and_blends_between():
             (16, "yarn"),
             {"original_max_positions": 64, "seq_len": 100},
             ValueError,
-            "seq_len is used by method='dynamic' only",
+            "seq_len is not used by method='yarn'; leave it None",
+        ),
+        (
+            (16, "yarn"),
+            {"original_max_positions": 64, "short_factor": (1.0,) * 8},
+            ValueError,
+            r"short_factor is not used by method='yarn' \(.* by method='longrope' only\)",
         ),
         (
             (16, "dynamic"),
@@ -598,6 +785,14 @@ NEEDS = {
     "dynamic": {"factor": 4.0, "original_max_positions": 16, "seq_len": 64},
     "yarn": {"factor": 4.0, "original_max_positions": 16},
     "llama3": {"factor": 8.0, "original_max_positions": 8192},
+    "longrope": {
+        "factor": 4.0,
+        "original_max_positions": 16,
+        "seq_len": 64,
+        "short_factor": rescale(16, 7, 1.0, 1.5),
+        "long_factor": rescale(16, 8),
+        "attention_factor": 1.25,
+    },
     "partial": {"rotary_dim": 8},
 }
 
@@ -613,6 +808,9 @@ DEFAULTS = {
     "beta_slow": 1.0,
     "low_freq_factor": 1.0,
     "high_freq_factor": 4.0,
+    "short_factor": None,
+    "long_factor": None,
+    "attention_factor": None,
     "device": None,
 }
 
@@ -630,7 +828,7 @@ def test_every_registered_method_is_reachable_through_the_function(method):
     args = RotaryScalingArgs(method=method, **(DEFAULTS | {"base": 500.0} | kwargs))
     direct = ROTARY_SCALINGS[method](32, args)
     assert torch.equal(inv_freq, direct[0]) and scale == direct[1]
-    assert (scale != 1.0) == (method == "yarn")
+    assert (scale != 1.0) == (method in ("yarn", "longrope"))
 
 
 @pytest.mark.parametrize(
@@ -651,7 +849,7 @@ def test_the_other_methods_are_scaled_rotary_frequencies(method, kwargs):
     assert torch.equal(ours[0], theirs[0]) and ours[1] == theirs[1]
 
 
-@pytest.mark.parametrize("method", ["xpos", "Linear", "", "longrope"])
+@pytest.mark.parametrize("method", ["xpos", "Linear", "", "LongRoPE"])
 def test_an_unknown_method_is_a_value_error_naming_it_and_the_known_ones(method):
     with pytest.raises(ValueError, match="method must be one of") as info:
         scaled_rotary_frequencies(16, method, factor=2.0)
@@ -742,8 +940,11 @@ def test_a_registered_method_that_declares_its_reads_gets_the_built_in_refusals(
         inv_freq, _ = scaled_rotary_frequencies(8, "linear_halved", factor=2.0)
         torch.testing.assert_close(inv_freq, sinusoidal_frequencies(8) / 2, rtol=0, atol=0)
         for kwargs, words in [
-            ({"seq_len": 4}, "seq_len is not used by method='linear_halved' .*'dynamic' only"),
-            ({"rotary_dim": 4}, "rotary_dim is not used by method='linear_halved'"),
+            ({"seq_len": 4}, "seq_len is not used by method='linear_halved'"),
+            (
+                {"rotary_dim": 4},
+                "rotary_dim is not used by method='linear_halved' .*'partial' only",
+            ),
             ({"original_max_positions": 4}, "original_max_positions is not used"),
         ]:
             with pytest.raises(ValueError, match=words):
@@ -891,9 +1092,25 @@ def test_refusals_name_the_argument(call, error, match):
 
 # -- rotary_scaling_reads: what each method reads, declared once
 
-OPTIONAL = ("factor", "original_max_positions", "seq_len", "rotary_dim")
+OPTIONAL = (
+    "factor",
+    "original_max_positions",
+    "seq_len",
+    "rotary_dim",
+    "short_factor",
+    "long_factor",
+    "attention_factor",
+)
 # a value of each optional argument that every method reading it accepts (with NEEDS, dim 32)
-SET = {"factor": 2.0, "original_max_positions": 16, "seq_len": 64, "rotary_dim": 4}
+SET = {
+    "factor": 2.0,
+    "original_max_positions": 16,
+    "seq_len": 64,
+    "rotary_dim": 4,
+    "short_factor": (1.0,) * 16,
+    "long_factor": (2.0,) * 16,
+    "attention_factor": 1.5,
+}
 
 
 def test_rotary_scaling_reads_names_what_each_built_in_method_reads():
@@ -905,6 +1122,14 @@ def test_rotary_scaling_reads_names_what_each_built_in_method_reads():
         "dynamic": ("factor", "original_max_positions", "seq_len"),
         "yarn": ("factor", "original_max_positions"),
         "llama3": ("factor", "original_max_positions"),
+        "longrope": (
+            "factor",
+            "original_max_positions",
+            "seq_len",
+            "short_factor",
+            "long_factor",
+            "attention_factor",
+        ),
         "partial": ("rotary_dim",),
     }
     assert all(tuple(NEEDS[method]) == rotary_scaling_reads(method) for method in NEEDS)
@@ -936,6 +1161,7 @@ def test_a_built_in_method_refuses_by_its_declaration_when_called_directly(metho
 
 def test_filtering_one_full_set_of_arguments_gives_every_method_a_valid_call():
     full = {"factor": 8.0, "original_max_positions": 64, "seq_len": 512, "rotary_dim": 8}
+    full |= {"short_factor": (1.0,) * 16, "long_factor": (8.0,) * 16, "attention_factor": 1.2}
     for method in ROTARY_SCALINGS:
         reads = rotary_scaling_reads(method)
         kwargs = {k: v for k, v in full.items() if k in reads}
@@ -959,7 +1185,8 @@ def test_the_filtering_example_of_the_reads_docstring_runs():
 def test_a_registered_method_without_a_declaration_reads_everything():
     with registered("ignoring", plain_halved):
         assert rotary_scaling_reads("ignoring") == OPTIONAL
-        scaled_rotary_frequencies(8, "ignoring", **SET)  # none refused
+        four_pairs = {"short_factor": (1.0,) * 4, "long_factor": (2.0,) * 4}
+        scaled_rotary_frequencies(8, "ignoring", **(SET | four_pairs))  # none refused
 
 
 def test_a_registered_method_declares_its_reads_as_an_attribute_and_is_held_to_them():
@@ -972,9 +1199,9 @@ def test_a_registered_method_declares_its_reads_as_an_attribute_and_is_held_to_t
         inv_freq, _ = scaled_rotary_frequencies(8, "linear_halved", factor=2.0)
         torch.testing.assert_close(inv_freq, sinusoidal_frequencies(8) / 2, rtol=0, atol=0)
         with pytest.raises(
-            ValueError, match="seq_len is not used by method='linear_halved' .*'dynamic' only"
+            ValueError, match="rotary_dim is not used by method='linear_halved' .*'partial' only"
         ):
-            scaled_rotary_frequencies(8, "linear_halved", factor=2.0, seq_len=4)
+            scaled_rotary_frequencies(8, "linear_halved", factor=2.0, rotary_dim=4)
 
 
 def test_a_built_in_method_reads_the_same_under_any_name_it_is_registered_as():

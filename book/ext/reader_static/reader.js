@@ -166,7 +166,19 @@
     outer.classList.toggle("pe-more-right", more > 1 && box.scrollLeft < more - 1);
   }
 
+  // An inline formula wider than its line (MathJax does not break inline math, and the theme's
+  // span.math hides what is past its line): its box scrolls instead, with the equations' cue.
+  function markInlineMath() {
+    document.querySelectorAll("span.math").forEach(function (box) {
+      var math = box.querySelector("mjx-container");
+      var wide = !!math && math.getBoundingClientRect().width > box.clientWidth + 1;
+      box.classList.toggle("pe-inline-wide", wide);
+      box.classList.toggle("pe-scrolls", wide && box.scrollWidth > box.clientWidth);
+    });
+  }
+
   function markScrollers() {
+    markInlineMath();
     document.querySelectorAll(EQUATIONS).forEach(function (box) {
       box.classList.toggle("pe-scrolls", box.scrollWidth > box.clientWidth + 1);
     });
@@ -198,6 +210,12 @@
     markScrollers();
     whenTypeset(typeset);
     window.addEventListener("resize", markScrollers);
+    // What a closed box (a solution, an optional box) holds is laid out only once it opens.
+    document.addEventListener("click", function (event) {
+      if (event.target.closest && event.target.closest(".toggle-button, .admonition-title")) {
+        window.setTimeout(markScrollers, 50);
+      }
+    });
     // an explorer swaps its frame (a new width) when a control moves, and a figure may load
     // after the page
     document.querySelectorAll(".posenc-explorer-figure, .pe-figure-scroll img").forEach(

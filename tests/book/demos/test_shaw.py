@@ -76,11 +76,20 @@ def test_intermediate_bytes_golden_values():
     assert got["naive"] == 2 * 2048 * 2048 * 512 * 4
     assert got["attention"] == 2048 * 2048 * 4
     c = 2**18 // 2048  # query rows per block in shaw_attention
-    assert got["posenc"] == (c * (c + 2048 + 31) + 3 * c * 2048 + 2 * c * 33) * 4
+    # a block's buffer covers the offsets its rows meet: c + n − 1 columns
+    assert got["posenc"] == (c * (c + 2048 - 1) + 3 * c * 2048 + 2 * c * 33) * 4
+    # n = 512 is one block: the buffer is 512 × 1023 (issue 23 measured [1, 512, 1023])
+    assert (
+        shaw_intermediate_bytes(512, 64, 16)["posenc"]
+        == (4 * 512 * 512 + 512**2 + (4 * 16 + 1) * 512) * 4
+    )
     assert (
         shaw_intermediate_bytes(64, 8, 2)["posenc"]
-        == (64 * (64 + 64 + 3) + 3 * 64 * 64 + 2 * 64 * 5) * 4
+        == (64 * (64 + 64 - 1) + 3 * 64 * 64 + 2 * 64 * 5) * 4
     )
+    # k = 0: one bucket, no running sum; k ≥ n: the buffer is the 2k + 1 table columns
+    assert shaw_intermediate_bytes(10, 8, 0)["posenc"] == (10 * 19 + 2 * 10 * 10 + 2 * 10) * 4
+    assert shaw_intermediate_bytes(4, 8, 9)["posenc"] == (4 * 19 + 3 * 4 * 4 + 2 * 4 * 19) * 4
     # the naive count is the size of the two gathered tables for a small case
     n, d, k = 7, 3, 2
     idx = torch.as_tensor(t2t_relative_positions_matrix(n, n, k))
@@ -92,23 +101,36 @@ def test_intermediate_bytes_golden_values():
         shaw_intermediate_bytes(4, 0, 1)
 
 
+def test_intermediate_bytes_crosses_one_n_by_n_matrix_near_1061():
+    # Chapter 6: below this length posenc's block buffers exceed plain attention's weights.
+    def above(n: int) -> bool:
+        count = shaw_intermediate_bytes(n, 64, 16)
+        return count["posenc"] > count["attention"]
+
+    assert above(1060) and not above(1061)
+    assert all(above(n) for n in range(2, 1061, 7))
+    assert not any(above(n) for n in range(1061, 8192, 13))
+
+
 def test_intermediate_bytes_follows_the_block_size_of_shaw_attention(monkeypatch):
     monkeypatch.setattr("book.demos.shaw._BLOCK_ELEMENTS", 64)
     c = 64 // 16  # rows per block at n = 16
+    # the widest block is the first (or last): its rows meet offsets -(c-1) .. 15
     assert (
         shaw_intermediate_bytes(16, 4, 1)["posenc"]
-        == (c * (c + 16 + 1) + 3 * c * 16 + 2 * c * 3) * 4
+        == (c * (c + 16 - 1) + 3 * c * 16 + 2 * c * 3) * 4
     )
     assert posenc.shaw._BLOCK_ELEMENTS == 2**18  # the library's constant is untouched
 
 
 class _LiveBytes(TorchDispatchMode):
-    """The peak of the bytes held by the tensors that ops create while the mode is active."""
+    """The bytes held by the tensors that ops create, and which were alive at the peak."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.live: dict[int, int] = {}
+        self.live: dict[int, tuple[int, tuple[int, ...]]] = {}
         self.current = self.peak = 0
+        self.at_peak: list[tuple[int, tuple[int, ...]]] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         out = func(*args, **(kwargs or {}))
@@ -118,29 +140,44 @@ class _LiveBytes(TorchDispatchMode):
                 key = storage.data_ptr()
                 if key in self.live or storage.nbytes() == 0:
                     continue  # a view of a tensor already counted
-                self.live[key] = storage.nbytes()
+                self.live[key] = (storage.nbytes(), tuple(t.shape))
                 self.current += storage.nbytes()
-                self.peak = max(self.peak, self.current)
+                if self.current > self.peak:
+                    self.peak, self.at_peak = self.current, list(self.live.values())
                 weakref.finalize(t, self._free, key)
         return out
 
     def _free(self, key: int) -> None:
-        self.current -= self.live.pop(key, 0)
+        self.current -= self.live.pop(key, (0, ()))[0]
 
 
-@pytest.mark.parametrize("n", [512, 2048])
-def test_intermediate_bytes_match_what_shaw_attention_keeps_alive(n):
-    # An independent count: follow every tensor that one call creates, and when it dies.
-    d, k = 64, 16
+@pytest.mark.parametrize(
+    "n,k,block_elements",
+    [(512, 16, 2**18), (2048, 16, 2**18), (1000, 7, 2**18), (300, 3, 2**14), (300, 0, 2**14)],
+)
+def test_intermediate_bytes_match_what_shaw_attention_keeps_alive(
+    n, k, block_elements, monkeypatch
+):
+    # An independent count: follow every tensor that one call creates, and when it dies. The
+    # large ones, whose rows are at least n wide (the padded buffer, logits, weights, running
+    # sum), must add up exactly to the count's; the rest are O(c·k) (index temporaries of the
+    # bucket sums) plus the blocks' outputs.
+    monkeypatch.setattr("posenc.shaw._BLOCK_ELEMENTS", block_elements)
+    monkeypatch.setattr("book.demos.shaw._BLOCK_ELEMENTS", block_elements)
+    d = 8
     g = torch.Generator().manual_seed(0)
     q, kk, v = (torch.randn(n, d, generator=g) for _ in range(3))
     rel_k, rel_v = torch.randn(2, 2 * k + 1, d, generator=g)
     tracker = _LiveBytes()
     with torch.no_grad(), tracker:
         posenc.shaw.shaw_attention(q, kk, v, rel_k, rel_v, strategy="blocked")
-    outputs = 2 * n * d * 4  # the blocks' outputs and their concatenation, not counted
-    expected = shaw_intermediate_bytes(n, d, k)["posenc"]
-    assert abs(tracker.peak - outputs - expected) <= 0.05 * expected
+    c = min(n, block_elements // n)  # query rows per block
+    small = 2 * c * (2 * k + 1) * 4  # the count's two c × (2k+1) matrices
+    large = sum(size for size, shape in tracker.at_peak if len(shape) >= 2 and shape[-1] >= n)
+    assert large == shaw_intermediate_bytes(n, d, k)["posenc"] - small
+    rest = tracker.peak - large
+    outputs = 2 * n * d * 4  # the blocks' outputs and their concatenation
+    assert rest <= outputs + 8 * small  # int64 indices are twice a float's size
 
 
 def test_intermediate_bytes_arguments_are_checked():

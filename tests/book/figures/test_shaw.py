@@ -52,8 +52,15 @@ def test_index_figure_shows_the_index_and_the_row_of_the_query(n, k, query, row)
     texts = [t.get_text() for t in fig.texts]
     if k:
         assert f"clip(j − i, −{k}, {k}) + {k}" in texts[0]
-        assert any(f"|j − i| ≤ {k}" in t for t in texts)  # the grey window, title not cut
+        assert any(f"|j − i| < {k}" in t for t in texts)  # the grey window, title not cut
+        # grey covers exactly the keys with a row of their own, |j − i| <= k − 1
+        (span,) = right.patches
+        x0, x1 = span.get_x(), span.get_x() + span.get_width()
+        assert (x0, x1) == (row - k + 0.5, row + k - 0.5)
+        inside = heights[max(0, row - k + 1) : row + k]
+        assert len(np.unique(np.round(inside, 12))) == len(inside)  # one bias per key
     else:  # no "clip(j − i, −0, 0) + 0": the single index and the single bias, printed
+        assert not right.patches  # no grey window: every key shares the one row
         assert "I = 0 for every pair" in texts[0]
         assert any(f"= {heights[0]:.2f}" in t for t in texts)
     renderer = FigureCanvasAgg(fig).get_renderer()
