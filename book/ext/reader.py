@@ -33,12 +33,13 @@
   ```` ```{aside-end}``` ```` in a later one, and every cell between them (code cells too) goes
   into the box, as sphinx-exercise does for solutions (``AsideStart``, ``merge_asides``). The
   box is an admonition with the classes ``dropdown aside aside-<kind>`` (``:class: engineering``
-  or ``sources``): collapsed on the page by sphinx-togglebutton, printed open by the
-  handouts' stylesheet, its title translated like any heading.
+  or ``sources``): collapsed on the page by sphinx-togglebutton, printed open (free to
+  break across pages, like a solution) by the handouts' stylesheet, its title translated like
+  any heading.
 * **Wide content scrolls in its own box, with a cue.** A display equation, a figure, an
   explorer or a table wider than the column scrolls sideways inside its own box, never the
-  page (so does an inline formula wider than its line, which MathJax cannot break), and a shadow marks each side that has more: behind a (transparent) equation
-  (``pe-scrolls``), over an opaque figure, explorer or table by a frame around its box
+  page (so does an inline formula wider than its line, which MathJax cannot break), and a
+  shadow marks each side that has more: behind a (transparent) equation (``pe-scrolls``), over an opaque figure, explorer or table by a frame around its box
   (``pe-scroll-frame`` with ``pe-more-left``/``pe-more-right``, set by ``reader.js`` as the box
   scrolls). A thin scrollbar shows where the browser keeps one (a phone shows it only while
   scrolling). On a phone an equation's number moves above it, and long inline code wraps.
@@ -288,7 +289,7 @@ def merge_asides(doctree: nodes.Node) -> list[str]:
         del parent.children[at : end + 1]
         box.extend(inside)  # moved, not copied: their ids and references stay valid
         parent.insert(at, box)
-    for end in doctree.findall(aside_end):
+    for end in list(doctree.findall(aside_end)):  # removed as it goes: walk a copy
         problems.append(f"line {end.line}: aside-end without an aside-start before it")
         end.parent.remove(end)
     return problems
