@@ -42,7 +42,8 @@
   shadow marks each side that has more: behind a (transparent) equation (``pe-scrolls``),
   over an opaque figure, explorer or table by a frame around its box (``pe-scroll-frame``
   with ``pe-more-left``/``pe-more-right``, set by ``reader.js`` as the box scrolls). A thin
-  scrollbar shows where the browser keeps one (a phone shows it only while scrolling). On a phone an equation's number moves above it, and long inline code wraps.
+  scrollbar shows where the browser keeps one (a phone shows it only while scrolling). On a
+  phone an equation's number moves above it, and long inline code wraps.
 """
 
 from __future__ import annotations
