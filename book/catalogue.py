@@ -626,11 +626,11 @@ ENCODINGS: tuple[Encoding, ...] = (
     ),
     Encoding(
         key="rope_scaled",
-        name="Stretched RoPE (PI, NTK, YaRN, Llama 3.1)",
+        name="Stretched RoPE (PI, NTK, YaRN, Llama 3.1, LongRoPE)",
         kind="relative (by rotation, frequencies stretched)",
         enters="queries, keys (rotated)",
         dims="1-D",
-        models="Llama 3.1 (its band); Qwen2.5, DeepSeek-V3 (YaRN)",
+        models="Llama 3.1 (its band); Qwen2.5, DeepSeek-V3 (YaRN); Phi-3 (LongRoPE)",
         chapter="11_stretching_rope",
         posenc=(
             "posenc.rotary.scaled_rotary_frequencies",

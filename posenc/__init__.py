@@ -31,6 +31,7 @@ from .attention import (
     causal_mask,
     dot_product_attention,
     masked_softmax,
+    sliding_window_mask,
 )
 from .learned import LearnedPositionalEmbedding
 from .numeric import numeric_encoding
@@ -95,6 +96,7 @@ __all__ = [
     "sinusoidal_encoding",
     "sinusoidal_encoding_2d",
     "sinusoidal_frequencies",
+    "sliding_window_mask",
     "t5_relative_bucket",
     "window_merge",
     "window_partition",

@@ -29,6 +29,7 @@ __all__ = [
     "dot_product_attention",
     "masked_softmax",
     "query_key_positions",
+    "sliding_window_mask",
 ]
 
 
@@ -370,3 +371,55 @@ def causal_mask(
     """
     q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset, device=device)
     return k_pos[None, :] <= q_pos[:, None]  # [n_q, n_k]
+
+
+def sliding_window_mask(
+    n_q: int,
+    n_k: int,
+    window: int,
+    *,
+    sinks: int = 0,
+    query_offset: int | None = None,
+    device: torch.device | str | None = None,
+) -> Tensor:
+    """Return which keys each query may attend to under causal sliding-window attention.
+
+    .. math::
+
+        M_{ij} = [\\, p_i - w < p_j \\le p_i \\,] \\;\\lor\\; [\\, p_j < s \\text{ and }
+        p_j \\le p_i \\,]
+
+    Each query sees its last ``w`` positions, itself included (Mistral's and Gemma's local
+    layers), and the first ``s`` positions of the sequence, the *attention sinks* that
+    StreamingLLM keeps in its cache. ``True`` where attention is allowed, with the positions
+    of :func:`query_key_positions`, as in :func:`causal_mask`.
+
+    Args:
+        n_q: number of queries.
+        n_k: number of keys.
+        window: ``w >= 1``, the number of most recent positions a query sees.
+        sinks: ``s >= 0``, the number of first positions every later query also sees.
+        query_offset: position of the first query (default ``n_k − n_q``).
+        device: where to build the mask (default: torch's default device).
+
+    Returns:
+        BoolTensor ``[n_q, n_k]``.
+
+    Shapes:
+        ``n_q``/``n_k``: query/key positions.
+
+    Matches: transformers 5.23.0 ``masking_utils.sliding_window_causal_mask_function``
+    (``kv_idx > q_idx - sliding_window`` and ``kv_idx <= q_idx``) with ``sinks=0``; the sinks
+    as in StreamingLLM (Xiao et al., 2024; ``mit-han-lab/streaming-llm``, ``StartRecentKVCache``).
+
+    Example:
+        >>> sliding_window_mask(5, 5, 2, sinks=1).int().tolist()
+        [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0], [1, 0, 1, 1, 0], [1, 0, 0, 1, 1]]
+    """
+    window = check_int("window", window)
+    sinks = check_int("sinks", sinks, minimum=0)
+    q_pos, k_pos = query_key_positions(n_q, n_k, query_offset=query_offset, device=device)
+    seen = k_pos[None, :] <= q_pos[:, None]  # [n_q, n_k]: causal
+    recent = k_pos[None, :] > q_pos[:, None] - window  # [n_q, n_k]
+    first = (k_pos < sinks)[None, :]  # [1, n_k]
+    return seen & (recent | first)  # [n_q, n_k]

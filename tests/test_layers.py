@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("posenc's namespace", ("posenc",)),
-    ("the book's namespace and its own checks", ("book", "book._checks")),
+    ("the book's namespace and its own checks", ("book", "book._checks", "book.glue")),
     ("the toy Transformer and the demos", ("book.toy", "book.demos")),
     ("the catalogue of encodings", ("book.catalogue",)),
     ("the experiments", ("book.experiments",)),

@@ -1,10 +1,11 @@
-"""Chapter 9's reading of RoPE: the logit against the offset, and RoFormer's decay bound.
+"""Chapter 9's reading of RoPE, and chapter 13's warning about the precision of its angles.
 
 Not model code: :mod:`posenc.rotary` holds the rotation a model applies (and the rotation
-matrix itself, :func:`posenc.rotary.rotary_matrix`). These two functions show what the
+matrix itself, :func:`posenc.rotary.rotary_matrix`). These functions show what the
 rotation does to the logit of a query and a key as they move apart:
 :func:`rotary_offset_logits`, the logit for every offset, and :func:`rotary_decay_bound`, the
-offset-only factor of RoFormer's upper bound on it (Su et al. 2024, Figure 2).
+offset-only factor of RoFormer's upper bound on it (Su et al. 2024, Figure 2); and what a
+low-precision angle does to the rotation itself, :func:`rotary_angle_error`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from posenc._checks import (
     as_positions,
     broadcast_shape,
     check_float_tensor,
+    check_floating_dtype,
     check_same_dtype,
 )
 from posenc.rotary import apply_rotary, rotary_angles
+from posenc.sinusoidal import sinusoidal_frequencies
 
-__all__ = ["rotary_decay_bound", "rotary_offset_logits"]
+__all__ = ["rotary_angle_error", "rotary_decay_bound", "rotary_offset_logits"]
 
 Device = torch.device | str | None
 
@@ -121,3 +124,53 @@ def rotary_decay_bound(
     angles = rotary_angles(r, dim, base=base)  # [R, d/2]
     partial = torch.polar(torch.ones_like(angles), angles).cumsum(-1)  # [R, d/2]: S_1 … S_{d/2}
     return partial.abs().mean(-1)  # [R]
+
+
+def rotary_angle_error(
+    positions: int | Tensor,
+    dim: int,
+    *,
+    dtype: torch.dtype,
+    base: float = 10000.0,
+    device: Device = None,
+) -> Tensor:
+    """Return how far RoPE's angles land from the true ones when computed in ``dtype``.
+
+    .. math::
+
+        e_{m,i} = \\big|\\operatorname{wrap}\\big(\\operatorname{fl}(\\operatorname{fl}(m)\\,
+        \\operatorname{fl}(\\theta_i)) - m\\,\\theta_i\\big)\\big|, \\qquad
+        \\operatorname{wrap}(x) \\in [-\\pi, \\pi)
+
+    ``fl`` rounds to ``dtype``: the position, the frequency and their product are each held in
+    ``dtype``, as in code that builds ``positions * inv_freq`` in the model's dtype; the exact
+    angle ``m θ_i`` is float64. The error is taken modulo a full turn, since a rotation cannot
+    tell angles a turn apart; ``π`` is the worst possible. :mod:`posenc.rotary` computes its
+    angles in float64 and casts only the cosines and sines (whose rounding error stays
+    below ``2^{-8}`` in bfloat16 whatever the position).
+
+    Args:
+        positions: an int ``n`` (positions ``0..n-1``) or a 1-D tensor of positions.
+        dim: ``d``, the number of channels (even).
+        dtype: the floating dtype the angles are computed in (``torch.bfloat16``,
+            ``torch.float16``, ``torch.float32``, ``torch.float64``).
+        base: as in :func:`posenc.rotary.rotary_angles`.
+        device: where to build ``0..n-1`` when ``positions`` is an int.
+
+    Returns:
+        float64 tensor ``[n, d/2]``, in radians, in ``[0, π]``.
+
+    Shapes:
+        ``n``: positions, ``d``: channels.
+
+    Matches: transformers 5.23.0 ``LlamaRotaryEmbedding.forward``, which computes
+    ``position_ids.float() * inv_freq.float()`` in float32 for this reason
+    (``dtype=torch.float32``).
+    """
+    check_floating_dtype("dtype", dtype)
+    m = as_positions("positions", positions, device=device)  # [n]
+    exact = rotary_angles(m, dim, base=base)  # [n, d/2] float64
+    theta = sinusoidal_frequencies(dim, base=base, device=m.device)  # [d/2] float64
+    rounded = m.to(dtype)[:, None] * theta.to(dtype)[None, :]  # [n, d/2] in dtype
+    diff = rounded.double() - exact  # [n, d/2]
+    return torch.remainder(diff + torch.pi, 2 * torch.pi).sub(torch.pi).abs()  # [n, d/2]

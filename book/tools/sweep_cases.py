@@ -119,6 +119,33 @@ def _length_results() -> object:
     )
 
 
+def _passkey_model() -> object:
+    """An untrained toy RoPE model of the passkey experiment."""
+    from book.experiments.passkey import passkey_model
+
+    return passkey_model("rope", seed=0, dim=8, num_heads=2)
+
+
+def _passkey_results() -> object:
+    """A small hand-made ``PasskeyResults`` (no training): two set-ups, one seed, two lengths."""
+    from book.experiments.passkey import PasskeyResults, PasskeyScore
+
+    def score(right: float) -> PasskeyScore:
+        depth = torch.linspace(0, 1, 8, dtype=torch.float64)
+        return PasskeyScore(retrieval=right, perplexity=1.5, depth=depth, hits=depth < right)
+
+    return PasskeyResults(
+        seeds=(0,),
+        train_lengths=(4, 8),
+        eval_lengths=(8, 16),
+        window=4,
+        sinks=1,
+        local_window=2,
+        scores={e: {0: {8: score(1.0), 16: score(0.5)}} for e in ("rope", "hybrid")},
+        fit_steps={"rope": {0: 3}, "hybrid": {0: None}},
+    )
+
+
 def _stretch_results() -> object:
     """A small hand-made ``StretchResults`` (no training)."""
     from book.experiments import StretchResults
@@ -209,6 +236,13 @@ BASELINES: dict[str, Examples] = {
         "mask": causal(5, 6),
     },
     "posenc.attention.causal_mask": lambda: {"n_q": 5, "n_k": 6, "query_offset": 1},
+    "posenc.attention.sliding_window_mask": lambda: {
+        "n_q": 5,
+        "n_k": 6,
+        "window": 3,
+        "sinks": 1,
+        "query_offset": 1,
+    },
     "posenc.attention.dot_product_attention": lambda: {
         **{name: make() for name, make in _QKV.items()},
         "bias": randn(5, 6),
@@ -462,6 +496,22 @@ BASELINES: dict[str, Examples] = {
         "factor": 4.0,
     },
     "book.figures.rotary.rotary_stretch_results_figure": lambda: {"results": _stretch_results()},
+    "book.figures.long_context.attention_pattern_figure": lambda: {"n": 6, "window": 2, "sinks": 1},
+    "book.figures.long_context.passkey_depth_figure": lambda: {
+        "results": _passkey_results(),
+        "setups": ("hybrid",),
+    },
+    "book.figures.long_context.streaming_figure": lambda: {
+        "score": _passkey_results().scores["rope"][0][16],  # type: ignore[attr-defined]
+        "length": 16,
+        "window": 4,
+        "sinks": 2,
+    },
+    "book.figures.long_context.angle_error_figure": lambda: {
+        "max_position": 64,
+        "dim": 8,
+        "base": 100.0,
+    },
     "book.figures.rotary_nd.multimodal_positions_figure": lambda: {"segments": (2, (1, 2, 2))},
     "book.figures.rotary_nd.rotary_grid_figure": lambda: {
         "layout": "mrope",
@@ -563,6 +613,13 @@ BASELINES: dict[str, Examples] = {
         "words": ("a", "b", "c"),
         "shuffles": {"swap": (1, 0, 2)},
         "dim": 8,
+    },
+    "book.explorers.long_context.streaming_explorer": lambda: {
+        "model": _passkey_model(),
+        "windows": (2, 4),
+        "sinks": (0, 1),
+        "lengths": (8,),
+        "num_sequences": 4,
     },
     "book.explorers.experiment.length_results_explorer": lambda: {
         "results": _length_results(),
@@ -678,6 +735,7 @@ def _toy_rope_model() -> object:
 ALLOWED: dict[str, tuple[tuple[str, ...], str]] = {
     # offsets and positions: any number
     "*:query_offset": (("0", "-1"), "any int: where the queries start among the keys"),
+    "*:sinks": (("0",), "no attention sinks: a plain sliding window"),
     "*:offset": (("0", "-1", "0.0", "-1.0"), "an offset between two positions: any number"),
     "posenc.rotary.rotary_matrix:position": (("0.0", "-1.0"), "a position: any real number"),
     "book.explorers.shaw.shaw_index_explorer:queries": (

@@ -23,14 +23,20 @@ family plugs into it, and the experiments sit above both.
 """
 
 from book.toy.baseline import frequency_guess_accuracy, frequency_guess_position_accuracy
-from book.toy.model import TinyTransformer, ToyAttention, ToySelfAttention, ToyShawAttention
+from book.toy.model import (
+    TinyTransformer,
+    ToyAttention,
+    ToySelfAttention,
+    ToyShawAttention,
+    ToyWindowAttention,
+)
 from book.toy.probes import (
     toy_accuracy,
     toy_attention_weights,
     toy_position_accuracy,
     toy_rotary_pair_logits,
 )
-from book.toy.tasks import IGNORE_INDEX, TASKS, Task, toy_batch
+from book.toy.tasks import IGNORE_INDEX, TASKS, Task, passkey_markers, toy_batch
 from book.toy.training import Adam, ToyRun, train_toy
 
 __all__ = [
@@ -43,8 +49,10 @@ __all__ = [
     "ToyRun",
     "ToySelfAttention",
     "ToyShawAttention",
+    "ToyWindowAttention",
     "frequency_guess_accuracy",
     "frequency_guess_position_accuracy",
+    "passkey_markers",
     "toy_accuracy",
     "toy_attention_weights",
     "toy_batch",

@@ -8,7 +8,9 @@
   output: its attention weights (for :func:`book.toy.probes.toy_attention_weights`) and
   the loading of shared projections (for a seeded :func:`book.experiments.length.toy_model`);
 * :class:`ToySelfAttention` (the default layer) and :class:`ToyShawAttention` (Shaw's
-  relative attention, the toy form of that family in :mod:`book.catalogue`) implement it.
+  relative attention, the toy form of that family in :mod:`book.catalogue`) implement it;
+* :class:`ToyWindowAttention` is the default layer under a sliding window, with attention
+  sinks whose positions StreamingLLM reassigns in its cache (chapter 13).
 
 Which family plugs in where is not decided here: every :class:`book.catalogue.Encoding`
 says it (its ``toy`` field).
@@ -24,7 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from posenc._checks import check_bool, check_heads, check_int, check_tensor
-from posenc.attention import SelfAttention, causal_mask, masked_softmax
+from posenc.attention import SelfAttention, causal_mask, masked_softmax, sliding_window_mask
 from posenc.rotary_nd import apply_rotary_nd
 from posenc.shaw import ShawRelativeMultiheadAttention, shaw_relative_index
 from posenc.window_v2 import log_spaced_relative_coords
@@ -36,6 +38,7 @@ __all__ = [
     "ToyMultimodalRotary",
     "ToySelfAttention",
     "ToyShawAttention",
+    "ToyWindowAttention",
 ]
 
 
@@ -148,6 +151,93 @@ class ToyShawAttention(ShawRelativeMultiheadAttention):
         for i, layer in enumerate((self.q_proj, self.k_proj, self.v_proj)):
             _fill(layer, qkv_weight[i * d : (i + 1) * d], qkv_bias[i * d : (i + 1) * d])
         _fill(self.out_proj, out_weight, out_bias)
+
+
+class ToyWindowAttention(ToySelfAttention):
+    """:class:`ToySelfAttention` under a causal sliding window, with attention sinks.
+
+    .. math::
+
+        \\ell_{ij} = \\frac{\\rho_{P_i}(q_i) \\cdot \\rho_{P_{ij}}(k_j)}{\\sqrt{d/h}}, \\qquad
+        j \\in \\{i - w + 1, \\dots, i\\} \\cup \\{0, \\dots, s - 1\\}
+
+    Query ``i`` sees its last ``w`` positions and the first ``s`` (the sinks,
+    :func:`posenc.attention.sliding_window_mask`), which is StreamingLLM's cache of ``s``
+    start tokens and ``w`` recent ones. The rotations follow the positions that cache assigns:
+    while everything fits (``i < s + w - 1``) they are the true ones; after that the cache
+    holds the sinks at ``0..s-1`` and the window after them, so the query sits at
+    ``P_i = s + w - 1``, window keys keep their true offsets and sink ``j`` is
+    ``P_{ij} = j``, ``s + w - 1 - j`` places back: no offset is ever longer than ``s + w - 1``,
+    however long the sequence. Without ``rotary`` positions do not matter and this is plain
+    attention under the mask.
+
+    Args:
+        dim, num_heads, rotary: as in :class:`~posenc.attention.SelfAttention`.
+        window: ``w >= 1``.
+        sinks: ``s >= 0``.
+
+    Shapes:
+        ``x``: ``[b, n, d]`` → ``[b, n, d]``; weights ``[b, h, n, n]``. The ``mask`` passed in
+        (the toy's causal mask) is combined with the window's.
+
+    Matches: StreamingLLM's ``StartRecentKVCache`` with positions assigned in the cache
+    (Xiao et al., 2024, §3.2; ``mit-han-lab/streaming-llm``, ``streaming_llm/pos_shift``).
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        num_heads: int = 1,
+        *,
+        rotary: nn.Module | None = None,
+        window: int,
+        sinks: int = 0,
+    ) -> None:
+        super().__init__(dim, num_heads, rotary=rotary)
+        self.window = check_int("window", window)
+        self.sinks = check_int("sinks", sinks, minimum=0)
+
+    def extra_repr(self) -> str:
+        return f"window={self.window}, sinks={self.sinks}"
+
+    def forward(
+        self,
+        x: Tensor,
+        *,
+        bias: Tensor | None = None,
+        mask: Tensor | None = None,
+        return_weights: bool = False,
+    ) -> Tensor | tuple[Tensor, Tensor]:
+        check_tensor("x", x, ndim=3)
+        if bias is not None:
+            raise ValueError("ToyWindowAttention takes no bias (use the rotary hook)")
+        b, n, d = x.shape
+        if d != self.dim:
+            raise ValueError(f"x must have {self.dim} channels in its last dimension, got {d}")
+        h, w, s = self.num_heads, self.window, self.sinks
+        qkv = self.qkv(x).reshape(b, n, 3, h, d // h).permute(2, 0, 3, 1, 4)  # [3, b, h, n, d/h]
+        q, k, v = qkv.unbind(0)  # [b, h, n, d/h] each
+        allowed = sliding_window_mask(n, n, w, sinks=s, device=x.device)  # [n, n]
+        if mask is not None:
+            allowed = allowed & mask  # [n, n] or broadcast
+        if self.rotary is None:
+            logits = q @ k.transpose(-1, -2) / math.sqrt(d // h)  # [b, h, n, n]
+        else:
+            q_rot, k_rot = self.rotary(q, k)  # [b, h, n, d/h]: true positions
+            logits = q_rot @ k_rot.transpose(-1, -2) / math.sqrt(d // h)  # [b, h, n, n]
+            if s and n > s + w - 1:  # the cache is full from query s + w - 1 on
+                # the query at s + w - 1, the sinks at 0..s-1: StreamingLLM's cache positions
+                q_at, sink_rot = self.rotary(
+                    q.unsqueeze(-2), k[:, :, :s].unsqueeze(2), query_offset=s + w - 1
+                )  # [b, h, n, 1, d/h], [b, h, 1, s, d/h]
+                sink_logits = (q_at * sink_rot).sum(-1) / math.sqrt(d // h)  # [b, h, n, s]
+                full = torch.arange(n, device=x.device)[:, None] >= s + w - 1  # [n, 1]
+                logits = torch.cat(
+                    [torch.where(full, sink_logits, logits[..., :s]), logits[..., s:]], dim=-1
+                )  # [b, h, n, n]
+        weights = masked_softmax(logits, allowed)  # [b, h, n, n]
+        y = self.out((weights @ v).transpose(1, 2).reshape(b, n, d))  # [b, n, d]
+        return (y, weights) if return_weights else y
 
 
 def _text_sections(pairs: int) -> tuple[int, int, int]:

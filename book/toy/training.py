@@ -18,7 +18,7 @@ from torch import Tensor, nn
 
 from book.toy.model import TinyTransformer
 from book.toy.tasks import IGNORE_INDEX, Task, toy_batch
-from posenc._checks import check_int, check_positive_float, check_real
+from posenc._checks import check_bool, check_int, check_positive_float, check_real
 from posenc._threads import torch_threads
 
 __all__ = ["Adam", "ToyRun", "length_range", "stop_rule", "train_toy"]
@@ -109,13 +109,17 @@ class ToyRun:
             update, step ``s`` after ``s`` updates).
         lengths: the sequence length of every step's batch.
         converged: whether the stopping rule of :func:`train_toy` (``stop_loss``) was met; the
-            run then ended at step ``len(losses)``, before ``steps``. ``False`` without a rule.
+            run then ended at step ``len(losses)``, before ``steps`` (unless ``run_to_end``).
+            ``False`` without a rule.
+        met_rule_at: the step at which the rule was met (``None``: never, or no rule). Without
+            ``run_to_end`` this is ``len(losses)``; with it, training went on to ``steps``.
     """
 
     losses: list[float] = field(default_factory=list)
     snapshots: dict[int, Tensor] = field(default_factory=dict)
     lengths: list[int] = field(default_factory=list)
     converged: bool = False
+    met_rule_at: int | None = None
 
 
 def train_toy(
@@ -134,6 +138,8 @@ def train_toy(
     on_step: Callable[[int], None] | None = None,
     stop_loss: float | None = None,
     stop_window: int = 20,
+    run_to_end: bool = False,
+    on_rule_met: Callable[[TinyTransformer], None] | None = None,
 ) -> ToyRun:
     """Train ``model`` in place on :func:`toy_batch` with Adam; return losses and snapshots.
 
@@ -154,7 +160,10 @@ def train_toy(
         \\max(\\mathcal{L}_{s-w+1}, \\dots, \\mathcal{L}_s) < \\text{stop\\_loss},
 
     and :attr:`ToyRun.converged` is ``True``; ``steps`` is then a cap. The same rule for every
-    model is what makes a comparison of models that learn at different speeds fair.
+    model is what makes a comparison of models that learn at different speeds fair. With
+    ``run_to_end`` the rule only marks a moment: training goes on to ``steps``, and
+    ``on_rule_met(model)`` is called once, at the step the rule is met (to test the model as it
+    was at its first fit, then again after the full budget, in one run).
 
     Args:
         model: the model to train (changed in place).
@@ -176,6 +185,9 @@ def train_toy(
         stop_loss: ``None`` (train all ``steps``), or the loss below which the last
             ``stop_window`` training losses must all lie to stop early.
         stop_window: ``w``, the number of consecutive steps of the stopping rule.
+        run_to_end: with ``stop_loss``, keep training to ``steps`` after the rule is met.
+        on_rule_met: ``None``, or called as ``on_rule_met(model)`` when the rule is met (the
+            model is in eval mode during the call and back in training mode after it).
 
     Returns:
         a :class:`ToyRun`.
@@ -208,7 +220,12 @@ def train_toy(
         raise TypeError(f"on_step must be callable or None, got {type(on_step).__name__}")
     if record is not None and not callable(record):
         raise TypeError(f"record must be callable or None, got {type(record).__name__}")
+    if on_rule_met is not None and not callable(on_rule_met):
+        raise TypeError(f"on_rule_met must be callable or None, got {type(on_rule_met).__name__}")
+    run_to_end = check_bool("run_to_end", run_to_end)
     stop = stop_rule(stop_loss, stop_window)
+    if (run_to_end or on_rule_met is not None) and stop is None:
+        raise ValueError("run_to_end and on_rule_met need a stopping rule (stop_loss)")
     with torch_threads(num_threads):
         _train_loop(
             model,
@@ -223,6 +240,8 @@ def train_toy(
             snapshot,
             on_step,
             stop,
+            run_to_end,
+            on_rule_met,
         )
     return run
 
@@ -290,6 +309,8 @@ def _train_loop(
     snapshot: Callable[[int], None],
     on_step: Callable[[int], None] | None,
     stop: tuple[float, int] | None,
+    run_to_end: bool = False,
+    on_rule_met: Callable[[TinyTransformer], None] | None = None,
 ) -> None:
     model.train()
     snapshot(0)
@@ -311,7 +332,17 @@ def _train_loop(
         snapshot(step)
         if on_step is not None:
             on_step(step)
-        if stop is not None and step >= stop[1] and max(run.losses[-stop[1] :]) < stop[0]:
-            run.converged = True
-            break
+        if (
+            stop is not None
+            and run.met_rule_at is None
+            and step >= stop[1]
+            and max(run.losses[-stop[1] :]) < stop[0]
+        ):
+            run.converged, run.met_rule_at = True, step
+            if on_rule_met is not None:
+                model.eval()
+                on_rule_met(model)
+                model.train()
+            if not run_to_end:
+                break
     model.eval()

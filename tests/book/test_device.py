@@ -26,7 +26,7 @@ from book.demos.absolute_2d import (
 from book.demos.attention import absolute_logit_terms, offset_variance_share
 from book.demos.learned import cosine_similarity_matrix
 from book.demos.numeric import adjacent_distances, magnitude_ratio, pairwise_distances
-from book.demos.rotary import rotary_decay_bound, rotary_offset_logits
+from book.demos.rotary import rotary_angle_error, rotary_decay_bound, rotary_offset_logits
 from book.demos.shaw import shaw_attention_reference
 from book.demos.sinusoidal import binary_digits
 from tests.posenc.test_device import (
@@ -110,6 +110,19 @@ TOY_CASES: dict[str, list[Case]] = {
             on(dev, randn(2, 5, 8)), mask=on(dev, causal(5, 5))
         )
     ],
+    "ToyWindowAttention": [
+        lambda dev: on(
+            dev,
+            seeded(
+                lambda: book.toy.ToyWindowAttention(
+                    8, 2, rotary=P.RotaryEmbedding(4), window=3, sinks=1
+                )
+            ),
+        )(on(dev, randn(2, 6, 8)), mask=on(dev, causal(6, 6))),
+        lambda dev: on(dev, seeded(lambda: book.toy.ToyWindowAttention(8, 2, window=2)))(
+            on(dev, randn(2, 5, 8))
+        ),
+    ],
 }
 TOY_EXEMPT: dict[str, str] = {
     "Task": "a Literal type of task names",
@@ -124,6 +137,7 @@ TOY_EXEMPT: dict[str, str] = {
     "toy_position_accuracy": "evaluates on sequences it generates itself (CPU generator)",
     "frequency_guess_accuracy": "takes sizes only; returns a float",
     "frequency_guess_position_accuracy": NO_TENSOR,
+    "passkey_markers": "returns two ints from a vocabulary size",
 }
 
 
@@ -177,6 +191,9 @@ DEMOS_CASES: dict[str, list[Case]] = {
         )
     ],
     "rotary.rotary_decay_bound": [lambda dev: rotary_decay_bound(on(dev, torch.arange(5.0)), 8)],
+    "rotary.rotary_angle_error": [
+        lambda dev: rotary_angle_error(on(dev, torch.arange(5.0)), 8, dtype=torch.bfloat16)
+    ],
     "rotary.rotary_offset_logits": [
         lambda dev: rotary_offset_logits(*on(dev, randn(3, 8), randn(3, 8)), 6),
         lambda dev: rotary_offset_logits(
@@ -194,6 +211,7 @@ DEMOS_EXEMPT: dict[str, str] = {
     "shaw.shaw_attention_timings": "times CPU runs on inputs it builds; returns Python floats",
     "shaw.shaw_intermediate_bytes": "returns byte counts (Python ints) from sizes",
     "grids.BiasTransfer": "a dataclass of experiment results",
+    "mla.decoupled_rope_scores": "builds its own random CPU weights from sizes; returns floats",
     "grids.locality_bias_target": "takes a window size: builds its own table (CPU, float64)",
     "grids.multimodal_positions": "takes segment sizes: builds its own positions",
     "grids.window_bias_transfer": "fits and evaluates CPU models it builds from sizes",
@@ -224,6 +242,13 @@ EXPERIMENTS_EXEMPT: dict[str, str] = {
     "STRETCH_METHODS": "a tuple of method names",
     "StretchResults": "a dataclass of experiment results",
     "rope_stretching": "trains and evaluates a model end to end; returns StretchResults",
+    "PHASES": "a tuple of the two moments a model is tested at",
+    "SeedSpread": "a dataclass of experiment results",
+    "seed_spread": "trains and evaluates models end to end in worker processes",
+    "PASSKEY_SETUPS": "a tuple of set-up names",
+    "PasskeyResults": "a dataclass of experiment results",
+    "passkey_model": "builds a TinyTransformer from options (covered through TinyTransformer)",
+    "passkey_retrieval": "trains and evaluates models end to end in worker processes",
 }
 
 CATALOGUE_CASES: dict[str, list[Case]] = {

@@ -199,7 +199,36 @@ def _rotary_stretch_results() -> Figure:
     return rotary_stretch_results_figure(results)
 
 
+def _passkey_results() -> object:
+    from book.experiments.passkey import passkey_retrieval
+
+    # two seeds, a few steps, the chapter's four lengths: only the layout is measured
+    return passkey_retrieval(
+        (0, 1),
+        steps=3,
+        num_sequences=16,
+        workers=1,
+        progress=False,
+        eval_lengths=(32, 64, 128, 256),
+    )
+
+
+def _passkey_depth() -> Figure:
+    from book.figures.long_context import passkey_depth_figure
+
+    return passkey_depth_figure(_passkey_results())
+
+
+def _streaming_explorer() -> Explorer:
+    from book.experiments.passkey import passkey_model
+    from book.explorers.long_context import streaming_explorer
+
+    return streaming_explorer(passkey_model("rope", seed=0), num_sequences=16)
+
+
 REPRESENTATIVE: dict[str, Callable[[], Figure | Explorer]] = {
+    "passkey_depth_figure": _passkey_depth,
+    "streaming_explorer": _streaming_explorer,
     "rotary_stretch_results_figure": _rotary_stretch_results,
     "bias_transfer_figure": _bias_transfer,
     "continuous_bias_explorer": _continuous_bias,

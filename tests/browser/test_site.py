@@ -101,6 +101,7 @@ class Visit:
     reader: dict[str, Any] = field(default_factory=dict)  # reading.read_for_reader, at 1366 px
     alt_unchanged: list[str] = field(default_factory=list)  # explorers whose alt did not follow
     asides: list[dict[str, Any]] = field(default_factory=list)  # the optional boxes, clicked
+    wrapped_cells: list[str] = field(default_factory=list)  # result-table numbers split by a wrap
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -140,6 +141,18 @@ def _open(
 
 # Every optional box (book/ext/reader.py: engineering detail, errors in the sources): its title,
 # whether its body is hidden when the page loads, and whether a click on its title opens it.
+# Each cell of an experiment's result table (``LengthResults``, ``SeedSpread``, ``PasskeyResults``)
+# holds a number, or a mean with its range on a line of its own: a cell whose text takes more
+# lines than it has line breaks has a number split by the wrap (seen: "(0.80–" / "0.84)").
+_WRAPPED_CELLS = """() => [...document.querySelectorAll('table.posenc-results td')].filter(td => {
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  const tops = [...range.getClientRects()].map(r => r.top).sort((a, b) => a - b);
+  let lines = 0, last = -1e9;  // boxes whose tops lie within 4 px share a line
+  for (const top of tops) { if (top - last > 4) { lines += 1; last = top; } }
+  return lines > td.querySelectorAll('br').length + 1;
+}).map(td => td.innerText.replace(/\\s+/g, ' '))"""
+
 _ASIDES = """async () => {
   const shown = (box) => Array.from(box.children)
     .filter(c => !c.classList.contains('admonition-title'))
@@ -206,6 +219,7 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         # equations, images, listings and axe-core, before any control or answer changes it
         visit.reader = read_for_reader(page)
         visit.asides = page.evaluate(_ASIDES)
+        visit.wrapped_cells = page.evaluate(_WRAPPED_CELLS)
         # A control or question the browser cannot work (a timeout, say) fails only its test.
         if name in EXPLORER_PAGES:
             try:
@@ -251,6 +265,12 @@ def test_page_renders_math_and_images(browser: Any, site_url: str, name: str) ->
     assert visit.broken_images == [], "images that did not load"
     if is_chapter(name):
         assert visit.math["count"] > 0, "every chapter has equations; none were found"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_result_tables_keep_each_number_on_one_line(browser: Any, site_url: str, name: str) -> None:
+    wrapped = _visit(browser, site_url, name).wrapped_cells
+    assert wrapped == [], "result-table cells whose numbers wrap at 1366 px"
 
 
 @pytest.mark.parametrize("name", PAGES)

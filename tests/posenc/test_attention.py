@@ -15,6 +15,7 @@ from posenc.attention import (
     dot_product_attention,
     masked_softmax,
     query_key_positions,
+    sliding_window_mask,
 )
 from tests.references import reference_self_attention
 
@@ -482,3 +483,43 @@ def test_self_attention_follows_autocast():
         y = layer(x, bias=torch.zeros(2, 5, 5))
     assert y.dtype == torch.bfloat16
     torch.testing.assert_close(y.float(), layer(x), atol=5e-2, rtol=5e-2)
+
+
+@given(
+    n_q=st.integers(1, 12),
+    extra=st.integers(0, 12),
+    window=st.integers(1, 14),
+    sinks=st.integers(0, 5),
+    offset=st.none() | st.integers(0, 20),
+)
+def test_sliding_window_mask_matches_a_double_loop(n_q, extra, window, sinks, offset):
+    n_k = n_q + extra
+    first = n_k - n_q if offset is None else offset
+    expected = [
+        [j <= first + i and (j > first + i - window or j < sinks) for j in range(n_k)]
+        for i in range(n_q)
+    ]
+    mask = sliding_window_mask(n_q, n_k, window, sinks=sinks, query_offset=offset)
+    assert mask.dtype == torch.bool and mask.tolist() == expected
+
+
+@pytest.mark.parametrize("window", [1, 3, 8])
+def test_sliding_window_mask_matches_transformers(window):
+    masking = pytest.importorskip("transformers.masking_utils")
+    allowed = masking.sliding_window_causal_mask_function(window)
+    n = 9
+    index = torch.arange(n)
+    expected = allowed(0, 0, index[:, None], index[None, :]).tolist()  # tensors, as it is called
+    assert sliding_window_mask(n, n, window).tolist() == expected
+    # a window as long as the sequence is the causal mask
+    assert torch.equal(sliding_window_mask(n, n, n), causal_mask(n, n))
+
+
+def test_sliding_window_mask_refuses_bad_sizes():
+    with pytest.raises(ValueError, match="window must be positive"):
+        sliding_window_mask(4, 4, 0)
+    with pytest.raises(TypeError, match="window must be an integer"):
+        sliding_window_mask(4, 4, 2.0)
+    with pytest.raises(ValueError, match="sinks must be >= 0"):
+        sliding_window_mask(4, 4, 2, sinks=-1)
+    assert sliding_window_mask(3, 3, 2, device="meta").device.type == "meta"

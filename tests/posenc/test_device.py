@@ -306,6 +306,7 @@ EXEMPT: dict[str, str] = {
             "shaw_relative_index",
             "shifted_window_mask",
             "sinusoidal_2d_channel_permutation",
+            "sliding_window_mask",
             "sinusoidal_encoding_2d",
             "sinusoidal_frequencies",
             "sinusoidal_shift_matrix",

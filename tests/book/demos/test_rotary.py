@@ -129,3 +129,30 @@ def test_functions_on_the_meta_device():
     }
     for name, (out, shape) in outs.items():
         assert out.device == meta and out.shape == shape, name
+
+
+def _round_significant(x: float, bits: int) -> float:
+    """Round ``x`` to ``bits`` significant bits, ties to even (bfloat16: 8, float32: 24)."""
+    if x == 0:
+        return 0.0
+    m, e = math.frexp(x)  # x = m · 2^e, 0.5 <= |m| < 1
+    return math.ldexp(round(m * 2**bits) / 2**bits, e)
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [(torch.bfloat16, 8), (torch.float32, 24)])
+def test_rotary_angle_error_matches_rounding_written_out(dtype, bits):
+    from book.demos.rotary import rotary_angle_error
+
+    positions = [0, 3, 255, 257, 1000, 4097, 10000, 65537]
+    got = rotary_angle_error(torch.tensor(positions), 16, dtype=dtype)  # [8, 8]
+    for row, m in enumerate(positions):
+        for i in range(8):
+            theta = 10000.0 ** (-2 * i / 16)
+            angle = _round_significant(
+                _round_significant(m, bits) * _round_significant(theta, bits), bits
+            )
+            diff = math.remainder(angle - m * theta, 2 * math.pi)  # in [-π, π]
+            assert got[row, i].item() == pytest.approx(abs(diff), abs=1e-9)
+    exact = rotary_angle_error(torch.tensor(positions), 16, dtype=torch.float64)
+    assert float(exact.max()) < 1e-12
+    assert float(got.max()) <= math.pi + 1e-12

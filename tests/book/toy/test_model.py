@@ -3,6 +3,8 @@ of its forward pass, and the ToyAttention layers."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 from torch import nn
@@ -14,9 +16,10 @@ from book.toy import (
     ToyAttention,
     ToySelfAttention,
     ToyShawAttention,
+    ToyWindowAttention,
 )
 from posenc.alibi import ALiBiBias
-from posenc.attention import SelfAttention, causal_mask
+from posenc.attention import SelfAttention, causal_mask, sliding_window_mask
 from posenc.learned import LearnedPositionalEmbedding
 from posenc.rotary import RotaryEmbedding, apply_rotary
 from posenc.shaw import ShawRelativeMultiheadAttention
@@ -329,3 +332,65 @@ def test_chapter_12_toy_forms_build_train_and_stay_causal(key: str) -> None:
     assert a.shape == (2, 10, 16)
     torch.testing.assert_close(a[:, :6], b[:, :6])  # a decoder: nothing before 6 sees it
     assert not torch.allclose(a[:, 6:], b[:, 6:])
+
+
+def _streaming_reference(layer: ToyWindowAttention, x: torch.Tensor) -> torch.Tensor:
+    """float64, one query at a time: StreamingLLM's cache (sinks, then the most recent keys),
+    positions assigned by place in the cache, RoPE written out pair by pair."""
+    b, n, d = x.shape
+    h, w, s = layer.num_heads, layer.window, layer.sinks
+    hd = d // h
+    W, B = layer.qkv.weight.double(), layer.qkv.bias.double()
+    qkv = x.double() @ W.T + B  # [b, n, 3d]
+    q, k, v = qkv.split(d, dim=-1)
+
+    def rotate(vec: torch.Tensor, pos: int) -> torch.Tensor:  # [hd], interleaved pairs
+        out = vec.clone()
+        for m in range(hd // 2):
+            angle = pos * 10000.0 ** (-2 * m / hd)
+            c, sn = math.cos(angle), math.sin(angle)
+            a, b_ = vec[2 * m], vec[2 * m + 1]
+            out[2 * m], out[2 * m + 1] = a * c - b_ * sn, a * sn + b_ * c
+        return out
+
+    z = torch.zeros(b, n, d, dtype=torch.float64)
+    for i in range(n):
+        cache = sorted({j for j in range(min(s, i + 1))} | set(range(max(0, i - w + 1), i + 1)))
+        for bb in range(b):
+            for head in range(h):
+                part = slice(head * hd, (head + 1) * hd)
+                qi = rotate(q[bb, i, part], len(cache) - 1)
+                logits = torch.stack(
+                    [qi @ rotate(k[bb, j, part], place) for place, j in enumerate(cache)]
+                ) / math.sqrt(hd)
+                weights = torch.softmax(logits, -1)
+                z[bb, i, part] = sum(wt * v[bb, j, part] for wt, j in zip(weights, cache))
+    return z @ layer.out.weight.double().T + layer.out.bias.double()
+
+
+@pytest.mark.parametrize(("window", "sinks"), [(3, 2), (4, 0), (2, 1), (12, 3)])
+def test_window_attention_is_streaming_llm_with_cache_positions(window: int, sinks: int) -> None:
+    torch.manual_seed(0)
+    layer = ToyWindowAttention(8, 2, rotary=RotaryEmbedding(4), window=window, sinks=sinks).double()
+    x = torch.randn(2, 10, 8, dtype=torch.float64)
+    got = layer(x, mask=causal_mask(10, 10))
+    torch.testing.assert_close(got, _streaming_reference(layer, x), rtol=1e-10, atol=1e-10)
+
+
+def test_window_attention_without_a_window_is_the_causal_layer() -> None:
+    torch.manual_seed(1)
+    plain = ToySelfAttention(8, 2, rotary=RotaryEmbedding(4))
+    wide = ToyWindowAttention(8, 2, rotary=RotaryEmbedding(4), window=16, sinks=2)
+    wide.load_state_dict(plain.state_dict())
+    x = torch.randn(3, 9, 8)
+    mask = causal_mask(9, 9)
+    torch.testing.assert_close(wide(x, mask=mask), plain(x, mask=mask), rtol=1e-6, atol=1e-6)
+    weights = wide.attention_weights(x, mask=sliding_window_mask(9, 9, 16))
+    assert weights.shape == (3, 2, 9, 9) and bool((weights.triu(1) == 0).all())
+    narrow = ToyWindowAttention(8, 2, window=3, sinks=1)
+    w = narrow.attention_weights(x, mask=mask)  # no rotary: plain attention under the mask
+    assert bool((w[..., ~sliding_window_mask(9, 9, 3, sinks=1)] == 0).all())
+    with pytest.raises(ValueError, match="window must be positive"):
+        ToyWindowAttention(8, 2, window=0)
+    with pytest.raises(ValueError, match="takes no bias"):
+        narrow(x, bias=torch.zeros(9, 9))

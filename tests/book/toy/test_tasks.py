@@ -69,3 +69,37 @@ def test_bad_task_arguments(args: tuple, kwargs: dict, error: type, name: str) -
 def test_strict_task_inputs(args: tuple, kwargs: dict, error: type, name: str) -> None:
     with pytest.raises(error, match=name):
         toy_batch(*args, **kwargs)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_passkey_hides_one_key_in_shift_filler(k: int) -> None:
+    from book.toy import passkey_markers
+
+    key, query = passkey_markers(10)
+    assert (key, query) == (8, 9)
+    tokens, targets = toy_batch(
+        "passkey", 200, 12, vocab_size=10, k=k, generator=torch.Generator().manual_seed(2)
+    )
+    where = []
+    for row, target in zip(tokens.tolist(), targets.tolist()):
+        assert row[-1] == query and row.count(key) == 1 and row.count(query) == 1
+        s = row.index(key)
+        assert 0 <= s <= 9 and row[s + 1] < key  # a value follows the key
+        where.append(s)
+        expected = [row[p - k] if p >= k else IGNORE_INDEX for p in range(11)] + [row[s + 1]]
+        assert target == expected
+    assert set(where) == set(range(10))  # every position 0..n-3 can hold the key
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"vocab_size": 3}, "vocab_size must be >= 4"),
+        ({"length": 3}, "length must be at least 4"),
+        ({"k": 7}, "k smaller than length - 1"),
+    ],
+)
+def test_passkey_refuses_what_cannot_hold_a_key(kwargs: dict, message: str) -> None:
+    arguments = {"vocab_size": 16, "length": 8, "k": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        toy_batch("passkey", 2, arguments.pop("length"), **arguments)

@@ -189,3 +189,45 @@ def test_stop_rule_ends_at_the_first_step_whose_last_window_losses_are_all_below
         train_toy(model(), "shift", steps=1, stop_loss=0.0)
     with pytest.raises(TypeError, match="stop_window must be an integer"):
         train_toy(model(), "shift", steps=1, stop_loss=0.1, stop_window=2.0)  # type: ignore[arg-type]
+
+
+def test_run_to_end_marks_the_rule_and_trains_the_full_budget() -> None:
+    def model() -> TinyTransformer:
+        torch.manual_seed(0)
+        return TinyTransformer(16, 16, 2, 1, causal=True)
+
+    full = train_toy(model(), "shift", steps=60, length=8, batch_size=8)
+    window = 5
+    threshold = sorted(full.losses)[30]
+    stopped = train_toy(
+        model(), "shift", steps=60, length=8, batch_size=8, stop_loss=threshold, stop_window=window
+    )
+    seen: list[tuple[bool, list[torch.Tensor]]] = []
+
+    def look(m: TinyTransformer) -> None:  # the model as it was when the rule was met
+        seen.append((m.training, [p.detach().clone() for p in m.parameters()]))
+
+    whole = train_toy(
+        model(),
+        "shift",
+        steps=60,
+        length=8,
+        batch_size=8,
+        stop_loss=threshold,
+        stop_window=window,
+        run_to_end=True,
+        on_rule_met=look,
+    )
+    assert whole.losses == full.losses  # testing in between changes nothing
+    assert whole.converged and whole.met_rule_at == len(stopped.losses) == stopped.met_rule_at
+    assert len(seen) == 1 and seen[0][0] is False  # called once, in eval mode
+    reference = model()
+    train_toy(reference, "shift", steps=whole.met_rule_at, length=8, batch_size=8)
+    for got, want in zip(seen[0][1], reference.parameters()):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="need a stopping rule"):
+        train_toy(model(), "shift", steps=1, run_to_end=True)
+    with pytest.raises(TypeError, match="on_rule_met must be callable"):
+        train_toy(model(), "shift", steps=1, stop_loss=0.1, on_rule_met=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="run_to_end must be"):
+        train_toy(model(), "shift", steps=1, stop_loss=0.1, run_to_end=1)  # type: ignore[arg-type]
