@@ -12,19 +12,24 @@ from __future__ import annotations
 __all__ = ["GLUE_PREFIX", "glue"]
 
 GLUE_PREFIX = "application/papermill.record/"
-"""The MIME prefix of a value that is stored without being shown (myst-nb's ``GLUE_PREFIX``)."""
+"""The MIME prefix of a value stored without being shown (myst-nb's ``GLUE_PREFIX``), which
+:func:`glue` does not use."""
 
 
 def glue(name: str, value: object) -> None:
-    """Store ``value`` under ``name`` for the chapter's text, without showing it.
+    """Store ``value`` under ``name`` for the chapter's text (and show it in the notebook).
 
     .. math::
 
         \\text{\\{glue:text\\}`name:spec`} \\;\\mapsto\\; \\operatorname{format}(v, \\text{spec})
 
-    Sends IPython's display of ``value`` with every MIME type prefixed by :data:`GLUE_PREFIX`
-    and the metadata ``scrapbook: {name, mime_prefix}``: the output of
-    ``myst_nb.glue(name, value, display=False)``. Outside a kernel nothing is shown.
+    Sends IPython's display of ``value`` with the metadata ``scrapbook: {name, mime_prefix}``:
+    the output of ``myst_nb.glue(name, value)``. The value is displayed, not hidden
+    (``display=False`` would prefix its MIME types with :data:`GLUE_PREFIX`): myst-nb takes a
+    hidden value out of the cell's outputs when it reads them, and the notebook it caches then
+    has no glue left for the Chinese edition, which reads the English run from the cache. A
+    glue cell is tagged ``remove-cell``, so the shown value never reaches a page. Outside a
+    kernel nothing is shown.
 
     Args:
         name: the key the text refers to (a non-empty str, unique within the chapter).
@@ -39,5 +44,5 @@ def glue(name: str, value: object) -> None:
     from IPython.display import display
 
     bundle, metadata = format_display_data(value)
-    metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
-    display({GLUE_PREFIX + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+    metadata["scrapbook"] = {"name": name, "mime_prefix": ""}
+    display(bundle, raw=True, metadata=metadata)
