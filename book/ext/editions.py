@@ -447,7 +447,61 @@ def _translate_toctree_captions(app: Any, doctree: Any) -> None:
             node["caption"] = node["rawcaption"] = table[caption]
 
 
+_GLUE_BY_PATH: dict[str, dict[str, Any]] = {}
+"""Each notebook's glue data (``{glue:text}`` values), by the notebook's resolved path."""
+
+
+def _glue_in_translated_paragraphs() -> None:
+    """Let ``{glue:text}`key``` work inside a translated paragraph.
+
+    Sphinx parses each translated message as a document of its own, and myst-nb keeps a
+    notebook's glue data on the page's document only while it parses the notebook, so in a
+    translated paragraph every glue role fails ("No key ... found in glue data for this
+    document", myst-nb 1.4.0). This records each notebook's glue data when myst-nb reads it
+    (``NotebookClientBase.__enter__``) and lets the lookup fall back to it, by the page being
+    read. Patched once per process; the English edition, whose roles find their data
+    directly, is unaffected.
+    """
+    from myst_nb.core.execute import base
+    from myst_nb.core.variables import RetrievalError, VariableOutput
+    from myst_nb.ext.glue import directives, roles, utils
+
+    if getattr(utils, "_book_glue_patched", False):
+        return
+    enter = base.NotebookClientBase.__enter__
+
+    def __enter__(self: Any) -> Any:
+        client = enter(self)
+        _GLUE_BY_PATH[str(Path(self._path).resolve())] = self._glue_data
+        return client
+
+    original = utils.retrieve_glue_data
+
+    def retrieve(document: Any, key: str) -> Any:
+        try:
+            return original(document, key)
+        except RetrievalError:
+            env = getattr(document.settings, "env", None)
+            if env is None:
+                raise
+            data = _GLUE_BY_PATH.get(str(Path(env.doc2path(env.docname)).resolve()), {})
+            if key not in data:
+                raise
+            return VariableOutput(
+                data=data[key]["data"],
+                metadata=data[key].get("metadata", {}),
+                nb_renderer=None,  # type: ignore[arg-type]  # glue:text reads the data only
+                vtype="glue",
+            )
+
+    base.NotebookClientBase.__enter__ = __enter__  # type: ignore[method-assign]
+    for module in (utils, roles, directives):
+        module.retrieve_glue_data = retrieve  # type: ignore[attr-defined]
+    utils._book_glue_patched = True  # type: ignore[attr-defined]
+
+
 def setup(app: Any) -> dict[str, Any]:
+    _glue_in_translated_paragraphs()
     app.connect("config-inited", _configure_edition)
     app.connect("doctree-read", _translate_toctree_captions, priority=400)
     app.connect("doctree-read", _detach_message_documents)
