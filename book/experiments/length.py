@@ -196,6 +196,29 @@ def _initialise_shared(model: TinyTransformer, generator: torch.Generator) -> No
         norm.reset_parameters()  # ones and zeros: the same for every model
 
 
+def _tested(
+    model: TinyTransformer, task: str, n: int, k: int, num_sequences: int, seed: int
+) -> tuple[float, Tensor]:
+    """``(accuracy, [n] accuracy per position)`` of a trained model at test length ``n``, on
+    ``num_sequences`` sequences seeded by ``seed``; all ``nan`` where the model cannot run."""
+    if model.max_positions is not None and n > model.max_positions:
+        return math.nan, torch.full((n,), math.nan, dtype=torch.float64)  # [n]
+    with torch_threads(1):
+        per_position = toy_position_accuracy(
+            model,
+            task,
+            length=n,
+            k=k,
+            num_sequences=num_sequences,
+            seed=seed,  # type: ignore[arg-type]
+        )  # [n]
+    answered = ~per_position.isnan()  # [n]
+    # every answered position has num_sequences answers: the mean over positions is the mean
+    # over all answers (toy_accuracy)
+    value = float(per_position[answered].mean()) if bool(answered.any()) else math.nan
+    return value, per_position
+
+
 def length_generalisation(
     encodings: Sequence[str] | Mapping[str, Callable[[], TinyTransformer]] | None = None,
     task: Task = "shift",
@@ -355,17 +378,7 @@ def length_generalisation(
             results.losses[label] = run.losses
             results.accuracy[label], results.position_accuracy[label] = {}, {}
             for n in lengths:
-                if model.max_positions is not None and n > model.max_positions:
-                    per_position = torch.full((n,), math.nan, dtype=torch.float64)  # [n]
-                else:
-                    with torch_threads(1):
-                        per_position = toy_position_accuracy(
-                            model, task, length=n, k=k, num_sequences=num_sequences, seed=test_seed
-                        )  # [n]
-                answered = ~per_position.isnan()  # [n]
-                # every answered position has num_sequences answers: the mean over positions
-                # is the mean over all answers (toy_accuracy)
-                value = float(per_position[answered].mean()) if bool(answered.any()) else math.nan
+                value, per_position = _tested(model, task, n, k, num_sequences, test_seed)
                 results.accuracy[label][n] = value
                 results.position_accuracy[label][n] = per_position
             results.chance = 1.0 / model.vocab_size

@@ -25,8 +25,8 @@ from torch import Tensor
 
 from book.experiments._jobs import check_lengths, check_seeds, run_jobs
 from book.experiments.length import _initialise_shared, toy_model
+from book.experiments.results import _html_cell
 from book.experiments.scaling import stretch_toy_rotary
-from book.experiments.spread import _html_cell
 from book.toy.model import TinyTransformer, ToySelfAttention, ToyWindowAttention
 from book.toy.tasks import IGNORE_INDEX, passkey_markers, toy_batch
 from book.toy.training import length_range, stop_rule, train_toy
@@ -117,6 +117,12 @@ def passkey_model(
     return model
 
 
+def _check_toy_rope(model: object) -> None:
+    """Refuse anything but a toy RoPE model (its ``rotary`` a :class:`RotaryEmbedding`)."""
+    if not isinstance(getattr(model, "rotary", None), RotaryEmbedding):
+        raise TypeError("model must be a toy RoPE model (its rotary a RotaryEmbedding)")
+
+
 def yarn_copy(model: TinyTransformer, length: int, trained_length: int) -> TinyTransformer:
     """A copy of a toy RoPE model with YaRN's frequencies and scale for ``length``.
 
@@ -138,8 +144,7 @@ def yarn_copy(model: TinyTransformer, length: int, trained_length: int) -> TinyT
     Shapes:
         as the model's.
     """
-    if not isinstance(model.rotary, RotaryEmbedding):
-        raise TypeError("model must be a toy RoPE model (its rotary a RotaryEmbedding)")
+    _check_toy_rope(model)
     length = check_int("length", length)
     trained_length = check_int("trained_length", trained_length)
     stretched = copy.deepcopy(model)
@@ -177,8 +182,7 @@ def streaming_copy(model: TinyTransformer, *, window: int, sinks: int) -> TinyTr
     Shapes:
         as the model's.
     """
-    if not isinstance(model.rotary, RotaryEmbedding):
-        raise TypeError("model must be a toy RoPE model (its rotary a RotaryEmbedding)")
+    _check_toy_rope(model)
     windowed = copy.deepcopy(model)
     for block in windowed.blocks:
         old = block.attn

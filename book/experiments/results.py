@@ -217,6 +217,16 @@ class LengthResults:
         )
 
 
+def _html_cell(text: str) -> str:
+    """A table cell: ``"—"`` as "cannot run", ``"mean (lo–hi)"`` as the mean over the range."""
+    if text == "—":
+        return '<td title="cannot run">—</td>'
+    if text.endswith(")") and " (" in text:
+        mean, spread = text[:-1].split(" (", 1)
+        return f'<td>{mean}<br><small class="posenc-range">{spread}</small></td>'
+    return f"<td>{text}</td>"
+
+
 class _Progress:
     """A progress bar: a text line updated in place in a notebook, ``tqdm`` elsewhere.
 

@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 
 from book.catalogue import toy_encodings
 from book.experiments._jobs import check_lengths, check_seeds, run_jobs
-from book.experiments.length import toy_model
+from book.experiments.length import _tested, toy_model
+from book.experiments.results import _html_cell
 from book.toy.model import TinyTransformer
-from book.toy.probes import toy_position_accuracy
 from book.toy.tasks import TASKS, Task
 from book.toy.training import length_range, stop_rule, train_toy
 from posenc._checks import check_int, check_positive_float
-from posenc._threads import torch_threads
 
 __all__ = ["PHASES", "SeedSpread", "seed_spread"]
 
@@ -61,22 +60,10 @@ class _Outcome:
 
 def _accuracy(model: TinyTransformer, job: _Job) -> dict[int, float]:
     """Accuracy over the answered positions at every test length; ``nan``: cannot run."""
-    out = {}
-    for n in job.eval_lengths:
-        if model.max_positions is not None and n > model.max_positions:
-            out[n] = math.nan
-            continue
-        with torch_threads(1):
-            per_position = toy_position_accuracy(
-                model,
-                job.task,
-                length=n,
-                k=job.k,
-                num_sequences=job.num_sequences,
-                seed=job.test_seed,
-            )  # [n]
-        out[n] = float(per_position[~per_position.isnan()].mean())
-    return out
+    return {
+        n: _tested(model, job.task, n, job.k, job.num_sequences, job.test_seed)[0]
+        for n in job.eval_lengths
+    }
 
 
 def _run(job: _Job) -> _Outcome:
@@ -244,16 +231,6 @@ class SeedSpread:
             f'<table class="posenc-results posenc-spread"><caption>{self._note()}</caption>'
             f"<thead>{head1}{head2}</thead><tbody>{''.join(body)}</tbody></table>"
         )
-
-
-def _html_cell(text: str) -> str:
-    """A table cell: ``"—"`` as "cannot run", ``"mean (lo–hi)"`` as the mean over the range."""
-    if text == "—":
-        return '<td title="cannot run">—</td>'
-    if text.endswith(")") and " (" in text:
-        mean, spread = text[:-1].split(" (", 1)
-        return f'<td>{mean}<br><small class="posenc-range">{spread}</small></td>'
-    return f"<td>{text}</td>"
 
 
 def seed_spread(
