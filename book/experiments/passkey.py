@@ -41,6 +41,7 @@ __all__ = [
     "passkey_model",
     "passkey_retrieval",
     "passkey_scores",
+    "retrieval_by_depth",
     "streaming_copy",
     "trained_passkey_model",
     "yarn_copy",
@@ -192,6 +193,30 @@ def streaming_copy(model: TinyTransformer, *, window: int, sinks: int) -> TinyTr
         new.load_state_dict(old.state_dict())
         block.attn = new
     return windowed.eval()
+
+
+def retrieval_by_depth(depth: Tensor, hits: Tensor) -> Tensor:
+    """Return the share of passkeys named in each of :data:`DEPTH_BINS` bins of key depth.
+
+    .. math::
+
+        a_m = \\frac{\\sum_b [\\text{bin}(d_b) = m]\\,h_b}{\\sum_b [\\text{bin}(d_b) = m]}, \\qquad
+        \\text{bin}(d) = \\min(\\lfloor B d \\rfloor, B - 1)
+
+    Args:
+        depth: ``[b]`` relative key positions in ``[0, 1]`` (:attr:`PasskeyScore.depth`).
+        hits: ``[b]`` whether each passkey was named.
+
+    Returns:
+        float64 ``[B]``; ``nan`` for a bin no sequence falls in.
+
+    Shapes:
+        ``b``: sequences, ``B``: :data:`DEPTH_BINS`.
+    """
+    bins = (depth * DEPTH_BINS).long().clamp(max=DEPTH_BINS - 1)  # [b]
+    count = torch.bincount(bins, minlength=DEPTH_BINS).double()  # [B]
+    right = torch.bincount(bins, weights=hits.double(), minlength=DEPTH_BINS)  # [B]
+    return right / count  # [B]
 
 
 @dataclass(frozen=True)
@@ -418,10 +443,7 @@ class PasskeyResults:
         self._values(setup, length, "retrieval")
         depth = torch.cat([self.scores[setup][s][length].depth for s in self.seeds])  # [S·b]
         hits = torch.cat([self.scores[setup][s][length].hits for s in self.seeds])  # [S·b]
-        bins = (depth * DEPTH_BINS).long().clamp(max=DEPTH_BINS - 1)  # [S·b]
-        count = torch.bincount(bins, minlength=DEPTH_BINS).double()  # [B]
-        right = torch.bincount(bins, weights=hits.double(), minlength=DEPTH_BINS)  # [B]
-        return right / count  # [B]
+        return retrieval_by_depth(depth, hits)  # [B]
 
     def _names(self) -> list[str]:
         top = self.train_lengths[1]

@@ -22,7 +22,12 @@ from matplotlib.patches import Rectangle
 
 from book._checks import check_values
 from book.demos.rotary import rotary_angle_error
-from book.experiments.passkey import DEPTH_BINS, PasskeyResults, PasskeyScore
+from book.experiments.passkey import (
+    DEPTH_BINS,
+    PasskeyResults,
+    PasskeyScore,
+    retrieval_by_depth,
+)
 from book.figures._base import new_figure
 from posenc._checks import check_int
 from posenc.attention import causal_mask, sliding_window_mask
@@ -209,10 +214,7 @@ def streaming_figure(score: PasskeyScore, *, length: int, window: int, sinks: in
     length = check_int("length", length, minimum=4)
     window = check_int("window", window)
     sinks = check_int("sinks", sinks, minimum=0)
-    bins = (score.depth * DEPTH_BINS).long().clamp(max=DEPTH_BINS - 1)  # [b]
-    count = torch.bincount(bins, minlength=DEPTH_BINS).double()  # [B]
-    right = torch.bincount(bins, weights=score.hits.double(), minlength=DEPTH_BINS)  # [B]
-    share = (right / count).numpy()  # [B]
+    share = retrieval_by_depth(score.depth, score.hits).numpy()  # [B]
     fig = new_figure(6.4, 3.2)
     ax = fig.add_subplot()
     # the passkey sits at s + 1 = depth * (n - 3) + 1; kept when inside the window or a sink
