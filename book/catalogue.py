@@ -202,7 +202,7 @@ class Encoding:
         kind: ``"none"``, ``"absolute"`` or ``"relative"`` (with a remark for RoPE).
         enters: where position enters attention: the input, the queries and keys, the logits,
             the values.
-        dims: ``"1-D"``, ``"2-D"``, ``"3-D"`` or ``"any"``.
+        dims: ``"1-D"``, ``"2-D"``, ``"3-D"``, several of them (``"2-D, 3-D"``) or ``"any"``.
         models: models that use it (conservative: from the papers the book cites and the
             reference code it matches).
         chapter: the chapter that teaches it, e.g. ``"03_sinusoidal"``.
@@ -497,7 +497,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         key="detr_sine",
         name="DETR sine",
         kind="absolute",
-        enters="queries, keys (every layer)",
+        enters="queries, keys (encoder); keys (cross-attention)",
         dims="2-D",
         models="DETR",
         chapter="05_absolute_2d",
@@ -511,7 +511,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         key="detr_learned",
         name="DETR learned rows, columns",
         kind="absolute",
-        enters="queries, keys (every layer)",
+        enters="queries, keys (encoder); keys (cross-attention)",
         dims="2-D",
         models="DETR (alternative)",
         chapter="05_absolute_2d",
@@ -595,7 +595,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         name="RoPE on grids (M-RoPE, axial 2-D)",
         kind="relative (by rotation, per axis)",
         enters="queries, keys (rotated)",
-        dims="3-D",
+        dims="2-D, 3-D",
         models="Qwen2-VL (M-RoPE; axial 2-D in its vision encoder)",
         chapter="12_positions_on_grids",
         posenc=(
@@ -630,7 +630,7 @@ ENCODINGS: tuple[Encoding, ...] = (
         kind="relative (by rotation, frequencies stretched)",
         enters="queries, keys (rotated)",
         dims="1-D",
-        models="Llama 3.1 (its band); Qwen2.5, DeepSeek-V3 (YaRN); Phi-3 (LongRoPE)",
+        models="Llama 3.1 (its band); DeepSeek-V3, Qwen2.5 optionally (YaRN); Phi-3 (LongRoPE)",
         chapter="11_stretching_rope",
         posenc=(
             "posenc.rotary.scaled_rotary_frequencies",

@@ -355,6 +355,11 @@ def _longrope_frequencies(dim: int, args: RotaryScalingArgs) -> tuple[Tensor, fl
     if args.attention_factor is not None:
         scale = args.attention_factor
     elif args.factor > 1:
+        if trained < 2:
+            raise ValueError(
+                "original_max_positions must be >= 2 for method='longrope' with factor > 1 "
+                f"(its logit scale divides by log(original_max_positions)), got {trained}"
+            )
         scale = math.sqrt(1 + math.log(args.factor) / math.log(trained))
     else:
         scale = 1.0

@@ -454,64 +454,80 @@ class PasskeyResults:
 
     def _cell(self, setup: str, n: int, metric: str) -> str:
         lo, hi = self.range(setup, n, metric)
-        digits = 2 if metric == "retrieval" else 1
-        return f"{self.mean(setup, n, metric):.{digits}f} ({lo:.{digits}f}–{hi:.{digits}f})"
+        short = _fraction if metric == "retrieval" else _perplexity
+        return f"{short(self.mean(setup, n, metric))} ({short(lo)}–{short(hi)})"
+
+    def _captions(self) -> dict[str, str]:
+        return {
+            "retrieval": f"Passkey retrieval: the share of passkeys named (a guess: {1 / 14:.2f})",
+            "perplexity": "Filler perplexity (1 is perfect)",
+        }
 
     def _note(self) -> str:
         lo, hi = self.train_lengths
         return (
-            f"passkey task, trained on lengths {lo}..{hi} (L = {hi}), seeds "
+            f"Passkey task, trained on lengths {lo}..{hi} (L = {hi}), seeds "
             f"{', '.join(map(str, self.seeds))}; mean (lowest–highest) over the seeds. "
-            f"Retrieval: the share of passkeys named (chance {1 / 14:.2f}); perplexity of the "
-            f"filler (1 is perfect). Window + sinks: the last {self.window} positions and "
-            f"{self.sinks} sinks; hybrid: RoPE within {self.local_window} positions, then a "
-            "global layer without positions."
+            f"Window + sinks: the last {self.window} positions and {self.sinks} sinks; hybrid: "
+            f"RoPE within {self.local_window} positions, then a global layer without positions."
         )
 
     def table(self) -> str:
-        """Retrieval and filler perplexity, mean and range, one row per set-up."""
-        header = [f"retrieval {n}" for n in self._names()] + [
-            f"perplexity {n}" for n in self._names()
-        ]
-        rows = [
-            (
-                s,
-                [self._cell(s, n, "retrieval") for n in self.eval_lengths]
-                + [self._cell(s, n, "perplexity") for n in self.eval_lengths],
-            )
-            for s in self.scores
-        ]
+        """Two tables, retrieval then filler perplexity: mean and range, a row per set-up."""
+        header = self._names()
         width = max(len(s) for s in self.scores)
-        cols = [max(len(h), *(len(r[1][i]) for r in rows)) for i, h in enumerate(header)]
-        lines = [" " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))]
-        lines += [
-            s.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
-            for s, cells in rows
-        ]
-        return "\n".join([*lines, self._note()])
+        blocks = []
+        for metric, caption in self._captions().items():
+            rows = [(s, [self._cell(s, n, metric) for n in self.eval_lengths]) for s in self.scores]
+            cols = [max(len(h), *(len(r[1][i]) for r in rows)) for i, h in enumerate(header)]
+            lines = [
+                caption,
+                " " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols)),
+            ]
+            lines += [
+                s.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
+                for s, cells in rows
+            ]
+            blocks.append("\n".join(lines))
+        return "\n\n".join([*blocks, self._note()])
 
     def __repr__(self) -> str:
         return self.table()
 
     def _repr_html_(self) -> str:
-        names = self._names()
-        m = len(names)
         head = (
-            '<tr><th rowspan="2">set-up</th>'
-            f'<th colspan="{m}">passkey retrieval</th><th colspan="{m}">filler perplexity</th></tr>'
-            "<tr>" + "".join(f"<th>{n}</th>" for n in names) * 2 + "</tr>"
+            "<thead><tr><th>set-up</th>"
+            + "".join(f"<th>{n}</th>" for n in self._names())
+            + "</tr></thead>"
         )
-        body = "".join(
-            f"<tr><th>{s}</th>"
-            + "".join(_html_cell(self._cell(s, n, "retrieval")) for n in self.eval_lengths)
-            + "".join(_html_cell(self._cell(s, n, "perplexity")) for n in self.eval_lengths)
-            + "</tr>"
-            for s in self.scores
-        )
-        return (
-            f'<table class="posenc-results posenc-spread"><caption>{self._note()}</caption>'
-            f"<thead>{head}</thead><tbody>{body}</tbody></table>"
-        )
+        tables = [
+            f'<table class="posenc-results posenc-spread"><caption>{caption}</caption>{head}<tbody>'
+            + "".join(
+                f"<tr><th>{s}</th>"
+                + "".join(_html_cell(self._cell(s, n, metric)) for n in self.eval_lengths)
+                + "</tr>"
+                for s in self.scores
+            )
+            + "</tbody></table>"
+            for metric, caption in self._captions().items()
+        ]
+        return "".join(tables) + f'<p class="posenc-note"><small>{self._note()}</small></p>'
+
+
+def _fraction(x: float) -> str:
+    """A share in ``[0, 1]`` with two decimals."""
+    return f"{x:.2f}"
+
+
+def _perplexity(x: float) -> str:
+    """A perplexity short enough for a table column: one decimal below 10, whole numbers
+    below 1000, three significant digits above, grouped by narrow no-break spaces
+    (``214811.5`` -> ``"215\u202f000"``) so that a cell never wraps inside a number."""
+    if x < 10:
+        return f"{x:.1f}"
+    if x < 1000:
+        return f"{x:.0f}"
+    return f"{float(f'{x:.3g}'):,.0f}".replace(",", "\u202f")
 
 
 def passkey_retrieval(

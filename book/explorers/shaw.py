@@ -26,7 +26,7 @@ def shaw_index_explorer(
     Left: the ``n × n`` index matrix, one colour per index, with the chosen query's row
     outlined; right: that query's key term ``q_i·w^K_{I_ij}/√d`` against ``j`` for a fixed
     random query and table (:func:`book.figures.shaw.shaw_index_figure`). Raising ``k``
-    widens the band of distinct colours; beyond ``|j − i| > k`` every key gets the same bias.
+    widens the band of distinct colours; from ``|j − i| ≥ k`` on, every key on one side gets the same bias.
 
     Args:
         lengths: values of the ``n`` control (sequence length).

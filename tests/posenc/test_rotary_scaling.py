@@ -397,6 +397,11 @@ def test_longrope_times_its_factors_gives_back_the_plain_frequencies(pairs, data
         ({"attention_factor": 0.0}, ValueError, "attention_factor must be a finite number > 0"),
         ({"attention_factor": math.inf}, ValueError, "attention_factor must be a finite number"),
         ({"attention_factor": True}, TypeError, "attention_factor must be a real number"),
+        (
+            {"original_max_positions": 1},
+            ValueError,
+            r"original_max_positions must be >= 2 for method='longrope' with factor > 1",
+        ),
     ],
 )
 def test_longrope_refusals_name_the_argument_and_the_rule(kwargs, error, words):
@@ -408,6 +413,14 @@ def test_longrope_refusals_name_the_argument_and_the_rule(kwargs, error, words):
     }
     with pytest.raises(error, match=words):
         scaled_rotary_frequencies(8, "longrope", **(good | kwargs))
+
+
+def test_longrope_with_one_trained_position_needs_its_scale_only_when_stretched():
+    common = {"original_max_positions": 1, "short_factor": (1.0,) * 4, "long_factor": (2.0,) * 4}
+    assert scaled_rotary_frequencies(8, "longrope", factor=1.0, **common)[1] == 1.0
+    assert scaled_rotary_frequencies(8, "longrope", factor=4.0, attention_factor=1.5, **common)[
+        1
+    ] == pytest.approx(1.5)
 
 
 def test_longrope_needs_the_trained_length():

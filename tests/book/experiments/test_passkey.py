@@ -14,6 +14,7 @@ from book.experiments.passkey import (
     DEPTH_BINS,
     PASSKEY_SETUPS,
     PasskeyResults,
+    _perplexity,
     passkey_model,
     passkey_retrieval,
     passkey_scores,
@@ -143,8 +144,34 @@ def test_by_depth_and_effective_length(results: PasskeyResults) -> None:
         assert best == 16
         assert results.effective_length(setup, threshold=1.01) is None
     table = results.table()
-    assert all(setup in table for setup in PASSKEY_SETUPS)
-    assert results._repr_html_().count("<tr>") == 2 + 4
+    width = max(map(len, PASSKEY_SETUPS))
+    rows = [line[:width].rstrip() for line in table.splitlines()]
+    assert all(rows.count(setup) == 2 for setup in PASSKEY_SETUPS)  # retrieval, perplexity
+    html = results._repr_html_()
+    assert html.count("<table") == 2
+    assert html.count("<tr>") == 2 * (1 + 4)  # a header and a row per set-up, per table
+    assert html.index("Passkey retrieval") < html.index("Filler perplexity")
+    mean = results.mean("rope", 16)
+    lo, hi = results.range("rope", 16)
+    assert f'{mean:.2f}<br><small class="posenc-range">{lo:.2f}–{hi:.2f}</small>' in html
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.0, "1.0"),
+        (5.085, "5.1"),
+        (13.1, "13"),
+        (192.9, "193"),
+        (999.4, "999"),
+        (3010.5, "3\u202f010"),
+        (23807.4, "23\u202f800"),
+        (214811.5, "215\u202f000"),
+        (987704.4, "988\u202f000"),
+    ],
+)
+def test_perplexities_are_printed_short_and_unbroken(value: float, text: str) -> None:
+    assert _perplexity(value) == text
 
 
 def test_workers_do_not_change_the_results(results: PasskeyResults) -> None:
