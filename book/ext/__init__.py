@@ -9,7 +9,9 @@
   requirements, published in each edition (``wheels/``), and the launch buttons;
 * :mod:`book.ext.reader`: listings without test markers, figures' alt text, the phone's menu
   buttons, scroll cues, link contrast (``reader_static/``);
-* :mod:`book.ext.search`: the search's ranking and prose excerpts (``search_static/``).
+* :mod:`book.ext.search`: the search's ranking and prose excerpts (``search_static/``);
+* :mod:`book.ext.twin`: posenc's JavaScript twin, ``window.posenc``, on every page
+  (``twin_static/``).
 """
 
 __all__: list[str] = []

@@ -102,6 +102,7 @@ class Visit:
     alt_unchanged: list[str] = field(default_factory=list)  # explorers whose alt did not follow
     asides: list[dict[str, Any]] = field(default_factory=list)  # the optional boxes, clicked
     wrapped_cells: list[str] = field(default_factory=list)  # result-table numbers split by a wrap
+    twin: list[str] = field(default_factory=list)  # the functions of window.posenc, if loaded
 
 
 def _watch(page: Any, visit: Visit, origin: str) -> None:
@@ -220,6 +221,10 @@ def _visit(browser: Any, site_url: str, name: str) -> Visit:
         visit.reader = read_for_reader(page)
         visit.asides = page.evaluate(_ASIDES)
         visit.wrapped_cells = page.evaluate(_WRAPPED_CELLS)
+        visit.twin = page.evaluate(
+            "() => window.posenc ? Object.keys(window.posenc).filter("
+            "k => typeof window.posenc[k] === 'function') : []"
+        )
         # A control or question the browser cannot work (a timeout, say) fails only its test.
         if name in EXPLORER_PAGES:
             try:
@@ -267,20 +272,18 @@ def test_page_renders_math_and_images(browser: Any, site_url: str, name: str) ->
         assert visit.math["count"] > 0, "every chapter has equations; none were found"
 
 
-WRAPPING_NOT_YET = (
-    "chapter 13's passkey table has 9 columns: its ranges wrap at 1366 px (issue 23, unfinished:"
-    " split retrieval and perplexity, or print perplexities compactly); strict, so a fix shows"
-)
+@pytest.mark.parametrize("name", PAGES)
+def test_result_tables_keep_each_number_on_one_line(browser: Any, site_url: str, name: str) -> None:
+    wrapped = _visit(browser, site_url, name).wrapped_cells
+    assert wrapped == [], "result-table cells whose numbers wrap at 1366 px"
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_result_tables_keep_each_number_on_one_line(
-    browser: Any, site_url: str, name: str, request: Any
-) -> None:
-    if name.endswith("13_long_context"):
-        request.applymarker(pytest.mark.xfail(reason=WRAPPING_NOT_YET, strict=True))
-    wrapped = _visit(browser, site_url, name).wrapped_cells
-    assert wrapped == [], "result-table cells whose numbers wrap at 1366 px"
+def test_posencs_javascript_twin_is_on_every_page(browser: Any, site_url: str, name: str) -> None:
+    """``window.posenc`` (book/ext/twin.py), served from the site, computes in the page."""
+    visit = _visit(browser, site_url, name)
+    assert {"sinusoidalEncoding", "shawRelativeIndex", "t5RelativeBucket"} <= set(visit.twin)
+    assert {"alibiSlopes", "rotaryAngles", "relativePositionIndex"} <= set(visit.twin)
 
 
 @pytest.mark.parametrize("name", PAGES)
