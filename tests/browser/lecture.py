@@ -94,8 +94,13 @@ AUDIT = """async () => {
         text1080: isNaN(textPx) ? null : textPx * (r.width / oneX) * (1080 / window.innerHeight),
       };
     });
+    // the smallest text of the slide's tables (a result table's ranges are <small>), at 1080p
+    const tableText = Array.from(slide.querySelectorAll('table td, table th, table caption, table small'))
+      .filter(e => !e.closest('aside.notes') && e.innerText && e.innerText.trim())
+      .map(e => parseFloat(getComputedStyle(e).fontSize) * scale * (1080 / window.innerHeight));
     out.push({
       h: at.h + 1, v: at.v || 0,
+      table_text: tableText.length ? Math.min(...tableText) : null,
       over: Math.max(below, right / scale),
       shrunk,
       cut_math: cut,
@@ -140,6 +145,10 @@ def deck_counts(slides: list[dict[str, Any]]) -> dict[str, Any]:
         "words_median": round(statistics.median(words)),
         "colon": sum(s["colon"] for s in slides),
         "shrunk_figures": sum(shrunk_figure(f) for f in figures),
+        "table_text_min": min(
+            (round(s["table_text"], 1) for s in slides if s["table_text"] is not None),
+            default=None,
+        ),
         "figure_text_min": min(
             (round(f["text1080"], 1) for f in figures if f["text1080"] is not None),
             default=None,

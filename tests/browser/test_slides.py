@@ -24,7 +24,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from .conftest import ROOT, SCREENSHOTS, SITE, TRANSLATIONS, edition, edition_folder, record
-from .lecture import AUDIT, MAX_WORDS, PRINT_AUDIT, PROJECTOR, deck_counts, shrunk_figure
+from .lecture import (
+    AUDIT,
+    MAX_WORDS,
+    MIN_FIGURE_TEXT_PX,
+    PRINT_AUDIT,
+    PROJECTOR,
+    deck_counts,
+    shrunk_figure,
+)
 from .reading import IMAGES, alt_problem, axe_violations, serious, summary
 from .test_site import _TRANSFER, _move
 
@@ -377,6 +385,19 @@ def test_every_figure_shows_at_its_size_with_text_of_24_px_at_1080p(
         if shrunk_figure(f)
     }
     assert small == {}, "figures shown below their size, or with text under 24 px at 1080p"
+
+
+@pytest.mark.parametrize("stem", DECKS)
+def test_table_text_is_24_px_at_1080p(browser: Any, site_url: str, stem: str) -> None:
+    """Every cell, header, caption and range of a table on a slide reads from the back of the
+    room (seen: the ranges of chapter 13's passkey tables at 17 px)."""
+    slides = _open(browser, site_url, stem)["lecture"]
+    small = {
+        f"{s['h']}.{s['v']}": round(s["table_text"], 1)
+        for s in slides
+        if s["table_text"] is not None and s["table_text"] < MIN_FIGURE_TEXT_PX
+    }
+    assert small == {}, "tables with text under 24 px at 1080p"
 
 
 @pytest.mark.parametrize("stem", DECKS)
