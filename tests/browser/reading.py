@@ -122,10 +122,12 @@ FIGURES = _framed(
   return pairs;"""
 )
 
-# The theme's tables scroll in their own container.
+# The theme's tables scroll in their own container, an experiment's result tables in their
+# output (seen: chapter 13's passkey tables running past a phone's edge with no cue).
 TABLES = _framed(
     """
-  return Array.from(document.querySelectorAll('.pst-scrollable-table-container'))
+  return Array.from(document.querySelectorAll(
+      '.pst-scrollable-table-container, div.output.text_html:has(> table.posenc-results)'))
     .map(box => [{text: box.innerText.slice(0, 40)}, box]);"""
 )
 

@@ -136,7 +136,7 @@
   var EQUATIONS = 'div.math > mjx-container[display="true"]';
   var FRAMED =
     ".posenc-explorer-scroll, .pe-figure-scroll, .pst-scrollable-table-container, " +
-    "div.highlight > pre";
+    "div.output.text_html:has(> table.posenc-results), div.highlight > pre";
 
   function frame(box) {
     var outer = box.parentNode;
