@@ -25,7 +25,7 @@ from torch import Tensor
 
 from book.experiments._jobs import check_lengths, check_seeds, run_jobs
 from book.experiments.length import _initialise_shared, toy_model
-from book.experiments.results import _html_cell
+from book.experiments.results import _html_cell, _text_table
 from book.experiments.scaling import stretch_toy_rotary
 from book.toy.model import TinyTransformer, ToySelfAttention, ToyWindowAttention
 from book.toy.tasks import IGNORE_INDEX, passkey_markers, toy_batch
@@ -474,21 +474,21 @@ class PasskeyResults:
 
     def table(self) -> str:
         """Two tables, retrieval then filler perplexity: mean and range, a row per set-up."""
-        header = self._names()
-        width = max(len(s) for s in self.scores)
-        blocks = []
-        for metric, caption in self._captions().items():
-            rows = [(s, [self._cell(s, n, metric) for n in self.eval_lengths]) for s in self.scores]
-            cols = [max(len(h), *(len(r[1][i]) for r in rows)) for i, h in enumerate(header)]
-            lines = [
-                caption,
-                " " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols)),
-            ]
-            lines += [
-                s.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
-                for s, cells in rows
-            ]
-            blocks.append("\n".join(lines))
+        blocks = [
+            "\n".join(
+                [
+                    caption,
+                    *_text_table(
+                        self._names(),
+                        [
+                            (s, [self._cell(s, n, metric) for n in self.eval_lengths])
+                            for s in self.scores
+                        ],
+                    ),
+                ]
+            )
+            for metric, caption in self._captions().items()
+        ]
         return "\n\n".join([*blocks, self._note()])
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from torch import Tensor
@@ -157,18 +158,19 @@ class LengthResults:
         cols = [max(len(h), digits + 2) for h in header]
         cols[-2] = max(cols[-2], len(str(self.steps)) + 1)
         cols[-1] = max(cols[-1], 5)
-        lines = [" " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))]
-        for name, accs in self.rows():
-            cells = ["—" if math.isnan(a) else f"{a:.{digits}f}" for a in accs]
-            cells += self._training_cells(name)
-            lines.append(
-                name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
+        rows = [
+            (
+                name,
+                ["—" if math.isnan(a) else f"{a:.{digits}f}" for a in accs]
+                + list(self._training_cells(name)),
             )
+            for name, accs in self.rows()
+        ]
         guess = self.guess_accuracy()
         if guess:
             cells = [f"{guess[n]:.{digits}f}" if n in guess else "" for n in self.eval_lengths]
-            row = "  ".join(v.rjust(c) for v, c in zip(cells, cols))
-            lines.append("(guess)".ljust(width) + "  " + row)
+            rows.append(("(guess)", cells))
+        lines = _text_table(header, rows, width=width, cols=cols)
         lo, hi = self.train_lengths
         note = f"task {self.task!r}, trained on lengths {lo}..{hi} (L = {hi}); chance {self.chance:.{digits}f}"
         note += f"; {self._training_note()}"
@@ -215,6 +217,27 @@ class LengthResults:
             f'<table class="posenc-results"><caption>{caption}</caption>'
             f"<thead><tr><th>encoding</th>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         )
+
+
+def _text_table(
+    header: Sequence[str],
+    rows: Sequence[tuple[str, Sequence[str]]],
+    *,
+    corner: str = "",
+    width: int | None = None,
+    cols: Sequence[int] | None = None,
+) -> list[str]:
+    """The lines of a plain-text result table: ``corner`` and the ``header``, then a line per
+    ``(label, cells)``; labels left-aligned to ``width`` (default: the longest label or
+    ``corner``), cells right-aligned to ``cols`` (default: each column's widest entry)."""
+    if width is None:
+        width = max(len(corner), *(len(label) for label, _ in rows))
+    if cols is None:
+        cols = [max(len(h), *(len(cells[i]) for _, cells in rows)) for i, h in enumerate(header)]
+    return [
+        label.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
+        for label, cells in [(corner, header), *rows]
+    ]
 
 
 def _html_cell(text: str) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from torch import Tensor
 
 from book.experiments.length import toy_model
-from book.experiments.results import _Progress
+from book.experiments.results import _Progress, _text_table
 from book.toy.model import TinyTransformer
 from book.toy.probes import toy_position_accuracy
 from book.toy.tasks import TASKS, Task
@@ -167,15 +167,13 @@ class StretchResults:
         cols = [max(len(h), digits + 2) for h in header]
         top = "as trained".center(cols[0] + cols[1] + 2)
         top += "  " + " " * cols[2] + "  " + "fine-tuned".center(cols[3] + cols[4] + 2)
-        lines = [" " * width + "  " + top]
-        lines.append(
-            "method".ljust(width) + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))
-        )
+        rows = []
         for m, accs, steps, converged in self.rows():
             cells = [f"{a:.{digits}f}" for a in accs]
             cells.insert(2, f"{steps}{'' if converged else '*'}")
-            lines.append(m.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols)))
-        return "\n".join([*lines, self._note()])
+            rows.append((m, cells))
+        lines = _text_table(header, rows, corner="method", width=width, cols=cols)
+        return "\n".join([" " * width + "  " + top, *lines, self._note()])
 
     def __repr__(self) -> str:
         return self.table()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from book.catalogue import toy_encodings
 from book.experiments._jobs import check_lengths, check_seeds, run_jobs
 from book.experiments.length import _tested, toy_model
-from book.experiments.results import _html_cell
+from book.experiments.results import _html_cell, _text_table
 from book.toy.model import TinyTransformer
 from book.toy.tasks import TASKS, Task
 from book.toy.training import length_range, stop_rule, train_toy
@@ -198,14 +198,7 @@ class SeedSpread:
         """The means and ranges as a plain-text table, one row per encoding."""
         header = self._header()
         rows = [(e, self._cells(e)) for e in self.encodings]
-        width = max(len(e) for e in self.encodings)
-        cols = [max(len(h), *(len(r[1][i]) for r in rows)) for i, h in enumerate(header)]
-        lines = [" " * width + "  " + "  ".join(h.rjust(c) for h, c in zip(header, cols))]
-        for name, cells in rows:
-            lines.append(
-                name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(cells, cols))
-            )
-        return "\n".join([*lines, self._note()])
+        return "\n".join([*_text_table(header, rows), self._note()])
 
     def __repr__(self) -> str:
         return self.table()
