@@ -9,7 +9,11 @@ written from the Python functions by :mod:`book.tools.twin_golden`, and checked 
 ``tests/browser/test_twin.py``).
 
 The file is served from the site (``_static/posenc.js``), never from a CDN, and loaded with
-``defer`` before the scripts that use it.
+``defer`` before the scripts that use it: ``plot.js`` (``window.posencPlot``, a tiny canvas
+plotting helper with matplotlib's colormaps) and ``explorers.js`` (``window.posencExplorers``,
+the drawers of the live explorers, and the script that sets up every live explorer of the page;
+see :mod:`book.explorers.explorer`). Deferred scripts run in the order they are added, before
+``DOMContentLoaded``.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-__all__ = ["STATIC", "setup"]
+__all__ = ["SCRIPTS", "STATIC", "setup"]
 
 STATIC = Path(__file__).parent / "twin_static"
+SCRIPTS = ("posenc.js", "plot.js", "explorers.js")
+"""The twin, then what uses it, in the order the page runs them."""
 
 
 def _add_static(app: Sphinx, config: Any) -> None:
@@ -30,5 +36,6 @@ def _add_static(app: Sphinx, config: Any) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _add_static)
-    app.add_js_file("posenc.js", defer="defer", priority=400)
+    for script in SCRIPTS:
+        app.add_js_file(script, defer="defer", priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

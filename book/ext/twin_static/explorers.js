@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT (see LICENSE at the root of the book's repository)
+//
+// explorers.js: the book's live explorers, drawn in the reader's browser with posenc's
+// JavaScript twin (window.posenc, posenc.js) and the canvas helper window.posencPlot (plot.js).
+//
+// A live explorer's HTML (book/explorers/explorer.py, Explorer.live_html) holds its controls,
+// a hidden <canvas> and one pre-rendered PNG of its default values. On DOMContentLoaded each
+// `.posenc-explorer[data-live]` is set up: the drawer named by data-live in
+// window.posencExplorers draws the canvas, which then replaces the PNG; where it cannot (the
+// twin or the drawer missing, a drawer that throws), the PNG stays, with a message. A control
+// with a range is a slider and a number box kept in step (data-range: min, max, step, log,
+// above, integer); a value the box refuses is named in a message and, once committed (Enter or
+// leaving the box), replaced by the nearest allowed value. Redraws are coalesced to one per
+// animation frame, and the canvas redraws when its shown width changes. The words shown come
+// from the page (data-words, data-rule, the controls' aria-labels, the title), never from here.
+//
+// A drawer is window.posencExplorers[name] = function (canvas, values): it draws the canvas
+// at its shown width and leaves what it computed in canvas.posencData (for the tests).
+(function () {
+  "use strict";
+
+  var registry = window.posencExplorers || {};
+  window.posencExplorers = registry;
+
+  // -- drawers ---------------------------------------------------------------------------------
+
+  /** The table as the figure shows it: blocks of rows averaged to at most maxRows rows
+   * (book.figures._base.table_image), row-major in a Float64Array. */
+  function blockRows(table, maxRows) {
+    var n = table.length;
+    var d = table[0].length;
+    var r = n > maxRows ? Math.ceil(n / maxRows) : 1;
+    var rows = Math.ceil(n / r);
+    var out = new Float64Array(rows * d);
+    for (var b = 0; b < rows; b++) {
+      for (var j = 0; j < r; j++) {
+        var row = table[Math.min(b * r + j, n - 1)]; // the last block padded with the last row
+        for (var c = 0; c < d; c++) out[b * d + c] += row[c];
+      }
+      if (r > 1) for (var c2 = 0; c2 < d; c2++) out[b * d + c2] /= r;
+    }
+    return { values: out, rows: rows, cols: d };
+  }
+
+  /** Ticks of a table's axis of `size` entries: linspace(0, size, 5) rounded, the last at
+   * size - 1 (book.figures.sinusoidal.sinusoidal_explorer_figure). */
+  function tableTicks(size) {
+    var P = window.posencPlot;
+    var ticks = P.linspace(0, size, 5).map(P.roundHalfEven).slice(0, 4);
+    ticks.push(size - 1);
+    return ticks.filter(function (t, i) { return ticks.indexOf(t) === i; });
+  }
+
+  /**
+   * Chapter 3: the sinusoidal table (left) and PE(p)·PE(p+k) = Σ_i cos(k·ω_i) for k in [-n, n]
+   * (right), as book.figures.sinusoidal.sinusoidal_explorer_figure draws them; stacked on a
+   * narrow screen. values: {dim, base, positions}.
+   */
+  registry.sinusoidal = function (canvas, values) {
+    var P = window.posencPlot;
+    var T = window.posenc;
+    var dim = values.dim;
+    var base = values.base;
+    var n = values.positions;
+    var table = T.sinusoidalEncoding(n, dim, base); // [n][d]
+    var omega = T.sinusoidalFrequencies(dim, base); // [d/2]
+    var offsets = new Float64Array(2 * n + 1);
+    var dot = new Float64Array(2 * n + 1);
+    for (var k = -n; k <= n; k++) {
+      var s = 0;
+      for (var i = 0; i < omega.length; i++) s += Math.cos(k * omega[i]);
+      offsets[k + n] = k;
+      dot[k + n] = s;
+    }
+    var shown = blockRows(table, 160);
+
+    var TICK = 12;
+    var LABEL = 13;
+    var TITLE = 13;
+    var width = canvas.getBoundingClientRect().width;
+    var widest = function (labels) {
+      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, TICK)); }, 0);
+    };
+    var leftTicks = tableTicks(n);
+    var dotYTicks = [Math.floor(-dim / 4), 0, Math.floor(dim / 4), Math.floor(dim / 2)];
+    var aside = function (tickLabels) {
+      // room left of an axes: its tick labels, the ticks, the label (rotated), margins
+      return 4 + LABEL + P.LABEL_PAD + widest(tickLabels) + P.TICK_PAD + P.TICK_LENGTH;
+    };
+    var leftAside = aside(leftTicks.map(P.tickLabel));
+    var rightAside = aside(dotYTicks.map(P.tickLabel));
+    var titles = [
+      "PE table: " + n + " positions \u00d7 " + dim + " channels",
+      "PE(p)\u00b7PE(p+k), d = " + dim + ", base = " + P.formatG(base),
+    ];
+    var below = P.TICK_LENGTH + P.TICK_PAD + 1.2 * TICK + P.LABEL_PAD + 1.2 * LABEL + 4;
+    var right = 16; // half the widest x tick label overhangs the last axes
+    var wide = width >= 560;
+    var boxes = []; // [left, top, width, height, titleLines] in CSS px
+    var height;
+    if (wide) {
+      var panelW = (width - leftAside - rightAside - 14 - right) / 2;
+      var panelH = Math.max(170, Math.min(300, Math.round(0.31 * width)));
+      // a title may overhang its axes into the margins on both sides (centred)
+      var spare = [Math.min(leftAside, (14 + rightAside) / 2), Math.min((14 + rightAside) / 2,
+        right)];
+      var lines = titles.map(function (t, j) { return P.wrap(t, TITLE, panelW + 2 * spare[j]); });
+      var top = 6 + P.TITLE_PAD + 1.2 * TITLE * Math.max(lines[0].length, lines[1].length);
+      boxes.push([leftAside, top, panelW, panelH, lines[0]]);
+      boxes.push([leftAside + panelW + 14 + rightAside, top, panelW, panelH, lines[1]]);
+      height = Math.ceil(top + panelH + below);
+    } else {
+      var left = Math.max(leftAside, rightAside);
+      var w = Math.max(40, width - left - right);
+      var y = 0;
+      [0.62, 0.55].forEach(function (shape, j) {
+        var titleLines = P.wrap(titles[j], TITLE, w + 2 * Math.min(left, right));
+        var top = y + 6 + P.TITLE_PAD + 1.2 * TITLE * titleLines.length;
+        var h = Math.max(130, Math.min(260, Math.round(shape * w)));
+        boxes.push([left, top, w, h, titleLines]);
+        y = top + h + below;
+      });
+      height = Math.ceil(y);
+    }
+
+    var fig = P.figure(canvas, height);
+    var W = fig.width;
+    var axesAt = function (box) {
+      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
+        box[3] / height]);
+      ax.tickPx = TICK;
+      ax.labelPx = LABEL;
+      ax.titlePx = TITLE;
+      return ax;
+    };
+
+    var left = axesAt(boxes[0]);
+    left.xlim(-0.5, dim - 0.5).ylim(n - 0.5, -0.5);
+    left.image(shown.values, shown.rows, shown.cols, {
+      cmap: "RdBu_r", vmin: -1, vmax: 1, extent: [-0.5, dim - 0.5, n - 0.5, -0.5],
+    });
+    left.xticks(tableTicks(dim)).yticks(leftTicks);
+    left.xlabel("channel").ylabel("position p").title(boxes[0][4]);
+    left.draw();
+
+    var half = dim / 2;
+    var rightAx = axesAt(boxes[1]);
+    rightAx.xlim(-n, n);
+    rightAx.ylim(Math.min(-0.7 * half, dotYTicks[0]), Math.max(1.05 * half, dotYTicks[3]));
+    rightAx.plot(offsets, dot, { color: "#000000", width: 1.67 });
+    rightAx.axvline(0);
+    rightAx.axhline(0);
+    rightAx.xticks(P.linspace(-n, n, 5).map(P.roundHalfEven)).yticks(dotYTicks);
+    rightAx.xlabel("offset k").ylabel("PE(p)\u00b7PE(p+k)").title(boxes[1][4]);
+    rightAx.draw();
+
+    fig.finish();
+    canvas.posencData = { values: values, table: table, offsets: offsets, dot: dot };
+  };
+
+  // -- controls --------------------------------------------------------------------------------
+
+  function format(value, integer) {
+    return integer ? String(value) : window.posencPlot.formatG(value);
+  }
+
+  /** The nearest value a range allows to `v` (a finite number). */
+  function nearest(range, v) {
+    if (range.above !== null && range.step === null && v > range.above) return v;
+    var x = Math.min(Math.max(v, range.min), range.max);
+    if (range.step !== null) {
+      x = range.min + Math.round((x - range.min) / range.step) * range.step;
+      if (x > range.max) x -= range.step;
+    }
+    return range.integer ? Math.round(x) : x;
+  }
+
+  function allowed(range, v) {
+    return isFinite(v) && Math.abs(nearest(range, v) - v) <= 1e-9 * Math.max(1, Math.abs(v));
+  }
+
+  /** A control with a range: a slider and a number box in step. */
+  function RangeControl(root, k, onChange, say) {
+    var slider = root.querySelector('[data-control="' + k + '"][data-role="slider"]');
+    var entry = root.querySelector('[data-control="' + k + '"][data-role="entry"]');
+    var range = JSON.parse(entry.dataset.range);
+    var name = entry.getAttribute("aria-label");
+    var self = this;
+    this.name = name;
+    this.integer = range.integer;
+    this.value = Number(entry.value);
+    this.elements = [slider, entry];
+
+    function fromSlider() {
+      var x = Number(slider.value);
+      if (range.log) return Number(Math.pow(10, x).toPrecision(3));
+      return range.integer ? Math.round(x) : x;
+    }
+    function placeSlider() {
+      var v = Math.min(Math.max(self.value, range.min), range.max);
+      slider.value = String(range.log ? Math.log10(v) : v);
+      if (range.log) slider.setAttribute("aria-valuetext", format(self.value, range.integer));
+    }
+    function words(template, entered, value) {
+      return template.replace("{name}", name).replace("{entered}", entered)
+        .replace("{rule}", entry.dataset.rule).replace("{value}", format(value, range.integer));
+    }
+    function set(v) {
+      if (v === self.value) return;
+      self.value = v;
+      onChange();
+    }
+    function read(commit) {
+      var text = entry.value.trim();
+      var v = text === "" ? NaN : Number(text);
+      var entered = text || (entry.validity && entry.validity.badInput ? "?" : "");
+      if (allowed(range, v)) {
+        say(k, "");
+        set(nearest(range, v));
+        placeSlider();
+        entry.removeAttribute("aria-invalid");
+        return;
+      }
+      if (!commit) {
+        // while typing: nothing drawn; named at once unless more digits may make it right
+        var growing = isFinite(v) && v >= 0 && v < range.min && range.above === null;
+        say(k, entered && !growing ? words(say.words.invalid, entered, self.value) : "");
+        entry.setAttribute("aria-invalid", "true");
+        return;
+      }
+      var replacement = isFinite(v) && !(range.above !== null && v <= range.above)
+        ? nearest(range, v) : self.value;
+      entry.value = String(replacement);
+      entry.removeAttribute("aria-invalid");
+      say(k, entered ? words(say.words.replaced, entered, replacement) : "");
+      set(replacement);
+      placeSlider();
+    }
+    slider.addEventListener("input", function () {
+      var v = fromSlider();
+      entry.value = String(v);
+      entry.removeAttribute("aria-invalid");
+      if (range.log) slider.setAttribute("aria-valuetext", format(v, range.integer));
+      say(k, "");
+      set(v);
+    });
+    entry.addEventListener("input", function () { read(false); });
+    entry.addEventListener("change", function () { read(true); });
+  }
+
+  /** A control over listed values (checkbox, drop-down, slider over indices). */
+  function IndexControl(root, k, onChange) {
+    var el = root.querySelector('[data-control="' + k + '"]');
+    var values = JSON.parse(el.dataset.values);
+    var labels = JSON.parse(el.dataset.labels);
+    var self = this;
+    this.name = el.getAttribute("aria-label");
+    this.elements = [el];
+    function index() {
+      return el.type === "checkbox" ? (el.checked ? 1 : 0) : parseInt(el.value, 10);
+    }
+    function update() {
+      var i = index();
+      self.value = values[i];
+      self.label = labels[i];
+      if (el.type === "range") {
+        var out = root.querySelector('output[for="' + el.id + '"]');
+        if (out) out.textContent = labels[i];
+      }
+    }
+    update();
+    this.text = function () { return self.label; };
+    el.addEventListener("input", function () { update(); onChange(); });
+    el.addEventListener("change", function () { update(); onChange(); });
+  }
+
+  // -- one explorer ----------------------------------------------------------------------------
+
+  function setUp(root) {
+    if (root.posencLive) return;
+    var words = JSON.parse(root.dataset.words || "{}");
+    var canvas = root.querySelector("canvas.posenc-explorer-canvas");
+    var img = root.querySelector("img.posenc-explorer-figure");
+    var message = root.querySelector(".posenc-explorer-message");
+    var titleEl = root.querySelector(".posenc-explorer-title");
+    var title = titleEl ? titleEl.textContent.trim() : (img && img.dataset.title) || "Explorer";
+    var draw = registry[root.dataset.live];
+    var messages = {};
+    var controls = [];
+    var pending = false;
+    var drawnWidth = -1;
+    var state = { ready: false, draws: 0, lastMs: 0, failed: false };
+    root.posencLive = state;
+
+    function say(k, text) {
+      if (text) messages[k] = text;
+      else delete messages[k];
+      if (message) {
+        message.textContent = Object.keys(messages).map(function (key) {
+          return messages[key];
+        }).join(" ");
+      }
+    }
+    say.words = words;
+
+    function fallBack() {
+      state.failed = true;
+      state.ready = false;
+      if (canvas) canvas.hidden = true;
+      if (img) img.hidden = false;
+      controls.forEach(function (c) {
+        c.elements.forEach(function (el) { el.disabled = true; });
+      });
+      messages = {};
+      say("all", words.unavailable || "");
+    }
+
+    function values() {
+      var out = {};
+      controls.forEach(function (c) { out[c.key] = c.value; });
+      return out;
+    }
+
+    function label() {
+      return title + " (" + controls.map(function (c) {
+        return c.name + " " + (c.text ? c.text() : format(c.value, c.integer));
+      }).join(", ") + ")";
+    }
+
+    function redraw() {
+      pending = false;
+      if (state.failed) return;
+      var width = canvas.getBoundingClientRect().width;
+      if (width < 1) return; // not shown (a closed box): drawn when it opens (resize)
+      var t0 = performance.now();
+      try {
+        draw(canvas, values());
+      } catch (error) {
+        if (window.console) window.console.warn("live explorer " + root.id + ":", error);
+        fallBack();
+        return;
+      }
+      state.lastMs = performance.now() - t0;
+      state.draws += 1;
+      drawnWidth = width;
+      canvas.setAttribute("aria-label", label());
+    }
+
+    function schedule() {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(redraw);
+    }
+    state.redraw = redraw;
+    state.schedule = schedule;
+    state.values = values;
+
+    var seen = {};
+    Array.prototype.forEach.call(root.querySelectorAll("[data-control]"), function (el) {
+      var k = el.dataset.control;
+      if (seen[k]) return;
+      seen[k] = true;
+      var hasRange = root.querySelector('[data-control="' + k + '"][data-role="entry"]');
+      var c = hasRange ? new RangeControl(root, k, schedule, say) : new IndexControl(root, k,
+        schedule);
+      // the drawer's argument: the control's own name (its aria-label may be translated)
+      c.key = el.dataset.name || c.name;
+      controls.push(c);
+    });
+
+    if (!canvas || !canvas.getContext || typeof draw !== "function" || !window.posenc ||
+      !window.posencPlot) {
+      fallBack();
+      return;
+    }
+    canvas.hidden = false;
+    if (img) img.hidden = true;
+    state.ready = true;
+    redraw();
+    if (state.failed) return;
+    if (window.ResizeObserver) {
+      new window.ResizeObserver(function () {
+        if (Math.abs(canvas.getBoundingClientRect().width - drawnWidth) >= 0.5) schedule();
+      }).observe(canvas);
+    } else {
+      window.addEventListener("resize", schedule);
+    }
+  }
+
+  function setUpAll() {
+    Array.prototype.forEach.call(document.querySelectorAll(".posenc-explorer[data-live]"),
+      setUp);
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setUpAll);
+  } else {
+    setUpAll();
+  }
+})();
