@@ -16,8 +16,8 @@ book is exactly what the live kernel would draw for those values.
 A *live* explorer (``explorer(..., live="sinusoidal", ranges={...})``) draws in the reader's
 browser instead, for any value of its ranges: its ``text/html`` holds, for each control with a
 :class:`LiveRange`, a slider and a number box kept in step; a ``<canvas>`` that the drawer named
-``live`` in ``window.posencExplorers`` (``book/ext/twin_static/explorers.js``) draws with posenc's
-JavaScript twin (``window.posenc``) and ``window.posencPlot`` (``plot.js``); and ONE
+``live`` in ``window.posencExplorers`` (``book/ext/twin_static/drawers/<live>.js``) draws
+with posenc's JavaScript twin (``window.posenc``) and ``window.posencPlot`` (``plot.js``); and ONE
 pre-rendered PNG, the figure for the default values, shown where the drawing cannot run:
 JavaScript off, the twin or the drawer missing (a deck), and in print (``reader.css``).
 
@@ -41,6 +41,7 @@ import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -59,9 +60,11 @@ COLUMN_PX = 680
 PHONE_TEXT_PX = 9.0
 """The smallest text, in CSS px, an explorer's figure may shrink to on a narrow screen."""
 _PAGE_IDS = itertools.count()
-LIVE_DRAWERS = ("sinusoidal",)
-"""The drawers of ``book/ext/twin_static/explorers.js`` (``window.posencExplorers``), which
-``explorer(live=...)`` may name; ``tests/book/explorers/test_explorer.py`` reads them there."""
+DRAWERS = Path(__file__).parents[1] / "ext" / "twin_static" / "drawers"
+LIVE_DRAWERS = tuple(sorted(path.stem for path in DRAWERS.glob("*.js")))
+"""The drawers ``explorer(live=...)`` may name: one file each, ``book/ext/twin_static/drawers/
+<name>.js``, which adds ``window.posencExplorers[name]`` (``tests/book/explorers/
+test_explorer.py`` checks that each file adds the drawer it is named for)."""
 LIVE_WORDS = {
     "invalid": "{name}: {entered} is not allowed ({rule}).",
     "replaced": "{name}: {entered} is not allowed ({rule}); drawn with {value}.",
@@ -298,6 +301,8 @@ class Explorer:
         colors: the palette size of the static page's PNGs (:func:`palette_png`).
         live: the name of the drawer in ``window.posencExplorers`` that draws it in the
             reader's browser, or ``None`` for pre-rendered frames only.
+        live_data: what the drawer receives besides the controls' values (fixed data the
+            twin cannot compute, such as a seeded random query), or ``None``.
     """
 
     def __init__(
@@ -311,6 +316,7 @@ class Explorer:
         colors: int = 256,
         max_combinations: int = 150,
         live: str | None = None,
+        live_data: Mapping[str, Any] | None = None,
     ) -> None:
         self.render = render
         self.controls = tuple(controls)
@@ -319,6 +325,7 @@ class Explorer:
         self.pixel_ratio = pixel_ratio
         self.colors = colors
         self.live = live
+        self.live_data = dict(live_data) if live_data is not None else None
         n = self.n_combinations
         if n > max_combinations:
             raise ValueError(
@@ -538,9 +545,14 @@ class Explorer:
             else ""
         )
         words = html.escape(json.dumps(LIVE_WORDS))
+        data = (
+            f' data-live-data="{html.escape(json.dumps(self.live_data, allow_nan=False))}"'
+            if self.live_data is not None
+            else ""
+        )
         return (
             f'<div class="posenc-explorer posenc-explorer-live" id="{uid}" '
-            f'data-live="{self.live}" data-words="{words}" style="border:1px solid #ccc;'
+            f'data-live="{self.live}"{data} data-words="{words}" style="border:1px solid #ccc;'
             'border-radius:6px;padding:8px;margin:8px 0">'
             f"{title}"
             '<div class="posenc-explorer-controls" style="display:flex;flex-wrap:wrap;'
@@ -706,6 +718,7 @@ def explorer(
     max_combinations: int = 150,
     live: str | None = None,
     ranges: Mapping[str, LiveRange | Mapping[str, Any]] | None = None,
+    live_data: Mapping[str, Any] | None = None,
 ) -> Explorer:
     """Make an interactive figure from a drawing function and its controls.
 
@@ -727,12 +740,16 @@ def explorer(
         max_combinations: upper bound on the number of figures to pre-render for the static
             book (keep pages small: each combination is one PNG in the page).
         live: the name of a drawer in ``window.posencExplorers`` (``book/ext/twin_static/
-            explorers.js``): the static book then draws the figure in the reader's browser,
+            drawers/<live>.js``): the static book then draws the figure in the reader's browser,
             for any value of ``ranges``, and stores the default figure alone, for print and
             for a page without JavaScript. ``None``: every combination pre-rendered.
         ranges: with ``live``, ``name -> LiveRange`` (or a mapping of its fields) for the
             numeric controls that take any value of a range in the browser (each must admit
             the values the control lists, which the kernel's widget still offers).
+        live_data: with ``live``, fixed data the drawer receives as its third argument
+            (``draw(canvas, values, data)``): a mapping of JSON values (finite numbers,
+            strings, booleans, lists and mappings of them), kept small: it is written into
+            the page. For what the twin cannot compute, such as a seeded random query.
 
     Returns:
         an :class:`Explorer`; make it the last expression of a notebook cell to display it.
@@ -765,7 +782,8 @@ def explorer(
             raise TypeError(f"live must be a drawer's name or None, got {type(live).__name__}")
         if live not in LIVE_DRAWERS:
             raise ValueError(
-                f"live must name a drawer of explorers.js, one of {LIVE_DRAWERS}, got {live!r}"
+                f"live must name a drawer of book/ext/twin_static/drawers, one of "
+                f"{LIVE_DRAWERS}, got {live!r}"
             )
     if ranges is not None:
         if not isinstance(ranges, Mapping):
@@ -779,6 +797,20 @@ def explorer(
         if unknown:
             raise ValueError(f"ranges name unknown control(s) {sorted(unknown, key=str)}")
         built = [_live_range(c.name, ranges[c.name], c) if c.name in ranges else c for c in built]
+    if live_data is not None:
+        if live is None:
+            raise ValueError("live_data needs live= (the drawer that receives it)")
+        if not isinstance(live_data, Mapping):
+            raise TypeError(
+                f"live_data must be a mapping of JSON values, got {type(live_data).__name__}"
+            )
+        try:
+            json.dumps(live_data, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(
+                f"live_data must hold only finite numbers, strings, booleans, lists and "
+                f"mappings with string keys: {error}"
+            ) from None
     if live is not None:
         for c in built:
             plain = all(
@@ -800,4 +832,5 @@ def explorer(
         colors=colors,
         max_combinations=max_combinations,
         live=live,
+        live_data=live_data,
     )

@@ -10,9 +10,9 @@ written from the Python functions by :mod:`book.tools.twin_golden`, and checked 
 
 The file is served from the site (``_static/posenc.js``), never from a CDN, and loaded with
 ``defer`` before the scripts that use it: ``plot.js`` (``window.posencPlot``, a tiny canvas
-plotting helper with matplotlib's colormaps) and ``explorers.js`` (``window.posencExplorers``,
-the drawers of the live explorers, and the script that sets up every live explorer of the page;
-see :mod:`book.explorers.explorer`). Deferred scripts run in the order they are added, before
+plotting helper with matplotlib's colormaps) and the drawers of the live explorers (``drawers/<name>.js``,
+``window.posencExplorers``), and ``explorers.js``, which sets up every live explorer of the
+page (see :mod:`book.explorers.explorer`). Deferred scripts run in the order they are added, before
 ``DOMContentLoaded``.
 """
 
@@ -23,11 +23,19 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-__all__ = ["SCRIPTS", "STATIC", "setup"]
+__all__ = ["DRAWERS", "SCRIPTS", "STATIC", "setup"]
 
 STATIC = Path(__file__).parent / "twin_static"
-SCRIPTS = ("posenc.js", "plot.js", "explorers.js")
-"""The twin, then what uses it, in the order the page runs them."""
+DRAWERS = STATIC / "drawers"
+SCRIPTS = (
+    "posenc.js",
+    "plot.js",
+    *(f"drawers/{path.name}" for path in sorted(DRAWERS.glob("*.js"))),
+    "explorers.js",
+)
+"""The twin, then what uses it, in the order the page runs them: the drawers (one file per
+live explorer, ``drawers/<name>.js``, each adding ``window.posencExplorers[name]``) before
+``explorers.js``, which sets the page's live explorers up."""
 
 
 def _add_static(app: Sphinx, config: Any) -> None:

@@ -470,6 +470,32 @@
     return this;
   };
 
+  /** The table as the figure shows it: blocks of rows averaged to at most maxRows rows
+   * (book.figures._base.table_image), row-major in a Float64Array. */
+  function blockRows(table, maxRows) {
+    var n = table.length;
+    var d = table[0].length;
+    var r = n > maxRows ? Math.ceil(n / maxRows) : 1;
+    var rows = Math.ceil(n / r);
+    var out = new Float64Array(rows * d);
+    for (var b = 0; b < rows; b++) {
+      for (var j = 0; j < r; j++) {
+        var row = table[Math.min(b * r + j, n - 1)]; // the last block padded with the last row
+        for (var c = 0; c < d; c++) out[b * d + c] += row[c];
+      }
+      if (r > 1) for (var c2 = 0; c2 < d; c2++) out[b * d + c2] /= r;
+    }
+    return { values: out, rows: rows, cols: d };
+  }
+
+  /** Ticks of a table's axis of `size` entries: linspace(0, size, 5) rounded, the last at
+   * size - 1 (book.figures.sinusoidal.sinusoidal_explorer_figure). */
+  function tableTicks(size) {
+    var ticks = linspace(0, size, 5).map(roundHalfEven).slice(0, 4);
+    ticks.push(size - 1);
+    return ticks.filter(function (t, i) { return ticks.indexOf(t) === i; });
+  }
+
   window.posencPlot = Object.freeze({
     figure: function (canvas, height) {
       return new Figure(canvas, height);
@@ -484,6 +510,8 @@
     tickLabel: tickLabel,
     roundHalfEven: roundHalfEven,
     linspace: linspace,
+    blockRows: blockRows,
+    tableTicks: tableTicks,
     MIN_TEXT_PX: 12,
     TICK_LENGTH: TICK_LENGTH,
     TICK_PAD: TICK_PAD,

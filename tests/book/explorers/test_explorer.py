@@ -1,6 +1,7 @@
 """The explorer mechanism: live widget and static HTML show the same pictures."""
 
 import base64
+import html
 import html as html_module
 import json
 import math
@@ -21,7 +22,7 @@ from book.explorers.explorer import (
     LiveRange,
     colormap_hex,
 )
-from book.ext.twin import SCRIPTS, STATIC
+from book.ext.twin import DRAWERS, SCRIPTS, STATIC
 from book.figures.png import palette_png, png_size
 
 CALLS = []
@@ -414,7 +415,11 @@ def test_a_live_range_refuses_bad_fields(kwargs, error, match):
     "kwargs,error,match",
     [
         ({"live": 3}, TypeError, "live must be a drawer's name or None"),
-        ({"live": "lines"}, ValueError, "live must name a drawer of explorers.js, one of"),
+        (
+            {"live": "lines"},
+            ValueError,
+            "live must name a drawer of book/ext/twin_static/drawers, one of",
+        ),
         ({"live": "Sinusoidal"}, ValueError, "live must name a drawer"),
         ({"ranges": {"n": LiveRange(1, 10)}}, ValueError, "ranges need live="),
         ({"live": "sinusoidal", "ranges": "n"}, TypeError, "ranges must be a mapping"),
@@ -447,6 +452,18 @@ def test_a_live_range_refuses_bad_fields(kwargs, error, match):
             r"unknown field\(s\) \['low'\]",
         ),
         ({"live": "sinusoidal", "ranges": {"n": {"min": 1, "max": "9"}}}, TypeError, "max must be"),
+        ({"live_data": {"q": [1]}}, ValueError, "live_data needs live="),
+        ({"live": "sinusoidal", "live_data": [1]}, TypeError, "live_data must be a mapping"),
+        (
+            {"live": "sinusoidal", "live_data": {"q": [1.0, float("nan")]}},
+            ValueError,
+            "live_data must hold only finite numbers",
+        ),
+        (
+            {"live": "sinusoidal", "live_data": {"q": object()}},
+            ValueError,
+            "live_data must hold only finite numbers",
+        ),
     ],
 )
 def test_live_options_are_checked(kwargs, error, match):
@@ -459,6 +476,14 @@ def test_a_live_explorers_listed_values_reach_the_page_as_json():
         explorer(lambda pair: Figure(), {"pair": {"a": (1, 2), "b": (3, 4)}}, live="sinusoidal")
     with pytest.raises(TypeError, match="control 'x' of a live explorer"):
         explorer(lambda x: Figure(), {"x": [1.0, float("nan")]}, live="sinusoidal")
+
+
+def test_live_data_reaches_the_page_as_json():
+    data = {"query": [0.5, -1.25], "words": ["the", "<cat>"]}
+    page = make(live="sinusoidal", live_data=data).static_html()
+    found = re.search(r'data-live-data="([^"]*)"', page)
+    assert found and json.loads(html_module.unescape(found.group(1))) == data
+    assert "data-live-data" not in make(live="sinusoidal").static_html()
 
 
 def test_an_explorer_without_live_is_pre_rendered_as_before():
@@ -484,11 +509,17 @@ def test_plot_js_carries_matplotlibs_colormaps():
     assert len(colormap_hex("viridis")) == 6 * 256
 
 
-def test_the_drawers_python_may_name_are_those_of_explorers_js():
-    source = (STATIC / "explorers.js").read_text(encoding="utf-8")
-    assert tuple(re.findall(r"^  registry\.(\w+) = function", source, re.MULTILINE)) == LIVE_DRAWERS
+def test_each_drawer_file_adds_the_drawer_it_is_named_for_and_nothing_else():
+    assert "sinusoidal" in LIVE_DRAWERS
+    for name in LIVE_DRAWERS:
+        source = (DRAWERS / f"{name}.js").read_text(encoding="utf-8")
+        added = re.findall(r"window\.posencExplorers\.(\w+) = function", source)
+        assert added == [name], f"drawers/{name}.js adds {added}"
+        assert source.startswith("// SPDX-License-Identifier: MIT"), name
+    assert "posencExplorers." not in (STATIC / "explorers.js").read_text(encoding="utf-8")
 
 
 def test_every_page_loads_the_twin_before_what_uses_it():
-    assert SCRIPTS == ("posenc.js", "plot.js", "explorers.js")
+    drawers = tuple(f"drawers/{name}.js" for name in LIVE_DRAWERS)
+    assert SCRIPTS == ("posenc.js", "plot.js", *drawers, "explorers.js")
     assert all((STATIC / name).is_file() for name in SCRIPTS)
