@@ -1,7 +1,6 @@
 """The explorer mechanism: live widget and static HTML show the same pictures."""
 
 import base64
-import html
 import html as html_module
 import json
 import math
