@@ -69,6 +69,7 @@ LIVE_WORDS = {
     "invalid": "{name}: {entered} is not allowed ({rule}).",
     "replaced": "{name}: {entered} is not allowed ({rule}); drawn with {value}.",
     "unavailable": "The live drawing could not start: this is the figure for the default values.",
+    "reshuffle": "New random order",
 }
 """The messages a live explorer's page shows (written into the page as ``data-words``, so that
 the page, never ``explorers.js``, holds its words)."""
@@ -197,6 +198,16 @@ class LiveRange:
         }
 
 
+def _plain(value: object) -> bool:
+    """Whether the page can hand ``value`` to a drawer as JSON: a finite number, a string, a
+    bool, or a list or tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) and not isinstance(v, (list, tuple)) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, (str, bool, int))
+
+
 def _number(value: float) -> str:
     """``value`` as the page writes it: an integer without ``.0``, else as ``{:g}``."""
     return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
@@ -303,6 +314,9 @@ class Explorer:
             reader's browser, or ``None`` for pre-rendered frames only.
         live_data: what the drawer receives besides the controls' values (fixed data the
             twin cannot compute, such as a seeded random query), or ``None``.
+        reshuffle: ``(control, option)``: the live page's "New random order" button puts a
+            fresh random permutation in that option of that drop-down, and selects it; or
+            ``None``.
     """
 
     def __init__(
@@ -317,6 +331,7 @@ class Explorer:
         max_combinations: int = 150,
         live: str | None = None,
         live_data: Mapping[str, Any] | None = None,
+        reshuffle: tuple[str, str] | None = None,
     ) -> None:
         self.render = render
         self.controls = tuple(controls)
@@ -326,6 +341,7 @@ class Explorer:
         self.colors = colors
         self.live = live
         self.live_data = dict(live_data) if live_data is not None else None
+        self.reshuffle = reshuffle
         n = self.n_combinations
         if n > max_combinations:
             raise ValueError(
@@ -539,6 +555,14 @@ class Explorer:
         uid = f"posenc-explorer-{digest}"
         alt = html.escape(self.alt_text(**values))
         rows = [self._live_control_html(uid, k, c) for k, c in enumerate(self.controls)]
+        if self.reshuffle is not None:
+            name, option = self.reshuffle
+            k = [c.name for c in self.controls].index(name)
+            i = self.controls[k].labels.index(option)
+            rows.append(
+                f'<button type="button" data-reshuffle="{k}" data-option="{i}" hidden>'
+                f"{html.escape(LIVE_WORDS['reshuffle'])}</button>"
+            )
         title = (
             f'<div class="posenc-explorer-title">{html.escape(self.title)}</div>'
             if self.title
@@ -719,6 +743,7 @@ def explorer(
     live: str | None = None,
     ranges: Mapping[str, LiveRange | Mapping[str, Any]] | None = None,
     live_data: Mapping[str, Any] | None = None,
+    reshuffle: tuple[str, str] | None = None,
 ) -> Explorer:
     """Make an interactive figure from a drawing function and its controls.
 
@@ -750,6 +775,10 @@ def explorer(
             (``draw(canvas, values, data)``): a mapping of JSON values (finite numbers,
             strings, booleans, lists and mappings of them), kept small: it is written into
             the page. For what the twin cannot compute, such as a seeded random query.
+        reshuffle: with ``live``, ``(control, option)``: a drop-down control whose values
+            are permutations of ``0 … n−1``, and the label of one of its options; the page
+            then shows a "New random order" button that puts a fresh random permutation in
+            that option and selects it (the kernel's widget keeps the listed ones).
 
     Returns:
         an :class:`Explorer`; make it the last expression of a notebook cell to display it.
@@ -813,16 +842,39 @@ def explorer(
             ) from None
     if live is not None:
         for c in built:
-            plain = all(
-                isinstance(v, (str, bool, int, float))
-                and not (isinstance(v, float) and not math.isfinite(v))
-                for v in c.values
-            )
-            if c.live is None and not plain:
+            if c.live is None and not all(_plain(v) for v in c.values):
                 raise TypeError(
-                    f"control {c.name!r} of a live explorer must offer numbers, strings or "
-                    f"booleans (the page's drawer receives them), got {c.values}"
+                    f"control {c.name!r} of a live explorer must offer numbers, strings, "
+                    f"booleans or lists of them (the page's drawer receives them), got {c.values}"
                 )
+    if reshuffle is not None:
+        if live is None:
+            raise ValueError("reshuffle needs live= (the drawer that draws the new order)")
+        if (
+            not isinstance(reshuffle, tuple)
+            or len(reshuffle) != 2
+            or not all(isinstance(x, str) for x in reshuffle)
+        ):
+            raise TypeError(
+                f"reshuffle must be a pair (control, option) of strings, got {reshuffle!r}"
+            )
+        name, option = reshuffle
+        found = [c for c in built if c.name == name]
+        if not found or found[0].kind != "select":
+            raise ValueError(f"reshuffle must name a drop-down control, got {name!r}")
+        if option not in found[0].labels:
+            raise ValueError(
+                f"reshuffle's option {option!r} is not one of {name!r}'s {found[0].labels}"
+            )
+        perm = found[0].values[found[0].labels.index(option)]
+        if not (
+            isinstance(perm, (tuple, list))
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in perm)
+            and sorted(perm) == list(range(len(perm)))
+        ):
+            raise ValueError(
+                f"reshuffle's option {option!r} must hold a permutation of 0..n-1, got {perm!r}"
+            )
     return Explorer(
         render,
         built,
@@ -833,4 +885,5 @@ def explorer(
         max_combinations=max_combinations,
         live=live,
         live_data=live_data,
+        reshuffle=reshuffle,
     )

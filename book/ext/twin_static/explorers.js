@@ -114,21 +114,24 @@
     entry.addEventListener("change", function () { read(true); });
   }
 
-  /** A control over listed values (checkbox, drop-down, slider over indices). */
+  /** A control over listed values (checkbox, drop-down, slider over indices); their values
+   * are numbers, strings, booleans or arrays (a permutation). */
   function IndexControl(root, k, onChange) {
     var el = root.querySelector('[data-control="' + k + '"]');
     var values = JSON.parse(el.dataset.values);
     var labels = JSON.parse(el.dataset.labels);
+    var fresh = {}; // options whose value a "New random order" button has replaced
     var self = this;
     this.name = el.getAttribute("aria-label");
     this.elements = [el];
+    this.values = values;
     function index() {
       return el.type === "checkbox" ? (el.checked ? 1 : 0) : parseInt(el.value, 10);
     }
     function update() {
       var i = index();
       self.value = values[i];
-      self.label = labels[i];
+      self.label = labels[i] + (fresh[i] ? " (" + values[i].join(" ") + ")" : "");
       if (el.type === "range") {
         var out = root.querySelector('output[for="' + el.id + '"]');
         if (out) out.textContent = labels[i];
@@ -136,8 +139,33 @@
     }
     update();
     this.text = function () { return self.label; };
+    /** Put `value` in option i and select it (a reshuffle). */
+    this.replace = function (i, value) {
+      values[i] = value;
+      fresh[i] = true;
+      el.value = String(i);
+      update();
+      onChange();
+    };
     el.addEventListener("input", function () { update(); onChange(); });
     el.addEventListener("change", function () { update(); onChange(); });
+  }
+
+  /** A random permutation of 0..n-1 other than `old` (Fisher-Yates; n > 1). */
+  function reshuffled(old) {
+    var n = old.length;
+    var perm;
+    do {
+      perm = [];
+      for (var i = 0; i < n; i++) perm.push(i);
+      for (var j = n - 1; j > 0; j--) {
+        var r = Math.floor(Math.random() * (j + 1));
+        var t = perm[j];
+        perm[j] = perm[r];
+        perm[r] = t;
+      }
+    } while (n > 1 && perm.join() === old.join());
+    return perm;
   }
 
   // -- one explorer ----------------------------------------------------------------------------
@@ -178,6 +206,8 @@
       controls.forEach(function (c) {
         c.elements.forEach(function (el) { el.disabled = true; });
       });
+      Array.prototype.forEach.call(root.querySelectorAll("button[data-reshuffle]"),
+        function (b) { b.disabled = true; });
       messages = {};
       say("all", words.unavailable || "");
     }
@@ -232,7 +262,17 @@
         schedule);
       // the drawer's argument: the control's own name (its aria-label may be translated)
       c.key = el.dataset.name || c.name;
+      c.index = k;
       controls.push(c);
+    });
+
+    // "New random order": a fresh permutation in one option of a drop-down, selected
+    Array.prototype.forEach.call(root.querySelectorAll("button[data-reshuffle]"), function (b) {
+      b.addEventListener("click", function () {
+        var c = controls.filter(function (x) { return x.index === b.dataset.reshuffle; })[0];
+        var i = parseInt(b.dataset.option, 10);
+        if (c && c.replace) c.replace(i, reshuffled(c.values[i]));
+      });
     });
 
     if (!canvas || !canvas.getContext || typeof draw !== "function" || !window.posenc ||
@@ -243,6 +283,9 @@
     canvas.hidden = false;
     if (img) img.hidden = true;
     state.ready = true;
+    Array.prototype.forEach.call(root.querySelectorAll("button[data-reshuffle]"), function (b) {
+      b.hidden = false; // a button that needs the drawing shows with it
+    });
     redraw();
     if (state.failed) return;
     if (window.ResizeObserver) {

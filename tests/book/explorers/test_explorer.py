@@ -472,9 +472,46 @@ def test_live_options_are_checked(kwargs, error, match):
 
 def test_a_live_explorers_listed_values_reach_the_page_as_json():
     with pytest.raises(TypeError, match="control 'pair' of a live explorer must offer numbers"):
-        explorer(lambda pair: Figure(), {"pair": {"a": (1, 2), "b": (3, 4)}}, live="sinusoidal")
+        explorer(lambda pair: Figure(), {"pair": {"a": {1: 2}, "b": (3, 4)}}, live="sinusoidal")
+    with pytest.raises(TypeError, match="control 'pair' of a live explorer must offer numbers"):
+        explorer(lambda pair: Figure(), {"pair": {"a": ((1,), 2)}}, live="sinusoidal")
+    # lists of plain values (a permutation) reach the drawer as arrays
+    ex = explorer(lambda pair: Figure(), {"pair": {"a": (1, 0), "b": (0, 1)}}, live="sinusoidal")
+    found = re.search(r'data-values="([^"]*)"', ex.static_html())
+    assert json.loads(html_module.unescape(found.group(1))) == [[1, 0], [0, 1]]
     with pytest.raises(TypeError, match="control 'x' of a live explorer"):
         explorer(lambda x: Figure(), {"x": [1.0, float("nan")]}, live="sinusoidal")
+
+
+@pytest.mark.parametrize(
+    "reshuffle,error,match",
+    [
+        (("order", "b"), None, None),
+        (["order", "b"], TypeError, "reshuffle must be a pair"),
+        (("order",), TypeError, "reshuffle must be a pair"),
+        (("n", "b"), ValueError, "reshuffle must name a drop-down control, got 'n'"),
+        (("order", "z"), ValueError, "reshuffle's option 'z' is not one of"),
+        (("order", "c"), ValueError, "reshuffle's option 'c' must hold a permutation"),
+    ],
+)
+def test_a_reshuffle_button_names_a_drop_down_option_holding_a_permutation(reshuffle, error, match):
+    def build(**kwargs):
+        return explorer(
+            lambda n, order: Figure(),
+            {"n": [1, 2], "order": {"a": (0, 1, 2), "b": (2, 0, 1), "c": (0, 0, 1)}},
+            **kwargs,
+        )
+
+    with pytest.raises(ValueError, match="reshuffle needs live="):
+        build(reshuffle=("order", "b"))
+    if error is not None:
+        with pytest.raises(error, match=match):
+            build(live="sinusoidal", reshuffle=reshuffle)
+        return
+    page = build(live="sinusoidal", reshuffle=reshuffle).static_html()
+    button = re.search(r"<button [^>]*>([^<]*)</button>", page)
+    assert button.group(1) == LIVE_WORDS["reshuffle"]
+    assert 'data-reshuffle="1" data-option="1" hidden' in button.group(0)
 
 
 def test_live_data_reaches_the_page_as_json():
