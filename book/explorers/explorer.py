@@ -73,6 +73,18 @@ LIVE_WORDS = {
 }
 """The messages a live explorer's page shows (written into the page as ``data-words``, so that
 the page, never ``explorers.js``, holds its words)."""
+RULE_WORDS = {
+    "above": "a number above {above}",
+    "real": "a number from {low} to {high}",
+    "integer": "an integer from {low} to {high}",
+    "even": "an even number from {low} to {high}",
+    "multiple": "a multiple of {step} from {low} to {high}",
+    "offset": "{low} plus a multiple of {step}, up to {high}",
+}
+"""What a number box of a live explorer takes, in words (:meth:`LiveRange.rule`): written into
+the page with :data:`LIVE_WORDS` (``data-words``, under ``"rules"``), so that a translated
+page translates each template and, through it, each box's ``data-rule``
+(``book.ext.editions.translate_explorers``)."""
 
 
 LIVE_COLORMAPS = (DIVERGING, SEQUENTIAL)
@@ -172,19 +184,24 @@ class LiveRange:
         return abs(j - round(j)) <= 1e-9 * max(1.0, abs(j))
 
     def rule(self) -> str:
-        """The rule in plain words, for the message shown when the box refuses a value."""
+        """The rule in plain words, for the message shown when the box refuses a value (from
+        the templates of :data:`RULE_WORDS`, which a translated page translates)."""
         low, high = _number(self.min), _number(self.max)
+        step = _number(self.step) if self.step is not None else ""
         if self.above is not None:
-            return f"a number above {_number(self.above)}"
-        if self.step is None:
-            return f"a number from {low} to {high}"
-        if self.integer and self.step == 1:
-            return f"an integer from {low} to {high}"
-        if self.integer and self.step == 2 and self.min % 2 == 0:
-            return f"an even number from {low} to {high}"
-        if self.min % self.step == 0:
-            return f"a multiple of {_number(self.step)} from {low} to {high}"
-        return f"{low} plus a multiple of {_number(self.step)}, up to {high}"
+            key = "above"
+        elif self.step is None:
+            key = "real"
+        elif self.integer and self.step == 1:
+            key = "integer"
+        elif self.integer and self.step == 2 and self.min % 2 == 0:
+            key = "even"
+        elif self.min % self.step == 0:
+            key = "multiple"
+        else:
+            key = "offset"
+        above = _number(self.above) if self.above is not None else ""
+        return RULE_WORDS[key].format(low=low, high=high, step=step, above=above)
 
     def as_json(self) -> dict[str, Any]:
         """What the page's script reads (``data-range``)."""
@@ -196,6 +213,13 @@ class LiveRange:
             "above": self.above,
             "integer": self.integer,
         }
+
+
+def _frozen(value: object) -> object:
+    """``value`` hashable: lists as tuples."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def _plain(value: object) -> bool:
@@ -242,8 +266,9 @@ class Control:
 
 
 def _same(a: object, b: object) -> bool:
-    """Equal, and both or neither a bool (so that ``1`` does not select ``True``)."""
-    return isinstance(a, bool) == isinstance(b, bool) and a == b
+    """Equal, and both or neither a bool (so that ``1`` does not select ``True``); a list
+    equals the tuple of its items (a value back from the page)."""
+    return isinstance(a, bool) == isinstance(b, bool) and _frozen(a) == _frozen(b)
 
 
 def _make_control(name: str, spec: object, default: object) -> Control:
@@ -348,8 +373,8 @@ class Explorer:
                 f"the controls give {n} combinations, more than max_combinations="
                 f"{max_combinations}: the static book pre-renders every one, so offer fewer values"
             )
-        self._cache: dict[tuple[int, ...], bytes] = {}
-        self._text_px: dict[tuple[int, ...], float] = {}
+        self._cache: dict[tuple[Any, ...], bytes] = {}
+        self._text_px: dict[tuple[Any, ...], float] = {}
         self._widget: Any = None
 
     # -- rendering ---------------------------------------------------------------------------
@@ -365,30 +390,53 @@ class Explorer:
         return {c.name: c.values[i] for c, i in zip(self.controls, indices)}
 
     def _indices(self, values: Mapping[str, Any]) -> tuple[int, ...]:
-        unknown = set(values) - {c.name for c in self.controls}
-        if unknown:
-            raise ValueError(f"unknown control(s) {sorted(unknown)}")
+        """The index of each control's value among those it lists (default: its default)."""
+        resolved = self._resolve(values)
         out = []
         for c in self.controls:
-            if c.name not in values:
-                out.append(c.default_index)
-                continue
-            v = values[c.name]
-            matches = [i for i, x in enumerate(c.values) if _same(x, v)]
+            matches = [i for i, x in enumerate(c.values) if _same(x, resolved[c.name])]
             if not matches:
-                raise ValueError(f"{c.name} must be one of {c.values}, got {v!r}")
+                raise ValueError(f"{c.name} must be one of {c.values}, got {resolved[c.name]!r}")
             out.append(matches[0])
         return tuple(out)
 
+    def _resolve(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Every control's value: ``values``'s where given, else the default. A control lists
+        its values; a live one also takes any value its :class:`LiveRange` admits (what the
+        kernel's widget offers, and what the page draws)."""
+        unknown = set(values) - {c.name for c in self.controls}
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}")
+        out = {}
+        for c in self.controls:
+            if c.name not in values:
+                out[c.name] = c.values[c.default_index]
+                continue
+            v = values[c.name]
+            matches = [x for x in c.values if _same(x, v)]
+            if matches:
+                out[c.name] = matches[0]
+            elif c.live is not None and c.live.admits(v):
+                out[c.name] = round(float(v)) if c.live.integer else float(v)
+            else:
+                also = f", or {c.live.rule()}" if c.live is not None else ""
+                raise ValueError(f"{c.name} must be one of {c.values}{also}, got {v!r}")
+        return out
+
+    def _key(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The cache key of a figure: each control's value and its type (1 is not True)."""
+        resolved = self._resolve(values)
+        return tuple((type(v).__name__, _frozen(v)) for v in resolved.values())
+
     def figure(self, **values: Any) -> Figure:
         """Draw the figure for the given control values (others at their defaults)."""
-        return self.render(**self._values(self._indices(values)))
+        return self.render(**self._resolve(values))
 
     def png(self, **values: Any) -> bytes:
         """Return the PNG bytes for the given control values, rendering once and caching."""
-        key = self._indices(values)
+        key = self._key(values)
         if key not in self._cache:
-            fig = self.render(**self._values(key))
+            fig = self.render(**self._resolve(values))
             if not isinstance(fig, Figure):
                 raise TypeError(f"render must return a matplotlib Figure, got {type(fig).__name__}")
             buf = io.BytesIO()
@@ -410,7 +458,7 @@ class Explorer:
     def text_px(self, **values: Any) -> float:
         """The smallest text of the figure for these values, in CSS px at its shown size."""
         self.png(**values)
-        return self._text_px[self._indices(values)]
+        return self._text_px[self._key(values)]
 
     def min_width(self, **values: Any) -> int:
         """The narrowest CSS width the figure may shrink to: its smallest text stays at
@@ -423,9 +471,13 @@ class Explorer:
 
     def alt_text(self, **values: Any) -> str:
         """The figure's alt text: its title and what each control shows."""
-        key = self._indices(values)
-        shown = ", ".join(f"{c.name} {c.labels[i]}" for c, i in zip(self.controls, key))
-        return f"{self.title or 'Explorer'} ({shown})"
+        resolved = self._resolve(values)
+        shown = []
+        for c in self.controls:
+            v = resolved[c.name]
+            listed = [i for i, x in enumerate(c.values) if _same(x, v)]
+            shown.append(f"{c.name} {c.labels[listed[0]] if listed else _number(v)}")
+        return f"{self.title or 'Explorer'} ({', '.join(shown)})"
 
     def shown_size(self, data: bytes) -> tuple[int, int]:
         """The CSS ``(width, height)`` a PNG of :meth:`png` is shown at (its pixels / ratio)."""
@@ -568,7 +620,7 @@ class Explorer:
             if self.title
             else ""
         )
-        words = html.escape(json.dumps(LIVE_WORDS))
+        words = html.escape(json.dumps({**LIVE_WORDS, "rules": RULE_WORDS}, ensure_ascii=False))
         data = (
             f' data-live-data="{html.escape(json.dumps(self.live_data, allow_nan=False))}"'
             if self.live_data is not None
@@ -654,18 +706,15 @@ class Explorer:
         inputs = []
         for c in self.controls:
             options = list(zip(c.labels, c.values))
+            value = c.values[c.default_index]
             if c.kind == "checkbox":
-                inputs.append(w.Checkbox(value=c.values[c.default_index], description=c.name))
+                inputs.append(w.Checkbox(value=value, description=c.name))
+            elif c.live is not None:
+                inputs.append(_range_widget(w, c.name, c.live, value))
             elif c.kind == "slider":
-                inputs.append(
-                    w.SelectionSlider(
-                        options=options, value=c.values[c.default_index], description=c.name
-                    )
-                )
+                inputs.append(w.SelectionSlider(options=options, value=value, description=c.name))
             else:
-                inputs.append(
-                    w.Dropdown(options=options, value=c.values[c.default_index], description=c.name)
-                )
+                inputs.append(w.Dropdown(options=options, value=value, description=c.name))
         first = self.png()
         image = w.Image(format="png", value=first, width=str(self.shown_size(first)[0]))
 
@@ -692,6 +741,27 @@ class Explorer:
         spec = ", ".join(f"{c.name}={list(c.labels)}" for c in self.controls)
         live = f", live={self.live!r}" if self.live is not None else ""
         return f"Explorer({self.title!r}: {spec}{live})"
+
+
+def _range_widget(w: Any, name: str, live: LiveRange, value: float) -> Any:
+    """The kernel's widget for a control with a live range: a slider over the range, as the
+    page's (logarithmic for a base; the value redraws when the slider is let go)."""
+    common = {"description": name, "continuous_update": False}
+    if live.log:
+        return w.FloatLogSlider(
+            value=value,
+            base=10,
+            min=math.log10(live.min),
+            max=math.log10(live.max),
+            step=(math.log10(live.max) - math.log10(live.min)) / 500,
+            **common,
+        )
+    if live.integer:
+        return w.IntSlider(
+            value=int(value), min=int(live.min), max=int(live.max), step=int(live.step), **common
+        )
+    step = live.step if live.step is not None else (live.max - live.min) / 500
+    return w.FloatSlider(value=value, min=live.min, max=live.max, step=step, **common)
 
 
 _SWITCHER_JS = """

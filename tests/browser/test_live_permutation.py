@@ -104,7 +104,7 @@ def test_new_random_order_draws_a_fresh_permutation_and_names_it(laptop: Watched
         order = " ".join(map(str, perm))
         assert f"shuffle {RANDOM} ({order}), positions True" in s["label"]
         assert laptop.page.evaluate(PIXELS) != before
-        a, a_perm, delta = reference(perm, True)
+        _, a_perm, delta = reference(perm, True)
         assert torch.tensor(drawn(laptop)["aPerm"], dtype=torch.float64) == pytest.approx(
             a_perm, rel=1e-9, abs=1e-12
         )

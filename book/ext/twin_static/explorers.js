@@ -227,7 +227,7 @@
     function redraw() {
       pending = false;
       if (state.failed) return;
-      var width = canvas.getBoundingClientRect().width;
+      var width = canvas.clientWidth;
       if (width < 1) return; // not shown (a closed box): drawn when it opens (resize)
       var t0 = performance.now();
       try {
@@ -290,7 +290,7 @@
     if (state.failed) return;
     if (window.ResizeObserver) {
       new window.ResizeObserver(function () {
-        if (Math.abs(canvas.getBoundingClientRect().width - drawnWidth) >= 0.5) schedule();
+        if (Math.abs(canvas.clientWidth - drawnWidth) >= 0.5) schedule();
       }).observe(canvas);
     } else {
       window.addEventListener("resize", schedule);

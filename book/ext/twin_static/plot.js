@@ -3,8 +3,9 @@
 // plot.js: a tiny canvas plotting helper for the book's live explorers (explorers.js), with no
 // dependency. It draws what the matplotlib figures of book/figures draw, the way they draw it:
 //
-//   var fig = posencPlot.figure(canvas, height);   // the canvas's shown CSS width, at the
-//                                                   // device pixel ratio (sharp on 2x screens)
+//   var width = posencPlot.layoutWidth(canvas);    // choose the layout for this width
+//   var fig = posencPlot.figure(canvas, height);   // the canvas's CSS width, at the device
+//                                                   // pixel ratio (sharp on 2x screens)
 //   var ax = fig.axes([left, bottom, width, height]);   // figure fractions, like add_axes
 //   ax.xlim(a, b); ax.ylim(bottom, top);
 //   ax.image(values, rows, cols, {cmap: "RdBu_r", vmin: -1, vmax: 1, extent: [l, r, b, t]});
@@ -151,25 +152,49 @@
   }
 
   /**
-   * A figure filling `canvas` at its shown CSS width, `height` CSS px high, drawn at the
-   * device pixel ratio. Its text sizes are recorded for the tests (canvas.posencPlot).
+   * How much larger than the page's CSS px a drawer's text and lines are drawn: 1 on a page;
+   * a deck sets <html data-posenc-zoom="..."> so that a drawer's 12 px text is 24 px on a
+   * 1080p projector. A drawer lays itself out in units of 1 / zoom CSS px (layoutWidth).
+   */
+  function textZoom() {
+    var z = parseFloat(document.documentElement.getAttribute("data-posenc-zoom"));
+    return z > 0 ? z : 1;
+  }
+
+  /** The width a drawer lays its figure out in: the canvas's CSS width (before any transform
+   * of the page), over the zoom. */
+  function layoutWidth(canvas) {
+    return (canvas.clientWidth || canvas.getBoundingClientRect().width) / textZoom();
+  }
+
+  /**
+   * A figure filling `canvas` at its CSS width, `height` units high (CSS px times the zoom),
+   * drawn at the device pixel ratio times any scale of the page. Its text sizes are recorded
+   * for the tests (canvas.posencPlot).
    */
   function Figure(canvas, height) {
-    var width = canvas.getBoundingClientRect().width || canvas.clientWidth;
-    var dpr = window.devicePixelRatio || 1;
+    var zoom = textZoom();
+    var cssWidth = canvas.clientWidth || canvas.getBoundingClientRect().width;
+    var width = cssWidth / zoom; // the drawer's units: CSS px of the page, times 1 / zoom
+    // a transform that scales the page (a deck's slide, scaled to the screen) enlarges the
+    // canvas on screen: drawn with that many more pixels, it stays sharp
+    var shown = canvas.getBoundingClientRect().width;
+    var onScreen = cssWidth > 0 && shown > 0 ? shown / cssWidth : 1;
+    var dpr = (window.devicePixelRatio || 1) * onScreen;
     this.canvas = canvas;
     this.width = width;
     this.height = height;
+    this.zoom = zoom;
     this.dpr = dpr;
     this.fontSizes = [];
     this.allAxes = [];
-    canvas.style.height = height + "px";
-    var w = Math.max(1, Math.round(width * dpr));
-    var h = Math.max(1, Math.round(height * dpr));
+    canvas.style.height = height * zoom + "px";
+    var w = Math.max(1, Math.round(cssWidth * dpr));
+    var h = Math.max(1, Math.round(height * zoom * dpr));
     if (canvas.width !== w) canvas.width = w;
     if (canvas.height !== h) canvas.height = h;
     var ctx = canvas.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.setTransform(dpr * zoom, 0, 0, dpr * zoom, 0, 0);
     ctx.fillStyle = "#ffffff";
     ctx.fillRect(0, 0, width, height);
     this.ctx = ctx;
@@ -206,13 +231,16 @@
     return ax;
   };
 
-  /** Record what was drawn on the canvas: canvas.posencPlot and data-text-px. */
+  /** Record what was drawn on the canvas: canvas.posencPlot and data-text-px (in CSS px of
+   * the page: the drawer's sizes times the zoom). */
   Figure.prototype.finish = function () {
-    var sizes = this.fontSizes.slice();
+    var zoom = this.zoom;
+    var sizes = this.fontSizes.map(function (size) { return size * zoom; });
     var least = sizes.length ? Math.min.apply(null, sizes) : 0;
     this.canvas.posencPlot = {
       fontSizes: sizes,
       minTextPx: least,
+      zoom: zoom,
       width: this.width,
       height: this.height,
       dpr: this.dpr,
@@ -506,6 +534,8 @@
     },
     measure: measure,
     wrap: wrap,
+    layoutWidth: layoutWidth,
+    textZoom: textZoom,
     formatG: formatG,
     tickLabel: tickLabel,
     roundHalfEven: roundHalfEven,

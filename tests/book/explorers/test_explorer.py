@@ -16,6 +16,7 @@ from book.explorers.explorer import (
     LIVE_COLORMAPS,
     LIVE_DRAWERS,
     LIVE_WORDS,
+    RULE_WORDS,
     PHONE_TEXT_PX,
     WIDGET_VIEW_MIME,
     LiveRange,
@@ -111,6 +112,44 @@ def test_live_widget_redraws_when_a_control_moves():
     checkbox.value = True
     dropdown.value = "b"
     assert box.image.value == ex.png(n=5, flip=True, colour="b")
+
+
+def test_the_kernels_widget_takes_any_value_of_a_live_range():
+    """In JupyterLab a live control is a slider over its range (log for a base), and the
+    figure is drawn for any value the range admits, not only the listed ones."""
+    import ipywidgets as w
+
+    ex = make(live="sinusoidal", ranges={"n": LiveRange(2, 40)})
+    slider, checkbox, dropdown = ex.widget.inputs
+    assert isinstance(slider, w.IntSlider) and (slider.min, slider.max, slider.step) == (2, 40, 1)
+    assert slider.value == 2 and not slider.continuous_update
+    assert isinstance(checkbox, w.Checkbox) and isinstance(dropdown, w.Dropdown)
+    before = ex.widget.image.value
+    slider.value = 17  # listed: 2, 3, 5
+    assert ex.widget.image.value == ex.png(n=17) != before
+    assert CALLS[-1] == (17, False, "r")
+    assert ex.alt_text(n=17) == "Explorer (n 17, flip False, colour red)"
+    with pytest.raises(
+        ValueError, match=r"n must be one of \(2, 3, 5\), or an integer from 2 to 40"
+    ):
+        ex.png(n=41)
+    with pytest.raises(ValueError, match=r"n must be one of \(2, 3, 5\), got 17"):
+        make().png(n=17)
+    logged = explorer(
+        lambda base: Figure(),
+        {"base": [100.0, 10000.0]},
+        live="sinusoidal",
+        ranges={"base": LiveRange(10, 1e6, step=None, log=True)},
+    ).widget.inputs[0]
+    assert isinstance(logged, w.FloatLogSlider) and logged.value == pytest.approx(100.0)
+    assert (logged.min, logged.max) == (1.0, 6.0)
+    real = explorer(
+        lambda a: Figure(),
+        {"a": [0.5]},
+        live="sinusoidal",
+        ranges={"a": LiveRange(0, 2, step=None)},
+    ).widget.inputs[0]
+    assert isinstance(real, w.FloatSlider) and (real.min, real.max) == (0, 2)
 
 
 def test_errors_name_the_problem():
@@ -336,7 +375,7 @@ def test_a_live_explorer_stores_one_png_and_the_controls_take_any_value_of_their
     assert f'alt="{alt}"' in html
     assert 'class="posenc-explorer-message" role="status"' in html
     words = json.loads(html_module.unescape(re.search(r'data-words="([^"]*)"', html).group(1)))
-    assert words == LIVE_WORDS
+    assert words == {**LIVE_WORDS, "rules": RULE_WORDS}
     assert "Explorer('Lines'" in repr(ex) and "live='sinusoidal'" in repr(ex)
 
 

@@ -172,7 +172,7 @@
     var TICK = 12;
     var LABEL = 13;
     var TITLE = 13;
-    var width = canvas.getBoundingClientRect().width;
+    var width = P.layoutWidth(canvas);
     var wordWidth = words.reduce(function (w, t) { return Math.max(w, P.measure(t, LABEL)); }, 0);
     var tag = positions ? "with positions" : "no positions";
     var titles = [
