@@ -78,6 +78,7 @@ RULE_WORDS = {
     "real": "a number from {low} to {high}",
     "integer": "an integer from {low} to {high}",
     "even": "an even number from {low} to {high}",
+    "odd": "an odd number from {low} to {high}",
     "multiple": "a multiple of {step} from {low} to {high}",
     "offset": "{low} plus a multiple of {step}, up to {high}",
 }
@@ -196,6 +197,8 @@ class LiveRange:
             key = "integer"
         elif self.integer and self.step == 2 and self.min % 2 == 0:
             key = "even"
+        elif self.integer and self.step == 2:
+            key = "odd"
         elif self.min % self.step == 0:
             key = "multiple"
         else:

@@ -153,7 +153,7 @@ def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     enter(laptop, "tokens", 40)
     s = state(laptop)
     assert s["values"]["tokens"] == 41 and s["entries"]["tokens"] == "41"
-    refused = "tokens: 40 is not allowed (3 plus a multiple of 2, up to 401); drawn with 41."
+    refused = "tokens: 40 is not allowed (an odd number from 3 to 401); drawn with 41."
     assert refused in s["message"]
     enter(laptop, "heads", 0)
     s = state(laptop)

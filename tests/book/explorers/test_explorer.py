@@ -416,6 +416,7 @@ def test_a_log_range_slides_over_log10_and_may_take_any_value_above_a_bound():
         (LiveRange(8, 1024), True, "an integer from 8 to 1024", [8, 300], [7, 8.5, 1025, True]),
         (LiveRange(0, 1, step=0.25), False, "a multiple of 0.25 from 0 to 1", [0.5], [0.3]),
         (LiveRange(1, 9, step=4), True, "1 plus a multiple of 4, up to 9", [5], [4]),
+        (LiveRange(3, 401, step=2), True, "an odd number from 3 to 401", [3, 41], [4, 403]),
         (LiveRange(0.5, 2.0, step=None), False, "a number from 0.5 to 2", [0.7], [2.1, "1"]),
     ],
 )
