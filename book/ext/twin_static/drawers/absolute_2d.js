@@ -257,7 +257,7 @@
     var wrapTitle = function (k, maxWidth) {
       return wrapUnits(titleUnits[k], " ", TITLE, maxWidth);
     };
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var margin = 24; // left of everything: the tests want 20 px round every axes
     var rightMargin = 6; // right of the last scale's labels
     var gap = 18; // between two maps (or a scale's labels and the next map)

@@ -122,7 +122,7 @@
     var TICK = 12;
     var TITLE = 13;
     var NOTE = 12;
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var yTicksLeft = [P.roundHalfEven(floor), 0].filter(function (t, q, all) {
       return all.indexOf(t) === q;
     }).sort(function (a, c) { return a - c; });

@@ -238,7 +238,7 @@
     var TICK = 12;
     var LABEL = 13;
     var TITLE = 12;
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var widest = function (labels, size) {
       return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, size)); }, 0);
     };

@@ -417,7 +417,7 @@
     var TICK = 12;
     var LABEL = 13;
     var TITLE = 13;
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var widest = function (labels) {
       return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, TICK)); }, 0);
     };

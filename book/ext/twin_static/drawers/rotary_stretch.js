@@ -202,7 +202,7 @@
     var LABEL = 13;
     var TITLE = 13;
     var NOTE_PX = 12;
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var widest = function (labels, size) {
       return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, size)); }, 0);
     };

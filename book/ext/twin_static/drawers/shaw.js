@@ -165,7 +165,7 @@
     var clipNote = clipped ? "query " + query + " \u2265 n = " + n + ": shown for the last, i = " +
       i : null;
 
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var widest = function (labels, size) {
       return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, size)); }, 0);
     };

@@ -184,7 +184,7 @@
     var TICK = 12;
     var LABEL = 13;
     var TITLE = 13;
-    var width = canvas.getBoundingClientRect().width;
+    var width = window.posencPlot.layoutWidth(canvas);
     var widest = P.measure(P.tickLabel(B - 1), TICK);
     var leftAside = Math.max(26, 4 + LABEL + P.LABEL_PAD + widest + P.TICK_PAD + P.TICK_LENGTH);
     var right = 20; // half the widest x tick label overhangs the axes
