@@ -61,18 +61,204 @@ class LiveCase:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _permutation() -> Explorer:
+    from book.explorers.attention import permutation_explorer
+
+    return permutation_explorer()
+
+
 def _sinusoidal() -> Explorer:
     from book.explorers.sinusoidal import sinusoidal_explorer
 
     return sinusoidal_explorer()
 
 
+def _absolute_2d() -> Explorer:
+    from book.explorers.absolute_2d import absolute_2d_explorer
+
+    return absolute_2d_explorer()
+
+
+def _shaw() -> Explorer:
+    from book.explorers.shaw import shaw_index_explorer
+
+    return shaw_index_explorer()
+
+
+def _alibi() -> Explorer:
+    from book.explorers.alibi import alibi_explorer
+
+    return alibi_explorer()
+
+
+def _window_bias() -> Explorer:
+    from book.explorers.window import window_bias_explorer
+
+    return window_bias_explorer()
+
+
+def _rotary() -> Explorer:
+    from book.explorers.rotary import rotary_explorer
+
+    return rotary_explorer()
+
+
+def _rotary_grid() -> Explorer:
+    from book.explorers.rotary_nd import rotary_grid_explorer
+
+    return rotary_grid_explorer()
+
+
+def _t5() -> Explorer:
+    from book.explorers.t5 import t5_explorer
+
+    return t5_explorer()
+
+
+def _rotary_stretch() -> Explorer:
+    from book.explorers.rotary import rotary_stretch_explorer
+
+    return rotary_stretch_explorer()
+
+
+def _window_3d() -> Explorer:
+    from book.explorers.window_3d import window_3d_explorer
+
+    return window_3d_explorer()
+
+
+def _numeric() -> Explorer:
+    from book.explorers.numeric import numeric_explorer
+
+    return numeric_explorer()
+
+
 CASES: dict[str, LiveCase] = {
+    # chapter 1: the shuffles were five fixed ones (the "New random order" button is tried in
+    # test_live_permutation.py)
+    "permutation": LiveCase(
+        _permutation,
+        {
+            "positions": [True],
+            "shuffle": [
+                (0, 5, 2, 3, 4, 1),
+                (2, 3, 4, 5, 0, 1),
+                (4, 0, 5, 2, 1, 3),
+                (0, 1, 2, 3, 4, 5),
+            ],
+        },
+        {"positions": True},
+    ),
     # chapter 3: dims were {16, 64}, bases {100, 1000, 10000}, lengths {128, 512}
     "sinusoidal": LiveCase(
         _sinusoidal,
         {"dim": [128], "base": [500], "positions": [300]},
         {"dim": 256, "base": 1000000, "positions": 1024},
+    ),
+    # chapter 5: heights were {24, 12}, widths {24, 16}, dims {16, 64}, bases {10, 10000};
+    # normalize off/on; channel fastest/middle pair (slowest added with the live version)
+    "absolute_2d": LiveCase(
+        _absolute_2d,
+        {
+            "height": [17],
+            "width": [9],
+            "dim": [32],
+            "base": [500],
+            "normalize": [True, False],
+            "channel": ["middle", "slowest", "fastest"],
+        },
+        {"height": 24, "width": 24, "dim": 256, "base": 1000000, "channel": "slowest"},
+    ),
+    # chapter 6: lengths were {8, 16, 32}, k {0, 1, 2, 4, 8}, the query fixed at the middle
+    # (a query past the end, 100 > n − 1 = 49, is drawn as the last)
+    "shaw": LiveCase(
+        _shaw,
+        {"n": [50], "k": [5], "query": [20, 100]},
+        {"n": 128, "k": 32, "query": 127},
+    ),
+    # chapter 9: heads were {4, 8, 12, 16}, causal off/on, the tokens fixed at 41
+    "alibi": LiveCase(
+        _alibi,
+        {"heads": [24, 5], "causal": [False, True], "tokens": [101]},
+        {"heads": 64, "tokens": 401},
+    ),
+    # chapter 7: windows were {2×3, 3×4, 4×3, 7×7} (now Wh and Ww, each 1 to 7), queries
+    # {top-left, centre, bottom-right}, signs {swin, shaw}
+    "window_bias": LiveCase(
+        _window_bias,
+        {
+            "Wh": [5],
+            "Ww": [6],
+            "query": ["top-left", "bottom-right", "centre"],
+            "sign": ["shaw", "swin"],
+        },
+        {"Wh": 7, "Ww": 7},
+    ),
+    # chapter 9 (RoPE): dims were {16, 128}, bases {100, 10000, 500000}, the context 4096 alone
+    "rotary": LiveCase(
+        _rotary,
+        {"dim": [64], "base": [2000], "context": [8192]},
+        {"dim": 256, "base": 1000000, "context": 32768},
+    ),
+    # chapter 12: the query was one of (8, 8), (3, 12), (14, 2) (now a row and a column, 0 to
+    # 63), the grid 16 × 16 and the base 10⁴ alone (now live: side 2 to 64, any base above 1);
+    # pairs: the four sharings (a query beyond the grid is drawn at its nearest place)
+    "rotary_grid": LiveCase(
+        _rotary_grid,
+        {
+            "pairs": [
+                "M-RoPE 8/12/12 (Qwen2-VL's shares)",
+                "M-RoPE 0/16/16 (no time)",
+                "M-RoPE 8/4/20",
+                "axial 2-D (16 + 16)",
+            ],
+            "row": [5],
+            "column": [11],
+            "side": [24],
+            "base": [500],
+        },
+        {"row": 63, "column": 63, "side": 64, "base": 1000000},
+    ),
+    # chapter 9: num_buckets were {8, 32, 64}, max_distance {64, 128}, bidirectional off/on,
+    # the tokens fixed at 48
+    "t5": LiveCase(
+        _t5,
+        {
+            "num_buckets": [20, 6],
+            "max_distance": [40, 300],
+            "bidirectional": [False, True],
+            "tokens": [20],
+        },
+        {"num_buckets": 64, "max_distance": 1024, "tokens": 256},
+    ),
+    # chapter 11 (stretching RoPE): factors were {2, 4, 8, 16}, for each of the five methods
+    "rotary_stretch": LiveCase(
+        _rotary_stretch,
+        {
+            "factor": [3, 1.5, 40],
+            "method": ["linear", "ntk", "dynamic", "llama3", "yarn"],
+        },
+        {"method": "dynamic", "factor": 64},
+    ),
+    # chapter 8: query frames were {4, 6, 7}, key frames {2, 3, 4}, windows {2×2, 3×3} (now
+    # Wh and Ww), highlighted frame {middle, last}; D2 = 9 > D1 = 8 is drawn with 8 key frames
+    "window_3d": LiveCase(
+        _window_3d,
+        {
+            "D1_query_frames": [8],
+            "D2_key_frames": [5, 9],
+            "Wh": [4],
+            "Ww": [1],
+            "highlighted_query_frame": ["last", "middle"],
+        },
+        {"D1_query_frames": 10, "D2_key_frames": 10, "Wh": 7, "Ww": 7},
+    ),
+    # chapter 2: alphas were {0.5, 2, 8, 32}, lengths T {20, 60}, encodings sine/circle; the
+    # heaviest drawing is the circle at T = 1000 with α = 1 (dots all over the panel)
+    "numeric": LiveCase(
+        _numeric,
+        {"encoding": ["circle", "sine"], "alpha": [1, 160], "T": [1000, 45]},
+        {"encoding": "circle", "alpha": 1, "T": 1000},
     ),
     # -- more live explorers: one entry each, in the order of the chapters --
 }
@@ -192,7 +378,7 @@ def enter(watched: Watched, name: str, value: object) -> None:
         page.locator(f'[data-role="index"][data-name="{name}"]').evaluate(
             """(el, value) => {
               const values = JSON.parse(el.dataset.values);
-              const i = values.findIndex(v => v === value);
+              const i = values.findIndex(v => JSON.stringify(v) === JSON.stringify(value));
               if (i < 0) throw new Error('no value ' + JSON.stringify(value) + ' in ' + el.dataset.values);
               if (el.type === 'checkbox') el.checked = i === 1; else el.value = String(i);
               el.dispatchEvent(new Event('input', {bubbles: true}));

@@ -106,7 +106,7 @@
     }
   }
 
-  /** Lines of text from `top` down (each `line` px), aligned at x. */
+  /** Lines of text from `top` down, 1.2 × size apart, aligned at x. */
   function textLines(fig, x, top, lines, size, color, align) {
     lines.forEach(function (text, j) {
       fig.text(x, top + (j + 1) * 1.2 * size - 0.25 * size, text, {
@@ -169,7 +169,7 @@
     var BIG = 13;
     var SMALL = 12;
     var FILL = 0.8; // of a cell's width, by its widest number
-    var width = canvas.getBoundingClientRect().width;
+    var width = P.layoutWidth(canvas); // CSS px over a deck's zoom
     var W = width;
     var pad = 14;
     var inner = W - 2 * pad;
@@ -218,6 +218,7 @@
       var slot = Math.max(ww * cell, headerW + 4);
       var perRow = Math.max(1, Math.min(d2, Math.floor((room + GAP) / (slot + GAP))));
       var rows = Math.ceil(d2 / perRow);
+      perRow = Math.ceil(d2 / rows); // rows as even as they go: 2 + 2, not 3 + 1
       var titleLines = P.wrap(blockTitle, BIG, room);
       var formulaLines = P.wrap(formula, SMALL, room);
       var blockH = 2 * 1.2 * SMALL + 6 + wh * cell;
@@ -228,7 +229,7 @@
     };
     var sideRoom = inner - gridW - deltaW - 12 - 28;
     var side = W >= 560 && sideRoom >= Math.max(needB * ww, headerW + 4) ? blocks(sideRoom) : null;
-    var stacked = blocks(inner - 8);
+    var stacked = blocks(inner - 16);
     var stackedDelta = gridW + 12 + deltaW > inner; // Δt's legend below the grid
     var stackH = gridH + (stackedDelta ? 1.2 * SMALL + 8 : 0) + 24 + stacked.height;
     var useSide = side !== null && Math.max(gridH, side.height) <= stackH;
@@ -250,7 +251,7 @@
     } else {
       var total = gridW + (stackedDelta ? 0 : 12 + deltaW);
       gx = pad + (inner - total) / 2 + rowLabelW;
-      bx = pad + 4;
+      bx = pad + 8;
       by = gy + d1 * cellG + (stackedDelta ? 1.2 * SMALL + 8 : 0) + 24;
       bottom = by + B.height;
     }

@@ -186,7 +186,7 @@
       for (var j2 = 0; j2 < n; j2++) b[j2] = table[indexRow[j2]][k];
       bias.push(b);
       var t = new Float64Array(size);
-      for (var s = 0; s < size; s++) t[s] = table[s][k];
+      for (var e = 0; e < size; e++) t[e] = table[e][k];
       tables.push(t);
     }
     var block = sign === "swin" ? [r, c] : [wh - 1 - r, ww - 1 - c];
@@ -202,7 +202,7 @@
     var MAX_NUMBER = 14; // the figure's 10 pt
     var FILL = 0.85; // of a cell's width, by its widest number
     var LINE = 1.2 * TITLE;
-    var width = canvas.getBoundingClientRect().width;
+    var width = P.layoutWidth(canvas); // CSS px over a deck's zoom
     var W = width;
     var pad = 12;
     var inner = W - 2 * pad;
@@ -210,22 +210,23 @@
     var digitWidth = P.measure("0", 10) / 10; // em of a digit
     var numberSize = function (cell) {
       // the size that fits; within rounding of 12 px, 12 px (cells sized for 12 px numbers)
-      var size = Math.min(MAX_NUMBER, (FILL * cell) / (digitWidth * digits));
-      return Math.abs(size - MIN_NUMBER) < 1e-6 ? MIN_NUMBER : size;
+      var px = Math.min(MAX_NUMBER, (FILL * cell) / (digitWidth * digits));
+      return Math.abs(px - MIN_NUMBER) < 1e-6 ? MIN_NUMBER : px;
     };
     var labelW = Math.max(P.measure(signedLabel(-(wh - 1)), LABEL),
       P.measure(signedLabel(-(ww - 1)), LABEL));
     var rowLabels = labelW + 8; // left of the table: its row offsets
     var colLabels = 1.2 * LABEL + 6; // above the table: its column offsets
-    var s = W / 670; // the figure's inches, at this width
+    var scale = W / 670; // the figure's 6.7 inches, at this width
     var rowName = sign === "swin" ? "I[" + i + ", :]" : "I\u1d40[" + i + ", :] = I[:, " + i +
       "]";
     var indexTitle = ["query (" + r + ", " + c + ") = token " + i + ":", "table row of each key,",
       rowName];
-    var tableTitle = ["table row of each offset, query \u2212 key", "(\u0394r down, \u0394c across)"];
+    var tableTitle = ["table row of each offset, query \u2212 key",
+      "(\u0394r down, \u0394c across)"];
 
     // the top row: the index row beside the table of row numbers, or above it
-    var cellT = Math.min(42, Math.max(MIN_NUMBER * digitWidth * digits / FILL, (330 * s) / cols));
+    var cellT = Math.min(42, Math.max(MIN_NUMBER * digitWidth * digits / FILL, (330 * scale) / cols));
     var rightW = Math.max(cols * cellT + rowLabels, 0.45 * inner); // the table's part
     var leftW = inner - rightW - 16;
     var cellI = Math.min(42, (leftW - 24) / ww, 240 / wh);
