@@ -10,10 +10,10 @@ written from the Python functions by :mod:`book.tools.twin_golden`, and checked 
 
 The file is served from the site (``_static/posenc.js``), never from a CDN, and loaded with
 ``defer`` before the scripts that use it: ``plot.js`` (``window.posencPlot``, a tiny canvas
-plotting helper with matplotlib's colormaps) and the drawers of the live explorers (``drawers/<name>.js``,
-``window.posencExplorers``), and ``explorers.js``, which sets up every live explorer of the
-page (see :mod:`book.explorers.explorer`). Deferred scripts run in the order they are added, before
-``DOMContentLoaded``.
+plotting helper with matplotlib's colormaps) and ``explorers.js``, which sets up every live
+explorer of the page and loads its drawer (``drawers/<name>.js``, ``window.posencExplorers``;
+see :mod:`book.explorers.explorer`). Deferred scripts run in the order they are added, before
+``DOMContentLoaded``; the whole folder is the site's ``_static``.
 """
 
 from __future__ import annotations
@@ -27,15 +27,11 @@ __all__ = ["DRAWERS", "SCRIPTS", "STATIC", "setup"]
 
 STATIC = Path(__file__).parent / "twin_static"
 DRAWERS = STATIC / "drawers"
-SCRIPTS = (
-    "posenc.js",
-    "plot.js",
-    *(f"drawers/{path.name}" for path in sorted(DRAWERS.glob("*.js"))),
-    "explorers.js",
-)
-"""The twin, then what uses it, in the order the page runs them: the drawers (one file per
-live explorer, ``drawers/<name>.js``, each adding ``window.posencExplorers[name]``) before
-``explorers.js``, which sets the page's live explorers up."""
+SCRIPTS = ("posenc.js", "plot.js", "explorers.js")
+"""The twin, then what uses it, in the order the page runs them. ``explorers.js`` sets the
+page's live explorers up, and loads the drawer each needs from ``drawers/<name>.js`` (one file
+per live explorer, each adding ``window.posencExplorers[name]``), so a page loads only the
+drawers it shows."""
 
 
 def _add_static(app: Sphinx, config: Any) -> None:

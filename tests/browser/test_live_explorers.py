@@ -80,7 +80,12 @@ def test_javascript_draws_the_canvas_in_place_of_the_png(
         assert s["values"] == as_json(want)
         assert s["label"] == s["alt"], "the canvas says what the default PNG said"
         assert s["message"] == "" and not any(s["disabled"])
-        assert name in watched.page.evaluate("Object.keys(window.posencExplorers)")
+        assert watched.page.evaluate("Object.keys(window.posencExplorers)") == [name]
+        loaded = watched.page.evaluate(
+            "Array.from(document.scripts).map(s => s.src)"
+            ".filter(n => n.includes('/drawers/')).map(n => n.split('/').pop())"
+        )
+        assert loaded == [f"{name}.js"], "a page loads the drawer it shows, and no other"
         assert watched.errors == []
     finally:
         watched.close()

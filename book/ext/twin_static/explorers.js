@@ -15,7 +15,8 @@
 // from the page (data-words, data-rule, the controls' aria-labels, the title), never from here.
 //
 // A drawer is window.posencExplorers[name] = function (canvas, values, data), one per file in
-// drawers/ (drawers/<name>.js, loaded before this script): it draws the canvas at its shown
+// drawers/ (drawers/<name>.js, loaded by this script when a page shows its explorer, or before
+// it): it draws the canvas at its shown
 // width and leaves what it computed in canvas.posencData (for the tests); data is the
 // explorer's fixed data (data-live-data: explorer(live_data=...)), or null.
 (function () {
@@ -297,9 +298,40 @@
     }
   }
 
+  // The drawers live next to this script, one file each (drawers/<name>.js), loaded only by
+  // the pages that show their explorer.
+  var here = document.currentScript && document.currentScript.src;
+  var folder = here ? here.replace(/[^/]*$/, "") + "drawers/" : "";
+  var loading = {};
+
+  /** Run done() once the drawer `name` is registered (loaded now if need be), or has failed
+   * to load (the explorer then keeps its PNG). */
+  function withDrawer(name, done) {
+    if (typeof registry[name] === "function" || !folder || !/^\w+$/.test(name)) {
+      done();
+      return;
+    }
+    if (!loading[name]) {
+      loading[name] = [];
+      var script = document.createElement("script");
+      script.src = folder + name + ".js";
+      var finish = function () {
+        var waiting = loading[name];
+        loading[name] = [];
+        waiting.forEach(function (f) { f(); });
+      };
+      script.onload = finish;
+      script.onerror = finish;
+      document.head.appendChild(script);
+    }
+    loading[name].push(done);
+  }
+
   function setUpAll() {
     Array.prototype.forEach.call(document.querySelectorAll(".posenc-explorer[data-live]"),
-      setUp);
+      function (root) {
+        withDrawer(root.dataset.live, function () { setUp(root); });
+      });
   }
 
   if (document.readyState === "loading") {
