@@ -50,7 +50,7 @@ from .reading import (
 
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 PAGES = edition_pages()  # the English pages, then the same pages of each translation
-EXPLORER_PAGES = [p for p in PAGES if 'class="posenc-explorer"' in (SITE / f"{p}.html").read_text()]
+EXPLORER_PAGES = [p for p in PAGES if 'class="posenc-explorer' in (SITE / f"{p}.html").read_text()]
 
 _MATH_STATE = """() => {
   const maths = Array.from(document.querySelectorAll('.math'));

@@ -289,6 +289,8 @@
     });
     redraw();
     if (state.failed) return;
+    // a deck fits the slide again once its explorer is drawn (book/ext/slides_template)
+    root.dispatchEvent(new CustomEvent("posenc:drawn", { bubbles: true }));
     if (window.ResizeObserver) {
       new window.ResizeObserver(function () {
         if (Math.abs(canvas.clientWidth - drawnWidth) >= 0.5) schedule();
