@@ -8,32 +8,53 @@ that uses it, values no pre-rendered frame had (one per live control at least), 
 largest values of its ranges (for the text-size and redraw-time checks);
 ``tests/browser/test_live_explorers.py`` runs the same checks on each, and
 ``benchmarks/live_explorers.py`` times them.
+
+The ``test_live_<drawer>.py`` modules share the rest: their fixtures (:func:`live_fixtures`),
+reading what a drawer computed (:func:`drawn`) and painted (:func:`pixels`,
+:func:`cell_pixels`), and trying its controls as a reader would (:func:`enter_new_values`,
+:func:`press_sliders`, :func:`slide`, :func:`refused`, :func:`on_a_phone`).
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from book.explorers.explorer import Explorer
-from book.ext.twin import SCRIPTS, STATIC
+from book.ext.twin import DRAWERS, SCRIPTS, STATIC
 
 from .conftest import ROOT
 
 __all__ = [
     "CASES",
+    "LAPTOP",
     "PIXELS",
     "REDRAWS",
     "STATE",
     "LiveCase",
     "Watched",
+    "cell_pixels",
+    "drawn",
     "enter",
+    "enter_new_values",
+    "enter_values",
+    "live_fixtures",
     "live_page",
+    "on_a_phone",
+    "opened",
+    "pixels",
+    "press_sliders",
+    "refused",
     "settle",
+    "slide",
     "state",
+    "toggle",
 ]
 
 READER_CSS = ROOT / "book" / "ext" / "reader_static" / "reader.css"
@@ -271,7 +292,7 @@ def live_page(
     the twin, reader.css and handout.js into ``folder``, laid out like the book's column (at
     most 680 px of content)."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "drawers").mkdir(exist_ok=True)
+    shutil.copytree(DRAWERS, folder / "drawers", dirs_exist_ok=True)  # explorers.js loads one
     for name in SCRIPTS:
         shutil.copy(STATIC / name, folder / name)
     shutil.copy(READER_CSS, folder / "reader.css")
@@ -354,6 +375,17 @@ REDRAWS = """([name, values]) => {
 }"""
 
 
+@contextmanager
+def opened(browser: Any, url: str, **options: Any) -> Iterator[Watched]:
+    """``url`` open in a new page of ``browser`` (``options``: ``browser.new_page``'s), closed
+    after."""
+    watched = Watched(browser, url, **options)
+    try:
+        yield watched
+    finally:
+        watched.close()
+
+
 def state(watched: Watched) -> dict[str, Any]:
     return watched.page.evaluate(STATE)
 
@@ -387,3 +419,185 @@ def enter(watched: Watched, name: str, value: object) -> None:
             value,
         )
     settle(watched)
+
+
+# -- what the test_live_<drawer>.py modules share ---------------------------------------------
+
+LAPTOP = {"width": 1366, "height": 768}  # the viewport of the pages the modules share
+
+
+def live_fixtures(name: str) -> tuple[Any, Any, Any]:
+    """The module-scoped fixtures of drawer ``name``'s tests, to be assigned at the top of its
+    module (``folder, page_url, laptop = live_fixtures("shaw")``): ``folder``, a folder for the
+    module's pages; ``page_url``, the page of :data:`CASES`'s explorer of the drawer;
+    ``laptop``, that page open at 1366 × 768 for the whole module (one reader moving its
+    controls from test to test)."""
+
+    @pytest.fixture(scope="module")
+    def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return tmp_path_factory.mktemp(f"live_{name}")
+
+    @pytest.fixture(scope="module")
+    def page_url(folder: Path) -> str:
+        return live_page(folder / "page", CASES[name].make().static_html()).as_uri()
+
+    @pytest.fixture(scope="module")
+    def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
+        with opened(browser, page_url, viewport=LAPTOP) as watched:
+            yield watched
+
+    return folder, page_url, laptop
+
+
+# ``canvas.posencData`` (or only the keys asked for) as plain JSON: typed arrays as lists,
+# functions as null
+DRAWN = """(keys) => {
+  const plain = (v) => (typeof v === 'function' ? null
+    : ArrayBuffer.isView(v) ? Array.from(v)
+    : Array.isArray(v) ? v.map(plain)
+    : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(
+        ([k, x]) => [k, plain(x)]))
+    : v);
+  const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;
+  return plain(keys.length ? Object.fromEntries(keys.map((k) => [k, d[k]])) : d);
+}"""
+
+
+def drawn(watched: Watched, *keys: str) -> dict[str, Any]:
+    """What the drawer computed for the drawing shown (``canvas.posencData``, or only ``keys``
+    of it), typed arrays as lists."""
+    return watched.page.evaluate(DRAWN, list(keys))
+
+
+# The RGB of the canvas at data points (x, y) of axes k: the device pixel nearest each, or
+# (floor) the one holding it.
+PIXELS_AT = """([k, points, floor]) => {
+  const c = document.querySelector('canvas.posenc-explorer-canvas');
+  const ax = c.posencPlot.axes[k], dpr = c.posencPlot.dpr, ctx = c.getContext('2d');
+  const device = floor ? Math.floor : Math.round;
+  return points.map(([x, y]) => {
+    const px = ax.left + (x - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
+    const py = ax.top + ax.height - (y - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
+    return Array.from(ctx.getImageData(device(px * dpr), device(py * dpr), 1, 1).data
+      .slice(0, 3));
+  });
+}"""
+
+
+def pixels(
+    watched: Watched, axes: int, points: list[tuple[float, float]], *, floor: bool = False
+) -> list[list[int]]:
+    """The RGB of the canvas at data points (x, y) of axes number ``axes`` (in the order the
+    drawer made them, ``canvas.posencPlot.axes``): the device pixel nearest each point, or with
+    ``floor`` the one it lies in."""
+    return watched.page.evaluate(PIXELS_AT, [axes, [list(p) for p in points], floor])
+
+
+# The RGB of the canvas at fractions (fx, fy) of cell (r, c) of axes k, an axes over a grid of
+# cells centred on integers (row 0 at the top): [[k, r, c, fx, fy]]
+CELL_PIXELS = """(picks) => {
+  const c = document.querySelector('canvas.posenc-explorer-canvas');
+  const dpr = c.posencPlot.dpr, ctx = c.getContext('2d');
+  return picks.map(([k, r, col, fx, fy]) => {
+    const ax = c.posencPlot.axes[k];
+    const cw = ax.width / (ax.xlim[1] - ax.xlim[0]), ch = ax.height / (ax.ylim[0] - ax.ylim[1]);
+    const x = ax.left + (col + fx) * cw, y = ax.top + (r + fy) * ch;
+    return Array.from(ctx.getImageData(Math.floor(x * dpr), Math.floor(y * dpr), 1, 1).data
+      .slice(0, 3));
+  });
+}"""
+
+
+def cell_pixels(watched: Watched, picks: list[list[float]]) -> list[list[int]]:
+    """The RGB of the canvas at fractions (fx, fy) of cell (r, c) of axes k, for each pick
+    [k, r, c, fx, fy] (an axes over a grid of cells, row 0 at the top)."""
+    return watched.page.evaluate(CELL_PIXELS, picks)
+
+
+def enter_values(watched: Watched, values: Mapping[str, Any]) -> None:
+    """Enter each of ``values`` (control name -> value) in turn, as :func:`enter` does."""
+    for name, value in values.items():
+        enter(watched, name, value)
+
+
+def enter_new_values(
+    watched: Watched, values: Mapping[str, Any], *, sliders: bool = False
+) -> dict[str, Any]:
+    """Enter each of ``values`` (control name -> value, values no pre-rendered frame had) in
+    turn: each is taken with no message, and each changes the drawing; with ``sliders``, each
+    control's slider moves to the value too. Returns the state after the last."""
+    for name, value in values.items():
+        before = watched.page.evaluate(PIXELS)
+        enter(watched, name, value)
+        s = state(watched)
+        assert s["values"][name] == value, name
+        assert s["message"] == "", s["message"]
+        assert not sliders or s["sliders"][name] == str(value), name
+        assert watched.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
+    return state(watched)
+
+
+def toggle(watched: Watched, name: str) -> dict[str, Any]:
+    """Click checkbox ``name``, as a reader does; the drawing changes. Returns the state."""
+    before = watched.page.evaluate(PIXELS)
+    watched.page.locator(f'[data-role="index"][data-name="{name}"]').click()
+    settle(watched)
+    assert watched.page.evaluate(PIXELS) != before, name
+    return state(watched)
+
+
+def press_sliders(watched: Watched, moves: Mapping[str, tuple[str, Any]]) -> None:
+    """Press a key on each slider, as a reader does: ``moves`` maps a control's name to the
+    key and the value it moves to; the value and the number box follow, and the drawing
+    changes."""
+    for name, (key, value) in moves.items():
+        before = watched.page.evaluate(PIXELS)
+        slider = watched.page.locator(f'[data-role="slider"][data-name="{name}"]')
+        slider.focus()
+        slider.press(key)
+        settle(watched)
+        s = state(watched)
+        assert s["values"][name] == value and s["entries"][name] == str(value), name
+        assert watched.page.evaluate(PIXELS) != before, name
+
+
+def slide(watched: Watched, name: str, position: float) -> dict[str, Any]:
+    """Move slider ``name`` to ``position`` (on its own scale: log10 of the value on a log
+    slider) as dragging it does; the drawing changes. Returns the state."""
+    before = watched.page.evaluate(PIXELS)
+    watched.page.locator(f'[data-role="slider"][data-name="{name}"]').evaluate(
+        "(el, position) => { el.value = String(position); el.dispatchEvent(new Event('input')); }",
+        position,
+    )
+    settle(watched)
+    assert watched.page.evaluate(PIXELS) != before, f"{name} slid to {position}"
+    return state(watched)
+
+
+def refused(
+    watched: Watched, name: str, entered: object, drawn: object = None, rule: str | None = None
+) -> dict[str, Any]:
+    """Enter ``entered``, a value control ``name`` refuses: the message says so, with ``rule``
+    (what is allowed) when given; with ``drawn``, the value drawn instead, which the message
+    names and the control and its number box hold. Returns the state."""
+    enter(watched, name, entered)
+    s = state(watched)
+    said = f"{name}: {entered} is not allowed"
+    if rule is not None:
+        said += f" ({rule})" + ("" if drawn is None else f"; drawn with {drawn}.")
+    assert said in s["message"], s["message"]
+    if drawn is not None:
+        assert s["values"][name] == drawn and s["entries"][name] == str(drawn), name
+    return s
+
+
+def on_a_phone(watched: Watched, wide: Mapping[str, Any], width: int = 390) -> dict[str, Any]:
+    """The drawing's ``canvas.posencPlot`` once the viewport narrows to ``width`` px (a phone)
+    and the canvas has redrawn: narrower than ``wide`` (the plot before), and within the
+    phone's width."""
+    watched.page.set_viewport_size({"width": width, "height": 900})
+    watched.page.wait_for_timeout(200)
+    settle(watched)
+    narrow = state(watched)["plot"]
+    assert narrow["width"] < wide["width"] and narrow["width"] <= width
+    return narrow

@@ -10,8 +10,6 @@ included.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,13 +19,26 @@ from matplotlib import colormaps
 from matplotlib.colors import to_rgb
 
 from book.demos.absolute_2d import position_similarity_map
-from book.explorers.absolute_2d import absolute_2d_explorer
 from book.figures._base import UNDEFINED
 from book.figures.absolute_2d import absolute_2d_explorer_figure
 from posenc.absolute_2d import detr_sine_encoding
 from posenc.sinusoidal import sinusoidal_encoding
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    Watched,
+    drawn,
+    enter,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    on_a_phone,
+    opened,
+    pixels,
+    press_sliders,
+    refused,
+    slide,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_absolute_2d")  # one page, on one worker
 
@@ -43,22 +54,8 @@ NEW_VALUES = {
     "channel": "slowest",
 }
 TITLE = "DETR sine encoding of a padded image: two channels and the similarity to the centre"
-DATA = "document.querySelector('canvas.posenc-explorer-canvas').posencData"
 
-
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder: Path = tmp_path_factory.mktemp("live_absolute_2d")
-    return live_page(folder, absolute_2d_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
+folder, page_url, laptop = live_fixtures("absolute_2d")
 
 
 def _detr_positions(size: int, normalize: bool) -> torch.Tensor:
@@ -91,23 +88,10 @@ def _reference(
     return rows, cols, sim
 
 
-def _read(watched: Watched, expression: str, picks: list[Any]) -> list[Any]:
-    return watched.page.evaluate(
-        f"(picks) => {{ const d = {DATA}; return picks.map({expression}); }}", picks
-    )
-
-
 def test_every_control_takes_a_value_no_frame_had_and_the_drawing_is_posencs(
     laptop: Watched,
 ) -> None:
-    for name, value in NEW_VALUES.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value, name
-        assert s["message"] == "", s["message"]
-        assert laptop.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
-    s = state(laptop)
+    s = enter_new_values(laptop, NEW_VALUES)
     assert s["label"] == (
         f"{TITLE} (height 17, width 9, dim 32, base 500, normalize True, channel slowest pair)"
     )
@@ -117,29 +101,31 @@ def test_every_control_takes_a_value_no_frame_had_and_the_drawing_is_posencs(
 
     h, w, dim, base, feats = 17, 9, 32, 500.0, 16
     pair = feats // 2 - 1  # the slowest pair
-    meta = laptop.page.evaluate(
-        f"() => {{ const d = {DATA}; return [d.pair, d.channels, d.centre, d.titles, d.suptitle]; }}"
-    )
-    assert meta[:3] == [pair, [2 * pair, feats + 2 * pair], [h // 2, w // 2]]
+    d = drawn(laptop)
+    assert [d["pair"], d["channels"], d["centre"]] == [
+        pair,
+        [2 * pair, feats + 2 * pair],
+        [h // 2, w // 2],
+    ]
     # the same words as the matplotlib figure
     fig = absolute_2d_explorer_figure(h, w, dim, base, True, "slowest", canvas=CANVAS)
-    assert meta[3] == [t.get_text() for t in fig.axes[0].texts[:3]]
-    assert meta[4] == fig.get_suptitle()
+    assert d["titles"] == [t.get_text() for t in fig.axes[0].texts[:3]]
+    assert d["suptitle"] == fig.get_suptitle()
 
     rows, cols, sim = _reference(h, w, dim, base, normalize=True)
     picks = [(0, 0), (0, 1), (3, 7), (8, 14), (16, 15), (16, 30)]  # (pixel, channel)
-    got_rows = _read(laptop, "([r, j]) => d.rows[r][j % 16]", picks)
+    got_rows = [d["rows"][r][j % 16] for r, j in picks]
     assert got_rows == pytest.approx(
         [float(rows[r, j % 16]) for r, j in picks], rel=1e-9, abs=1e-12
     )
-    got_cols = _read(laptop, "([c, j]) => d.cols[c % 9][j % 16]", picks)
+    got_cols = [d["cols"][c % 9][j % 16] for c, j in picks]
     assert got_cols == pytest.approx(
         [float(cols[c % 9, j % 16]) for c, j in picks], rel=1e-9, abs=1e-12
     )
     cells = [(0, 0), (8, 4), (3, 7), (16, 8), (11, 2)]
-    got_sim = _read(laptop, "([r, c]) => d.sim[r * 9 + c]", cells)
+    got_sim = [d["sim"][r * 9 + c] for r, c in cells]
     assert got_sim == pytest.approx([float(sim[r, c]) for r, c in cells], rel=1e-9, abs=1e-12)
-    got_maps = _read(laptop, "([r, c]) => [d.yMap[r * 9 + c], d.xMap[r * 9 + c]]", cells)
+    got_maps = [[d["yMap"][r * 9 + c], d["xMap"][r * 9 + c]] for r, c in cells]
     want_maps = [[float(rows[r, 2 * pair]), float(cols[c, 2 * pair])] for r, c in cells]
     assert got_maps == [pytest.approx(m, rel=1e-9, abs=1e-12) for m in want_maps]
 
@@ -154,13 +140,14 @@ def test_every_control_takes_a_value_no_frame_had_and_the_drawing_is_posencs(
 
 def test_without_normalize_a_pixel_keeps_its_code_as_the_image_shrinks(laptop: Watched) -> None:
     """Positions count valid pixels from 1: padding changes no valid pixel's channels."""
-    start = {"width": 9, "normalize": False, "dim": 64, "base": 10000, "channel": "middle"}
-    for name, value in start.items():
-        enter(laptop, name, value)
+    enter_values(
+        laptop, {"width": 9, "normalize": False, "dim": 64, "base": 10000, "channel": "middle"}
+    )
     seen = []
     for height in (24, 13):
         enter(laptop, "height", height)
-        seen.append(_read(laptop, "([r, c]) => d.yMap[r * 9 + c]", [(0, 0), (5, 3), (12, 8)]))
+        y_map = drawn(laptop, "yMap")["yMap"]
+        seen.append([y_map[r * 9 + c] for r, c in [(0, 0), (5, 3), (12, 8)]])
     assert seen[0] == seen[1]
     rows, _, _ = _reference(13, 9, 64, 10000.0, normalize=False)
     pair = 32 // 4  # the middle pair of F = 32
@@ -169,54 +156,27 @@ def test_without_normalize_a_pixel_keeps_its_code_as_the_image_shrinks(laptop: W
 
 
 def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> None:
-    for name, value in {"height": 24, "width": 24, "dim": 16, "base": 10000}.items():
-        enter(laptop, name, value)
-    moves = {
-        "height": ("ArrowLeft", 23),
-        "width": ("ArrowLeft", 23),
-        "dim": ("ArrowRight", 20),
-    }
-    for name, (key, value) in moves.items():
-        before = laptop.page.evaluate(PIXELS)
-        slider = laptop.page.locator(f'[data-role="slider"][data-name="{name}"]')
-        slider.focus()
-        slider.press(key)
-        settle(laptop)
-        s = state(laptop)
-        assert s["values"][name] == value and s["entries"][name] == str(value), name
-        assert laptop.page.evaluate(PIXELS) != before, name
+    enter_values(laptop, {"height": 24, "width": 24, "dim": 16, "base": 10000})
+    press_sliders(
+        laptop,
+        {"height": ("ArrowLeft", 23), "width": ("ArrowLeft", 23), "dim": ("ArrowRight", 20)},
+    )
     # the base slider runs over log10(base): 10^1.5 is shown as 31.6 (3 significant digits)
     enter(laptop, "channel", "slowest")  # the fastest pair does not depend on the base
-    before = laptop.page.evaluate(PIXELS)
-    laptop.page.locator('[data-role="slider"][data-name="base"]').evaluate(
-        "el => { el.value = '1.5'; el.dispatchEvent(new Event('input')); }"
-    )
-    settle(laptop)
-    s = state(laptop)
+    s = slide(laptop, "base", 1.5)
     assert s["values"]["base"] == 31.6 and s["entries"]["base"] == "31.6"
-    assert laptop.page.evaluate(PIXELS) != before
     assert laptop.errors == []
 
 
 def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     laptop: Watched,
 ) -> None:
-    enter(laptop, "dim", 30)
-    s = state(laptop)
-    assert s["values"]["dim"] == 32 and s["entries"]["dim"] == "32"
-    assert "dim: 30 is not allowed (a multiple of 4 from 4 to 256); drawn with 32." in s["message"]
-    enter(laptop, "height", 30)
-    s = state(laptop)
-    assert s["values"]["height"] == 24
-    assert "height: 30 is not allowed (an integer from 1 to 24); drawn with 24." in s["message"]
-    enter(laptop, "width", 0)
-    assert state(laptop)["values"]["width"] == 1
+    refused(laptop, "dim", 30, 32, "a multiple of 4 from 4 to 256")
+    refused(laptop, "height", 30, 24, "an integer from 1 to 24")
+    refused(laptop, "width", 0, 1)
     base = state(laptop)["values"]["base"]
-    enter(laptop, "base", 1)
-    s = state(laptop)
-    assert (
-        s["values"]["base"] == base and "base: 1 is not allowed (a number above 1)" in s["message"]
-    )
+    s = refused(laptop, "base", 1, rule="a number above 1")
+    assert s["values"]["base"] == base
     enter(laptop, "base", 1.5)  # any base above 1, beyond the slider's end
     s = state(laptop)
     assert s["values"]["base"] == 1.5 and "base" not in s["message"]
@@ -228,21 +188,9 @@ def test_the_maps_have_matplotlibs_colours_and_the_padding_is_grey(laptop: Watch
     the colour imshow gives its value (RdBu_r over −1 … 1 for the channels, viridis over
     −0.5 … 1 for the similarity), and a padded cell with the padding grey."""
     values = {"height": 12, "width": 16, "dim": 16, "base": 10, "normalize": False}
-    for name, value in {**values, "channel": "fastest"}.items():
-        enter(laptop, name, value)
+    enter_values(laptop, {**values, "channel": "fastest"})
     cells = [(0, 0), (2, 5), (4, 12), (10, 1), (9, 14), (20, 3), (5, 20)]
-    got = laptop.page.evaluate(
-        """(cells) => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const dpr = c.posencPlot.dpr, ctx = c.getContext('2d');
-          return c.posencPlot.axes.slice(0, 3).map((ax) => cells.map(([r, col]) => {
-            const x = ax.left + (col - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-            const y = ax.top + ax.height - (r - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-            return Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
-          }));
-        }""",
-        cells,
-    )
+    got = [pixels(laptop, k, [(c, r) for r, c in cells]) for k in range(3)]
     rows, cols, sim = _reference(12, 16, 16, 10.0, normalize=False)
     grey = [round(255 * v) for v in to_rgb(UNDEFINED)]
     maps = [
@@ -261,20 +209,13 @@ def test_the_maps_have_matplotlibs_colours_and_the_padding_is_grey(laptop: Watch
 
 
 def test_the_canvas_stacks_the_similarity_below_on_a_phone(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
         tops = [round(ax["top"]) for ax in wide["axes"][:3]]
         assert len(set(tops)) == 1, "three maps side by side"
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         y_map, x_map, similarity = narrow["axes"][:3]
         assert y_map["top"] == x_map["top"] and y_map["left"] < x_map["left"]
         assert similarity["top"] > y_map["top"] + y_map["height"], "the similarity below"
         assert narrow["height"] > narrow["width"]
         assert watched.errors == []
-    finally:
-        watched.close()

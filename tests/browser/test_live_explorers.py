@@ -29,7 +29,19 @@ import pytest
 from book.explorers.explorer import LIVE_DRAWERS
 from book.ext.twin import SCRIPTS
 
-from .live import CASES, PIXELS, REDRAWS, Watched, enter, live_page, settle, state
+from .live import (
+    CASES,
+    LAPTOP,
+    PIXELS,
+    REDRAWS,
+    Watched,
+    enter,
+    enter_values,
+    live_page,
+    opened,
+    settle,
+    state,
+)
 
 # headroom over the targets (16 ms, 50 ms) for a busy test machine; the benchmark
 # reports the real numbers
@@ -70,8 +82,7 @@ def defaults(watched: Watched) -> dict[str, Any]:
 def test_javascript_draws_the_canvas_in_place_of_the_png(
     browser: Any, pages: dict[str, dict[str, str]], name: str
 ) -> None:
-    watched = Watched(browser, pages[name]["live"], viewport={"width": 1366, "height": 768})
-    try:
+    with opened(browser, pages[name]["live"], viewport=LAPTOP) as watched:
         s = state(watched)
         assert s["canvasShown"] and not s["imgShown"]
         assert s["draws"] == 1
@@ -87,8 +98,6 @@ def test_javascript_draws_the_canvas_in_place_of_the_png(
         )
         assert loaded == [f"{name}.js"], "a page loads the drawer it shows, and no other"
         assert watched.errors == []
-    finally:
-        watched.close()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -100,8 +109,7 @@ def test_every_live_control_takes_values_no_frame_had_and_the_drawing_follows(
     live = {c.name for c in explorer.controls if c.live is not None}
     assert live <= set(case.new_values), f"untried live controls {live - set(case.new_values)}"
     offered = {c.name: c.values for c in explorer.controls}
-    watched = Watched(browser, pages[name]["live"], viewport={"width": 1366, "height": 768})
-    try:
+    with opened(browser, pages[name]["live"], viewport=LAPTOP) as watched:
         for control, values in case.new_values.items():
             for value in values:
                 if control in live:
@@ -114,8 +122,6 @@ def test_every_live_control_takes_values_no_frame_had_and_the_drawing_follows(
                 assert watched.page.evaluate(PIXELS) != before, f"{control} = {value}: no change"
                 assert f"{control} " in s["label"], "the canvas's label names the values"
         assert watched.errors == []
-    finally:
-        watched.close()
 
 
 @pytest.mark.parametrize("width", [360, 390, 1366, 1400])
@@ -123,16 +129,14 @@ def test_every_live_control_takes_values_no_frame_had_and_the_drawing_follows(
 def test_every_text_is_12_px_or_more_and_sharp(
     browser: Any, pages: dict[str, dict[str, str]], name: str, width: int
 ) -> None:
-    watched = Watched(
+    with opened(
         browser,
         pages[name]["live"],
         viewport={"width": width, "height": 900},
         device_scale_factor=2,
-    )
-    try:
+    ) as watched:
         for values in ({}, CASES[name].largest):
-            for control, value in values.items():
-                enter(watched, control, value)
+            enter_values(watched, values)
             s = state(watched)
             plot = s["plot"]
             assert plot["minTextPx"] >= 12 and min(plot["fontSizes"]) >= 12, plot["fontSizes"]
@@ -145,15 +149,12 @@ def test_every_text_is_12_px_or_more_and_sharp(
                 assert ax["left"] > 20 and ax["left"] + ax["width"] < shown, ax
                 assert ax["top"] > 15 and ax["top"] + ax["height"] < plot["height"] - 20, ax
         assert watched.errors == []
-    finally:
-        watched.close()
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_redraw_is_fast(browser: Any, pages: dict[str, dict[str, str]], name: str) -> None:
     case = CASES[name]
-    watched = Watched(browser, pages[name]["live"], viewport={"width": 1366, "height": 768})
-    try:
+    with opened(browser, pages[name]["live"], viewport=LAPTOP) as watched:
         for values, target_ms in (
             (defaults(watched), case.default_ms),
             ({**defaults(watched), **case.largest}, case.largest_ms),
@@ -165,23 +166,18 @@ def test_a_redraw_is_fast(browser: Any, pages: dict[str, dict[str, str]], name: 
                 f"target {target_ms} ms"
             )
         assert watched.errors == []
-    finally:
-        watched.close()
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_without_the_twin_the_png_stays_with_a_message(
     browser: Any, pages: dict[str, dict[str, str]], name: str
 ) -> None:
-    watched = Watched(browser, pages[name]["no_twin"], viewport={"width": 1366, "height": 768})
-    try:
+    with opened(browser, pages[name]["no_twin"], viewport=LAPTOP) as watched:
         s = state(watched)
         assert s["imgShown"] and not s["canvasShown"]
         assert s["message"].startswith("The live drawing could not start")
         assert all(s["disabled"]), "controls that would do nothing are disabled"
         assert watched.errors == []
-    finally:
-        watched.close()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -204,8 +200,7 @@ def test_print_shows_the_default_png(
     browser: Any, pages: dict[str, dict[str, str]], name: str
 ) -> None:
     case = CASES[name]
-    watched = Watched(browser, pages[name]["handout"], viewport={"width": 1366, "height": 768})
-    try:
+    with opened(browser, pages[name]["handout"], viewport=LAPTOP) as watched:
         first = state(watched)
         control, values = next(iter(case.new_values.items()))
         enter(watched, control, values[0])
@@ -218,5 +213,3 @@ def test_print_shows_the_default_png(
         assert s["imgShown"] and not s["canvasShown"]
         assert not watched.page.locator(".posenc-explorer-message").is_visible()
         assert watched.errors == []
-    finally:
-        watched.close()

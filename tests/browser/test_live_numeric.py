@@ -26,21 +26,29 @@ from book.demos.numeric import adjacent_distances, closest_distinct_pair, pairwi
 from book.explorers.numeric import numeric_explorer
 from book.figures.numeric import encoding_table, numeric_codes_figure
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    LAPTOP,
+    Watched,
+    drawn,
+    enter,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    live_page,
+    on_a_phone,
+    opened,
+    pixels,
+    press_sliders,
+    refused,
+    slide,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_numeric")  # its pages, on one worker
 
 TITLE = "Naive position codes: α and T"
 # values no pre-rendered frame had: alphas were {0.5, 2, 8, 32}, lengths {20, 60}
 NEW_VALUES = {"encoding": "circle", "alpha": 1, "T": 50}
-
-DATA = """() => {
-  const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;
-  return {values: d.values, table: d.table, i: d.i, j: d.j, dist: d.dist, step: d.step,
-    ties: d.ties, marked: d.marked, vmax: d.vmax, titles: d.titles, xlim: d.xlim,
-    ylim: d.ylim, yLabels: d.yLabels, cellLabels: d.cellLabels, barLabels: d.barLabels,
-    offsets: d.offsets, colors: d.colors};
-}"""
 
 # Draw with the page's drawer at `values` (no control moved): the same function the controls
 # call, for values a control need not offer (every encoding, exact ties, tiny codes).
@@ -50,36 +58,15 @@ DRAW = """(values) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("live_numeric")
-
-
-@pytest.fixture(scope="module")
-def page_url(folder: Path) -> str:
-    return live_page(folder / "chapter", numeric_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
+folder, page_url, laptop = live_fixtures("numeric")
 
 
 @pytest.fixture(scope="module")
 def every_code(browser: Any, folder: Path) -> Iterator[Watched]:
     """A page offering all four codes (the raw and normalised index as well)."""
     html = numeric_explorer(encodings=("index", "normalized", "sine", "circle")).static_html()
-    watched = Watched(
-        browser, live_page(folder / "all", html).as_uri(), viewport={"width": 1366, "height": 768}
-    )
-    try:
+    with opened(browser, live_page(folder / "all", html).as_uri(), viewport=LAPTOP) as watched:
         yield watched
-    finally:
-        watched.close()
 
 
 def expected(kind: str, alpha: float, n: int) -> dict[str, Any]:
@@ -130,18 +117,11 @@ def check_drawn(got: dict[str, Any], kind: str, alpha: float, n: int) -> None:
 def test_every_control_takes_a_value_no_frame_had_and_the_drawing_is_the_figures(
     laptop: Watched,
 ) -> None:
-    for name, value in NEW_VALUES.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value, name
-        assert s["message"] == "", s["message"]
-        assert laptop.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
-    s = state(laptop)
+    s = enter_new_values(laptop, NEW_VALUES)
     assert s["label"] == f"{TITLE} (encoding sin & cos(p/α), alpha 1, T 50)"
     assert s["sliders"]["T"] == "50"
     assert float(s["sliders"]["alpha"]) == pytest.approx(0.0)  # log10(1)
-    got = laptop.page.evaluate(DATA)
+    got = drawn(laptop)
     check_drawn(got, "circle", 1.0, 50)
     # the chapter's example: positions 4 and 48, 44 apart, 0.018 apart
     assert (got["i"], got["j"]) == (4, 48) and "(distance 0.018)" in got["titles"][0]
@@ -159,11 +139,11 @@ def test_every_control_takes_a_value_no_frame_had_and_the_drawing_is_the_figures
     enter(laptop, "T", 1000)
     for alpha, apart in ((1, 710), (16, 201), (160, 1)):
         enter(laptop, "alpha", alpha)
-        got = laptop.page.evaluate(DATA)
+        got = drawn(laptop)
         assert got["j"] - got["i"] == apart, alpha
         check_drawn(got, "circle", float(alpha), 1000)
     enter(laptop, "encoding", "sine")
-    check_drawn(laptop.page.evaluate(DATA), "sine", 160.0, 1000)
+    check_drawn(drawn(laptop), "sine", 160.0, 1000)
     assert laptop.errors == []
 
 
@@ -189,51 +169,28 @@ def test_every_code_is_drawn_as_the_figure_draws_it(
     every_code: Watched, kind: str, alpha: float, n: int
 ) -> None:
     every_code.page.evaluate(DRAW, {"encoding": kind, "alpha": alpha, "T": n})
-    check_drawn(every_code.page.evaluate(DATA), kind, alpha, n)
+    check_drawn(drawn(every_code), kind, alpha, n)
     assert every_code.errors == []
 
 
 def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> None:
-    enter(laptop, "encoding", "sine")
-    enter(laptop, "alpha", 0.5)
-    enter(laptop, "T", 20)
-    before = laptop.page.evaluate(PIXELS)
-    slider = laptop.page.locator('[data-role="slider"][data-name="T"]')
-    slider.focus()
-    slider.press("ArrowRight")
-    settle(laptop)
-    s = state(laptop)
-    assert s["values"]["T"] == 21 and s["entries"]["T"] == "21"
-    assert laptop.page.evaluate(PIXELS) != before
+    enter_values(laptop, {"encoding": "sine", "alpha": 0.5, "T": 20})
+    press_sliders(laptop, {"T": ("ArrowRight", 21)})
     # the alpha slider runs over log10(alpha): 10^1.2 is shown as 15.8 (3 significant digits)
-    before = laptop.page.evaluate(PIXELS)
-    laptop.page.locator('[data-role="slider"][data-name="alpha"]').evaluate(
-        "el => { el.value = '1.2'; el.dispatchEvent(new Event('input')); }"
-    )
-    settle(laptop)
-    s = state(laptop)
+    s = slide(laptop, "alpha", 1.2)
     assert s["values"]["alpha"] == 15.8 and s["entries"]["alpha"] == "15.8"
-    assert laptop.page.evaluate(PIXELS) != before
     aria = laptop.page.locator('[data-role="slider"][data-name="alpha"]')
     assert aria.get_attribute("aria-valuetext") == "15.8"
-    check_drawn(laptop.page.evaluate(DATA), "sine", 15.8, 21)
+    check_drawn(drawn(laptop), "sine", 15.8, 21)
     assert laptop.errors == []
 
 
 def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     laptop: Watched,
 ) -> None:
-    enter(laptop, "alpha", 0.05)
-    s = state(laptop)
-    assert s["values"]["alpha"] == 0.1 and s["entries"]["alpha"] == "0.1"
-    assert (
-        "alpha: 0.05 is not allowed (a number from 0.1 to 1000); drawn with 0.1." in (s["message"])
-    )
-    enter(laptop, "T", 1500)
-    s = state(laptop)
-    assert s["values"]["T"] == 1000 and "an integer from 2 to 1000" in s["message"]
-    enter(laptop, "alpha", 2)
-    enter(laptop, "T", 20)
+    refused(laptop, "alpha", 0.05, 0.1, "a number from 0.1 to 1000")
+    refused(laptop, "T", 1500, 1000, "an integer from 2 to 1000")
+    enter_values(laptop, {"alpha": 2, "T": 20})
     s = state(laptop)
     assert s["message"] == "" and (s["values"]["alpha"], s["values"]["T"]) == (2, 20)
     assert laptop.errors == []
@@ -242,22 +199,9 @@ def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
 def test_the_heatmap_has_matplotlibs_colours(laptop: Watched) -> None:
     """At T = 12 (no sampling, cells several pixels wide): cell (i, j) is painted with the
     colour imshow gives ‖PE(i) − PE(j)‖ on magma from 0 to the largest distance."""
-    for name, value in {"encoding": "circle", "alpha": 3, "T": 12}.items():
-        enter(laptop, name, value)
+    enter_values(laptop, {"encoding": "circle", "alpha": 3, "T": 12})
     picks = [(0, 0), (0, 1), (3, 9), (5, 2), (11, 0), (7, 7)]
-    got = laptop.page.evaluate(
-        """(picks) => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const ax = c.posencPlot.axes[1], dpr = c.posencPlot.dpr;
-          const ctx = c.getContext('2d');
-          return picks.map(([i, j]) => {
-            const x = ax.left + (j - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-            const y = ax.top + ax.height - (i - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-            return Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
-          });
-        }""",
-        picks,
-    )
+    got = pixels(laptop, 1, [(j, i) for i, j in picks])
     dmat = pairwise_distances(encoding_table("circle", 12, alpha=3.0)).numpy()
     cmap = colormaps["magma"]
     for (i, j), rgb in zip(picks, got, strict=True):
@@ -286,18 +230,11 @@ def test_the_heatmap_has_matplotlibs_colours(laptop: Watched) -> None:
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
         assert wide["axes"][0]["top"] == wide["axes"][1]["top"], "side by side"
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
         codes, heat = narrow["axes"][0], narrow["axes"][1]
         assert heat["top"] > codes["top"] + codes["height"], "the heatmap below the codes"
         assert watched.errors == []
-    finally:
-        watched.close()

@@ -8,33 +8,21 @@ press "New random order" the way a reader would.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
 import pytest
 import torch
 
 from book.demos.attention import toy_attention_layer, word_vectors
-from book.explorers.attention import RANDOM, SHUFFLES, permutation_explorer
+from book.explorers.attention import RANDOM, SHUFFLES
 from book.figures.attention import SENTENCE
 from posenc.attention import attention_weights
 from posenc.sinusoidal import sinusoidal_encoding
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import PIXELS, Watched, drawn, enter, live_fixtures, pixels, settle, state
 
 pytestmark = pytest.mark.xdist_group("test_live_permutation")  # one page, on one worker
 
 
-@pytest.fixture(scope="module")
-def laptop(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watched]:
-    folder: Path = tmp_path_factory.mktemp("live_permutation")
-    url = live_page(folder, permutation_explorer().static_html()).as_uri()
-    watched = Watched(browser, url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
+folder, page_url, laptop = live_fixtures("permutation")
 
 
 def reference(perm: list[int], positions: bool) -> tuple[torch.Tensor, ...]:
@@ -56,14 +44,6 @@ def reference(perm: list[int], positions: bool) -> tuple[torch.Tensor, ...]:
         y_perm, a_perm = run(x_perm)
     inverse = torch.argsort(torch.tensor(perm))
     return a, a_perm, (y_perm[inverse] - y).norm(dim=-1)
-
-
-def drawn(watched: Watched) -> dict[str, Any]:
-    return watched.page.evaluate(
-        """() => { const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;
-        return {perm: d.perm, a: d.a.map(r => Array.from(r)), aPerm: d.aPerm.map(r => Array.from(r)),
-                delta: Array.from(d.delta)}; }"""
-    )
 
 
 @pytest.mark.parametrize("positions", [False, True])
@@ -116,15 +96,6 @@ def test_new_random_order_draws_a_fresh_permutation_and_names_it(laptop: Watched
 def test_the_bars_are_tab_red_with_positions(laptop: Watched) -> None:
     enter(laptop, "shuffle", SHUFFLES["reversed"])
     enter(laptop, "positions", True)
-    got = laptop.page.evaluate(
-        """() => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const ax = c.posencPlot.axes[c.posencPlot.axes.length - 1];
-          const d = c.posencData.delta, dpr = c.posencPlot.dpr;
-          const x = ax.left + (4 - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-          const y = ax.top + ax.height - 0.5 * d[4] / ax.ylim[1] * ax.height;
-          return Array.from(c.getContext('2d').getImageData(Math.round(x * dpr),
-            Math.round(y * dpr), 1, 1).data.slice(0, 3));
-        }"""
-    )
-    assert got == [0xD6, 0x27, 0x28]  # matplotlib's tab:red
+    bars = len(state(laptop)["plot"]["axes"]) - 1  # the last axes
+    delta = drawn(laptop, "delta")["delta"]
+    assert pixels(laptop, bars, [(4, 0.5 * delta[4])]) == [[0xD6, 0x27, 0x28]]  # tab:red

@@ -10,8 +10,6 @@ reader would, refused entries included.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,7 +22,21 @@ from book.figures.rotary_nd import rotary_grid_scores
 from posenc.rotary_nd import rotary_pair_axes
 from posenc.sinusoidal import sinusoidal_frequencies
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    Watched,
+    drawn,
+    enter,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    on_a_phone,
+    opened,
+    pixels,
+    press_sliders,
+    refused,
+    slide,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_rotary_grid")  # one page, on one worker
 
@@ -33,33 +45,7 @@ TITLE = "RoPE on a grid: which pairs turn with which axis, and one query's score
 # 16 × 16 and the base 10⁴
 NEW_VALUES = {"pairs": "M-RoPE 8/4/20", "row": 5, "column": 11, "side": 24, "base": 500}
 
-
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder: Path = tmp_path_factory.mktemp("live_rotary_grid")
-    return live_page(folder, rotary_grid_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
-
-
-def drawn(watched: Watched) -> dict[str, Any]:
-    """What the drawer computed, with its typed arrays as lists."""
-    return watched.page.evaluate(
-        "() => { const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;"
-        " return {...d, scores: Array.from(d.scores)}; }"
-    )
-
-
-def set_values(watched: Watched, values: dict[str, Any]) -> None:
-    for name, value in values.items():
-        enter(watched, name, value)
+folder, page_url, laptop = live_fixtures("rotary_grid")
 
 
 def figure_of(pairs: str, row: int, column: int, side: int, base: float) -> Any:
@@ -69,14 +55,7 @@ def figure_of(pairs: str, row: int, column: int, side: int, base: float) -> Any:
 def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
     laptop: Watched,
 ) -> None:
-    for name, value in NEW_VALUES.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value, name
-        assert s["message"] == "", s["message"]
-        assert laptop.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
-    s = state(laptop)
+    s = enter_new_values(laptop, NEW_VALUES)
     assert s["label"] == f"{TITLE} (pairs M-RoPE 8/4/20, row 5, column 11, side 24, base 500)"
     assert s["sliders"]["row"] == "5" and s["sliders"]["side"] == "24"
     assert float(s["sliders"]["base"]) == pytest.approx(math.log10(500), abs=0.01)
@@ -104,7 +83,7 @@ def test_axial_rope_is_posencs_and_the_titles_and_log_axis_are_the_figures(
         {"pairs": "axial 2-D (16 + 16)", "row": 1, "column": 2, "side": 3, "base": 10},
     ]  # fmt: skip
     for values in cases:
-        set_values(laptop, values)
+        enter_values(laptop, values)
         d = drawn(laptop)
         layout = "axial" if values["pairs"].startswith("axial") else "mrope"
         sections = None if layout == "axial" else tuple(d["sections"])
@@ -132,7 +111,7 @@ def test_axial_rope_is_posencs_and_the_titles_and_log_axis_are_the_figures(
 
 
 def test_a_query_beyond_the_grid_is_drawn_at_its_nearest_place(laptop: Watched) -> None:
-    set_values(
+    enter_values(
         laptop, {"pairs": "M-RoPE 8/4/20", "row": 30, "column": 3, "side": 32, "base": 10000}
     )
     assert drawn(laptop)["query"] == [30, 3]
@@ -151,22 +130,10 @@ def test_a_query_beyond_the_grid_is_drawn_at_its_nearest_place(laptop: Watched) 
 def test_the_heatmap_has_matplotlibs_colours(laptop: Watched) -> None:
     """Cell (r, c) of the scores is painted with the colour imshow gives it: viridis over
     [lowest score, 1]."""
-    set_values(laptop, {"pairs": "axial 2-D (16 + 16)", "row": 4, "column": 9, "side": 12,
+    enter_values(laptop, {"pairs": "axial 2-D (16 + 16)", "row": 4, "column": 9, "side": 12,
                         "base": 100})  # fmt: skip
     picks = [(0, 0), (0, 11), (4, 3), (7, 9), (11, 5), (11, 11)]
-    got = laptop.page.evaluate(
-        """(picks) => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const ax = c.posencPlot.axes[1], dpr = c.posencPlot.dpr;
-          const ctx = c.getContext('2d');
-          return picks.map(([r, col]) => {
-            const x = ax.left + (col - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-            const y = ax.top + ax.height - (r - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-            return Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
-          });
-        }""",
-        picks,
-    )
+    got = pixels(laptop, 1, [(c, r) for r, c in picks])
     scores = rotary_grid_scores("axial", (4, 9), side=12, dim=64, base=100.0).numpy()
     image = figure_of("axial 2-D (16 + 16)", 4, 9, 12, 100.0).axes[1].images[0]
     cmap = colormaps["viridis"]
@@ -193,50 +160,26 @@ def test_the_heatmap_has_matplotlibs_colours(laptop: Watched) -> None:
 
 
 def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> None:
-    set_values(laptop, {"pairs": "M-RoPE 8/12/12 (Qwen2-VL's shares)", "row": 8, "column": 8,
+    enter_values(laptop, {"pairs": "M-RoPE 8/12/12 (Qwen2-VL's shares)", "row": 8, "column": 8,
                         "side": 16, "base": 10000})  # fmt: skip
     moves = {"row": ("ArrowRight", 9), "column": ("ArrowLeft", 7), "side": ("ArrowLeft", 15)}
-    for name, (key, value) in moves.items():
-        before = laptop.page.evaluate(PIXELS)
-        slider = laptop.page.locator(f'[data-role="slider"][data-name="{name}"]')
-        slider.focus()
-        slider.press(key)
-        settle(laptop)
-        s = state(laptop)
-        assert s["values"][name] == value and s["entries"][name] == str(value), name
-        assert laptop.page.evaluate(PIXELS) != before, name
+    press_sliders(laptop, moves)
     assert drawn(laptop)["query"] == [9, 7]
     # the base slider runs over log10(base): 10^2.7 is shown as 501 (3 significant digits)
-    before = laptop.page.evaluate(PIXELS)
-    laptop.page.locator('[data-role="slider"][data-name="base"]').evaluate(
-        "el => { el.value = '2.7'; el.dispatchEvent(new Event('input')); }"
-    )
-    settle(laptop)
-    s = state(laptop)
+    s = slide(laptop, "base", 2.7)
     assert s["values"]["base"] == 501 and s["entries"]["base"] == "501"
-    assert laptop.page.evaluate(PIXELS) != before
     assert laptop.errors == []
 
 
 def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     laptop: Watched,
 ) -> None:
-    enter(laptop, "side", 1)
-    s = state(laptop)
-    assert s["values"]["side"] == 2 and s["entries"]["side"] == "2"
-    assert "side: 1 is not allowed (an integer from 2 to 64); drawn with 2." in s["message"]
-    enter(laptop, "row", 100)
-    assert state(laptop)["values"]["row"] == 63
-    enter(laptop, "column", 2.5)
-    s = state(laptop)
-    assert "column: 2.5 is not allowed (an integer from 0 to 63)" in s["message"]
+    refused(laptop, "side", 1, 2, "an integer from 2 to 64")
+    refused(laptop, "row", 100, 63)
+    s = refused(laptop, "column", 2.5, rule="an integer from 0 to 63")
     base = s["values"]["base"]
-    enter(laptop, "base", 1)
-    s = state(laptop)
-    assert (
-        s["values"]["base"] == base
-        and "base: 1 is not allowed (a number above 1)" in (s["message"])
-    )
+    s = refused(laptop, "base", 1, rule="a number above 1")
+    assert s["values"]["base"] == base
     enter(laptop, "base", 3e7)  # any base above 1, beyond the slider's ends too
     s = state(laptop)
     assert s["values"]["base"] == 3e7 and "base" not in s["message"]
@@ -244,19 +187,12 @@ def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
         assert len(wide["axes"]) == 3 and wide["axes"][0]["top"] == wide["axes"][1]["top"]
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
         pairs, grid, bar = narrow["axes"]
         assert grid["top"] > pairs["top"] + pairs["height"], "the scores below the pairs"
         assert bar["left"] > grid["left"] + grid["width"] and bar["top"] == grid["top"]
         assert watched.errors == []
-    finally:
-        watched.close()

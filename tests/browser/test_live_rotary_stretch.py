@@ -12,20 +12,30 @@ drop-down the way a reader would, refused entries included.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
-from book.explorers.rotary import rotary_stretch_explorer
 from book.figures.rotary import _stretch_frequencies
 from posenc.rotary import scaled_rotary_frequencies
 from posenc.sinusoidal import sinusoidal_frequencies
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    PIXELS,
+    Watched,
+    drawn,
+    enter,
+    live_fixtures,
+    on_a_phone,
+    opened,
+    pixels,
+    refused,
+    settle,
+    slide,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_rotary_stretch")  # one page, on one worker
 
@@ -33,28 +43,7 @@ TITLE = "Stretching RoPE: which pairs each method squeezes, against the trained 
 METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3")
 DIM, BASE, TRAINED = 128, 500000.0, 8192  # the explorer's head (Llama 3.1's)
 
-
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder: Path = tmp_path_factory.mktemp("live_rotary_stretch")
-    return live_page(folder, rotary_stretch_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
-
-
-def computed(watched: Watched) -> dict[str, Any]:
-    """``canvas.posencData`` with its arrays as lists."""
-    return watched.page.evaluate(
-        "() => JSON.parse(JSON.stringify("
-        "document.querySelector('canvas.posenc-explorer-canvas').posencData))"
-    )
+folder, page_url, laptop = live_fixtures("rotary_stretch")
 
 
 def expected(method: str, factor: float) -> dict[str, Any]:
@@ -86,7 +75,7 @@ def test_every_method_at_a_factor_no_frame_had_is_posencs(laptop: Watched, facto
         assert s["values"] == {"method": method, "factor": factor}
         assert s["message"] == "", s["message"]
         assert laptop.page.evaluate(PIXELS) != before, method
-        got = computed(laptop)
+        got = drawn(laptop)
         want = expected(method, float(factor))
         for key in ("plain", "invFreq", "wave", "stretched", "squeeze"):
             assert got[key] == pytest.approx(want[key].tolist(), rel=1e-12), (method, key)
@@ -102,7 +91,7 @@ def test_dynamic_ntk_rounds_its_length_as_python_does(laptop: Watched) -> None:
     factor = 12288.5 / 8192
     enter(laptop, "method", "dynamic")
     enter(laptop, "factor", factor)
-    got = computed(laptop)
+    got = drawn(laptop)
     assert got["options"] == {
         "base": BASE,
         "factor": factor,
@@ -124,25 +113,10 @@ def test_the_shading_and_the_markers_have_matplotlibs_colours(laptop: Watched) -
     picks = {}
     for method in ("yarn", "linear"):
         enter(laptop, "method", method)
-        picks[method] = laptop.page.evaluate(
-            """() => {
-              const c = document.querySelector('canvas.posenc-explorer-canvas');
-              const plot = c.posencPlot, dpr = plot.dpr, ctx = c.getContext('2d');
-              const d = c.posencData;
-              const at = (ax, x, y) => {
-                const px = ax.left + (x - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-                const py = ax.top + ax.height - (y - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-                return Array.from(ctx.getImageData(Math.round(px * dpr), Math.round(py * dpr), 1, 1)
-                  .data.slice(0, 3));
-              };
-              const [wave, squeeze] = plot.axes;
-              return {
-                shade: at(squeeze, 50, Math.log10(2)),
-                clear: at(squeeze, 10, Math.log10(2.5)),
-                marker: at(wave, 60, Math.log10(d.stretched[60])),
-              };
-            }"""
-        )
+        stretched = drawn(laptop, "stretched")["stretched"]
+        shade, clear = pixels(laptop, 1, [(50, math.log10(2)), (10, math.log10(2.5))])
+        (marker,) = pixels(laptop, 0, [(60, math.log10(stretched[60]))])
+        picks[method] = {"shade": shade, "clear": clear, "marker": marker}
 
     def rgb(colour: str) -> list[int]:
         return [round(255 * v) for v in to_rgb(colour)]
@@ -156,15 +130,9 @@ def test_the_shading_and_the_markers_have_matplotlibs_colours(laptop: Watched) -
 def test_the_slider_moves_the_factor_and_the_number_box(laptop: Watched) -> None:
     enter(laptop, "method", "yarn")
     enter(laptop, "factor", 8)
-    before = laptop.page.evaluate(PIXELS)
     # the factor slider runs over log10(factor): 10^0.5 is shown as 3.16 (3 significant digits)
-    laptop.page.locator('[data-role="slider"][data-name="factor"]').evaluate(
-        "el => { el.value = '0.5'; el.dispatchEvent(new Event('input')); }"
-    )
-    settle(laptop)
-    s = state(laptop)
+    s = slide(laptop, "factor", 0.5)
     assert s["values"]["factor"] == 3.16 and s["entries"]["factor"] == "3.16"
-    assert laptop.page.evaluate(PIXELS) != before
     slider = laptop.page.locator('[data-role="slider"][data-name="factor"]')
     slider.focus()
     slider.press("End")
@@ -175,12 +143,8 @@ def test_the_slider_moves_the_factor_and_the_number_box(laptop: Watched) -> None
 
 def test_a_refused_factor_is_named_and_any_factor_above_1_is_taken(laptop: Watched) -> None:
     enter(laptop, "factor", 4)
-    enter(laptop, "factor", 1)
-    s = state(laptop)
-    assert s["values"]["factor"] == 4 and s["entries"]["factor"] == "4"
-    assert "factor: 1 is not allowed (a number above 1); drawn with 4." in s["message"]
-    enter(laptop, "factor", 0.5)
-    assert state(laptop)["values"]["factor"] == 4
+    refused(laptop, "factor", 1, 4, "a number above 1")
+    refused(laptop, "factor", 0.5, 4)
     # beyond the slider's ends: 1.01 and 200 are drawn (the slider rests at its nearer end)
     for factor in (1.01, 200):
         enter(laptop, "factor", factor)
@@ -190,18 +154,11 @@ def test_a_refused_factor_is_named_and_any_factor_above_1_is_taken(laptop: Watch
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
         assert wide["height"] < wide["width"], "two panels side by side"
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
         first, second = narrow["axes"]
         assert second["top"] > first["top"] + first["height"]
         assert watched.errors == []
-    finally:
-        watched.close()

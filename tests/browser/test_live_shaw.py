@@ -11,7 +11,6 @@ reader would, a query past the end of the sequence and refused entries included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,22 @@ from book.explorers.shaw import shaw_index_explorer
 from book.figures.shaw import _index_colormap, shaw_key_bias_row
 from posenc.shaw import shaw_relative_index
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    PIXELS,
+    Watched,
+    drawn,
+    enter,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    live_page,
+    on_a_phone,
+    opened,
+    pixels,
+    press_sliders,
+    refused,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_shaw")  # one page, on one worker
 
@@ -32,52 +46,13 @@ TITLE = "Shaw relative index and the key bias of one query"
 # was fixed at the middle
 NEW_VALUES = {"n": 50, "k": 5, "query": 20}
 
-DATA = "() => { const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;"
-
-
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("live_shaw")
-
-
-@pytest.fixture(scope="module")
-def page_url(folder: Path) -> str:
-    return live_page(folder / "positions", shaw_index_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
-
-
-def drawn(watched: Watched) -> dict[str, Any]:
-    """What the drawer computed: the query index, the index matrix, the bars."""
-    return watched.page.evaluate(
-        DATA + " return {i: d.i, clipped: d.clipped, index: d.index, bias: Array.from(d.bias),"
-        " colours: d.colours}; }"
-    )
-
-
-def set_values(watched: Watched, values: dict[str, Any]) -> None:
-    for name, value in values.items():
-        enter(watched, name, value)
+folder, page_url, laptop = live_fixtures("shaw")
 
 
 def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
     laptop: Watched,
 ) -> None:
-    for name, value in NEW_VALUES.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value, name
-        assert s["message"] == "", s["message"]
-        assert laptop.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
-    s = state(laptop)
+    s = enter_new_values(laptop, NEW_VALUES)
     assert s["label"] == f"{TITLE} (n 50, k 5, query 20)"
     assert s["sliders"] == {"n": "50", "k": "5", "query": "20"}
     # what was drawn is posenc's: the index, and the key term of the figure's random vectors
@@ -95,7 +70,7 @@ def test_at_listed_values_the_bars_are_the_python_figures(
     laptop: Watched, values: dict[str, Any]
 ) -> None:
     """Same seeded numbers as the matplotlib figure: its bars' heights, to 1e-9."""
-    set_values(laptop, {"query": 4, **values})
+    enter_values(laptop, {"query": 4, **values})
     figure = shaw_index_explorer().figure(**{"query": 4, **values})
     paths = figure.axes[1].collections[0].get_paths()
     heights = [float(p.vertices[1, 1]) for p in paths]  # (j − 0.42, 0) → (j − 0.42, b)
@@ -106,7 +81,7 @@ def test_at_listed_values_the_bars_are_the_python_figures(
 def test_a_query_past_the_end_is_drawn_as_the_last_and_the_figure_says_so(
     laptop: Watched,
 ) -> None:
-    set_values(laptop, {"n": 50, "k": 5, "query": 20})
+    enter_values(laptop, {"n": 50, "k": 5, "query": 20})
     before = laptop.page.evaluate(PIXELS)
     enter(laptop, "query", 100)
     s = state(laptop)
@@ -126,17 +101,10 @@ def test_a_query_past_the_end_is_drawn_as_the_last_and_the_figure_says_so(
 
 
 def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> None:
-    set_values(laptop, {"n": 16, "k": 2, "query": 8})
-    moves = {"n": ("ArrowRight", 17), "k": ("ArrowRight", 3), "query": ("ArrowLeft", 7)}
-    for name, (key, value) in moves.items():
-        before = laptop.page.evaluate(PIXELS)
-        slider = laptop.page.locator(f'[data-role="slider"][data-name="{name}"]')
-        slider.focus()
-        slider.press(key)
-        settle(laptop)
-        s = state(laptop)
-        assert s["values"][name] == value and s["entries"][name] == str(value), name
-        assert laptop.page.evaluate(PIXELS) != before, name
+    enter_values(laptop, {"n": 16, "k": 2, "query": 8})
+    press_sliders(
+        laptop, {"n": ("ArrowRight", 17), "k": ("ArrowRight", 3), "query": ("ArrowLeft", 7)}
+    )
     d = drawn(laptop)
     assert d["i"] == 7
     assert d["bias"] == pytest.approx(shaw_key_bias_row(17, 3, 7).tolist(), rel=1e-9)
@@ -146,37 +114,13 @@ def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> Non
 def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     laptop: Watched,
 ) -> None:
-    enter(laptop, "k", 40)
-    s = state(laptop)
-    assert s["values"]["k"] == 32 and s["entries"]["k"] == "32"
-    assert "k: 40 is not allowed (an integer from 0 to 32); drawn with 32." in s["message"]
-    enter(laptop, "query", 2.5)
-    s = state(laptop)
-    assert s["values"]["query"] in (2, 3) and "query: 2.5 is not allowed" in s["message"]
-    enter(laptop, "n", 500)
-    s = state(laptop)
-    assert s["values"]["n"] == 128
-    assert "n: 500 is not allowed (an integer from 2 to 128); drawn with 128." in s["message"]
-    set_values(laptop, {"n": 16, "k": 2, "query": 8})
+    refused(laptop, "k", 40, 32, "an integer from 0 to 32")
+    s = refused(laptop, "query", 2.5)
+    assert s["values"]["query"] in (2, 3)
+    refused(laptop, "n", 500, 128, "an integer from 2 to 128")
+    enter_values(laptop, {"n": 16, "k": 2, "query": 8})
     assert state(laptop)["message"] == ""
     assert laptop.errors == []
-
-
-def pixels(watched: Watched, axes: int, points: list[tuple[float, float]]) -> list[list[int]]:
-    """The RGB of the canvas at data points (x, y) of axes number ``axes``."""
-    return watched.page.evaluate(
-        """([k, points]) => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const ax = c.posencPlot.axes[k], dpr = c.posencPlot.dpr;
-          const ctx = c.getContext('2d');
-          return points.map(([x, y]) => {
-            const px = ax.left + (x - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-            const py = ax.top + ax.height - (y - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-            return Array.from(ctx.getImageData(Math.floor(px * dpr), Math.floor(py * dpr), 1, 1).data.slice(0, 3));
-          });
-        }""",
-        [axes, points],
-    )
 
 
 @pytest.mark.parametrize("k", [0, 1, 3, 8, 32])
@@ -184,7 +128,7 @@ def test_cells_and_bars_have_the_figures_colours(laptop: Watched, k: int) -> Non
     """Cell (i, j) of the index image and bar j are painted with the colour imshow gives the
     index I_ij through _index_colormap(k); the grey window is matplotlib's "0.9"."""
     n, query = 8, 3
-    set_values(laptop, {"n": n, "k": k, "query": query})
+    enter_values(laptop, {"n": n, "k": k, "query": query})
     index = shaw_relative_index(n, n, k).numpy()
     cmap, norm = _index_colormap(k), Normalize(-0.5, 2 * k + 0.5)
 
@@ -192,25 +136,24 @@ def test_cells_and_bars_have_the_figures_colours(laptop: Watched, k: int) -> Non
         return [int(v) for v in cmap(norm(m), bytes=True)[:3]]
 
     cells = [(0, 0), (0, 7), (2, 5), (6, 1), (7, 7), (5, 4)]  # (row i, column j), not row 3
-    got = pixels(laptop, 0, [(j, i) for i, j in cells])
+    got = pixels(laptop, 0, [(j, i) for i, j in cells], floor=True)
     assert got == [want(index[i, j]) for i, j in cells]
     bias = shaw_key_bias_row(n, k, query)
     tops = [(j, float(np.clip(b, -3.1, 3.1)) / 2) for j, b in enumerate(bias)]
-    assert pixels(laptop, 1, tops) == [want(m) for m in index[query]]
+    assert pixels(laptop, 1, tops, floor=True) == [want(m) for m in index[query]]
     assert drawn(laptop)["colours"] == [
         "#{:02x}{:02x}{:02x}".format(*want(m)) for m in index[query]
     ]
     if k:  # above the query's own bar (q·w_0/√d < 0): inside the window
         grey = [round(255 * v) for v in to_rgb("0.9")]
-        assert pixels(laptop, 1, [(query, 3.15)]) == [grey]
+        assert pixels(laptop, 1, [(query, 3.15)], floor=True) == [grey]
     assert laptop.errors == []
 
 
 def test_named_queries_are_a_drop_down_and_every_one_draws(browser: Any, folder: Path) -> None:
     explorer = shaw_index_explorer(queries=("first", "middle", "last"))
     url = live_page(folder / "named", explorer.static_html()).as_uri()
-    watched = Watched(browser, url, viewport={"width": 1366, "height": 768})
-    try:
+    with opened(browser, url, viewport={"width": 1366, "height": 768}) as watched:
         assert state(watched)["values"] == {"n": 16, "k": 2, "query": "middle"}
         assert drawn(watched)["i"] == 8
         enter(watched, "n", 21)
@@ -223,23 +166,14 @@ def test_named_queries_are_a_drop_down_and_every_one_draws(browser: Any, folder:
             assert d["i"] == i and not d["clipped"]
             assert d["bias"] == pytest.approx(shaw_key_bias_row(21, 2, query).tolist(), rel=1e-9)
         assert watched.errors == []
-    finally:
-        watched.close()
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
         assert wide["height"] < wide["width"], "side by side on a laptop"
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
         image, bars = narrow["axes"]
         assert bars["top"] > image["top"] + image["height"], "the bars below the index"
         assert watched.errors == []
-    finally:
-        watched.close()

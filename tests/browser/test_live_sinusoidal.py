@@ -8,8 +8,6 @@ its number boxes and sliders the way a reader would, refused entries included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,44 +15,38 @@ import pytest
 import torch
 from matplotlib import colormaps
 
-from book.explorers.sinusoidal import sinusoidal_explorer
 from posenc.sinusoidal import sinusoidal_dot_product, sinusoidal_encoding
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    Watched,
+    drawn,
+    enter,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    on_a_phone,
+    opened,
+    pixels,
+    press_sliders,
+    refused,
+    settle,
+    slide,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_sinusoidal")  # one page, on one worker
 
 # values no pre-rendered frame had: dims were {16, 64}, bases {100, 1000, 10000}, lengths {128, 512}
 NEW_VALUES = {"dim": 128, "base": 500, "positions": 300}
 
-
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder: Path = tmp_path_factory.mktemp("live_sinusoidal")
-    return live_page(folder, sinusoidal_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
+folder, page_url, laptop = live_fixtures("sinusoidal")
 
 
 def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
     laptop: Watched,
 ) -> None:
     title = "Sinusoidal encoding: table and dot product against offset"
-    for name, value in NEW_VALUES.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value, name
-        assert s["message"] == "", s["message"]
-        assert laptop.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
-    s = state(laptop)
+    s = enter_new_values(laptop, NEW_VALUES)
     assert s["label"] == f"{title} (dim 128, base 500, positions 300)"
     assert s["sliders"]["dim"] == "128" and s["sliders"]["positions"] == "300"
     assert float(s["sliders"]["base"]) == pytest.approx(np.log10(500), abs=0.01)
@@ -62,19 +54,12 @@ def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
     dim, base, n = 128, 500.0, 300
     table = sinusoidal_encoding(n, dim, base=base, dtype=torch.float64)
     picks = [(0, 0), (1, 1), (299, 1), (123, 64), (250, 127)]
-    got = laptop.page.evaluate(
-        "(picks) => picks.map(([p, c]) => document.querySelector("
-        "'canvas.posenc-explorer-canvas').posencData.table[p][c])",
-        picks,
-    )
+    d = drawn(laptop, "table", "offsets", "dot")
+    got = [d["table"][p][c] for p, c in picks]
     want = [float(table[p, c]) for p, c in picks]
     assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
     ks = [-300, -17, 0, 5, 300]
-    dots = laptop.page.evaluate(
-        "(ks) => { const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;"
-        " return ks.map(k => [d.offsets[k + 300], d.dot[k + 300]]); }",
-        ks,
-    )
+    dots = [[d["offsets"][k + 300], d["dot"][k + 300]] for k in ks]
     expected = sinusoidal_dot_product(torch.tensor(ks, dtype=torch.float64), dim, base=base)
     assert [k for k, _ in dots] == ks
     assert [v for _, v in dots] == pytest.approx(expected.tolist(), rel=1e-9, abs=1e-9)
@@ -82,28 +67,11 @@ def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
 
 
 def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> None:
-    enter(laptop, "dim", 64)
-    enter(laptop, "base", 10000)
-    enter(laptop, "positions", 128)
-    moves = {"dim": ("ArrowRight", 66), "positions": ("ArrowLeft", 127)}
-    for name, (key, value) in moves.items():
-        before = laptop.page.evaluate(PIXELS)
-        slider = laptop.page.locator(f'[data-role="slider"][data-name="{name}"]')
-        slider.focus()
-        slider.press(key)
-        settle(laptop)
-        s = state(laptop)
-        assert s["values"][name] == value and s["entries"][name] == str(value), name
-        assert laptop.page.evaluate(PIXELS) != before, name
+    enter_values(laptop, {"dim": 64, "base": 10000, "positions": 128})
+    press_sliders(laptop, {"dim": ("ArrowRight", 66), "positions": ("ArrowLeft", 127)})
     # the base slider runs over log10(base): 10^2.7 is shown as 501 (3 significant digits)
-    before = laptop.page.evaluate(PIXELS)
-    laptop.page.locator('[data-role="slider"][data-name="base"]').evaluate(
-        "el => { el.value = '2.7'; el.dispatchEvent(new Event('input')); }"
-    )
-    settle(laptop)
-    s = state(laptop)
+    s = slide(laptop, "base", 2.7)
     assert s["values"]["base"] == 501 and s["entries"]["base"] == "501"
-    assert laptop.page.evaluate(PIXELS) != before
     aria = laptop.page.locator('[data-role="slider"][data-name="base"]')
     assert aria.get_attribute("aria-valuetext") == "501"
     assert laptop.errors == []
@@ -112,17 +80,11 @@ def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> Non
 def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     laptop: Watched,
 ) -> None:
-    enter(laptop, "dim", 127)
-    s = state(laptop)
-    assert s["values"]["dim"] == 128 and s["entries"]["dim"] == "128"
-    assert "dim: 127 is not allowed (an even number from 2 to 256); drawn with 128." in s["message"]
-    enter(laptop, "positions", 5000)
-    assert state(laptop)["values"]["positions"] == 1024
+    refused(laptop, "dim", 127, 128, "an even number from 2 to 256")
+    refused(laptop, "positions", 5000, 1024)
     base = state(laptop)["values"]["base"]
-    enter(laptop, "base", 0.5)
-    s = state(laptop)
+    s = refused(laptop, "base", 0.5, rule="a number above 1")
     assert s["values"]["base"] == base and s["entries"]["base"] == str(base)
-    assert "base: 0.5 is not allowed (a number above 1)" in s["message"]
     # any base above 1 is taken, beyond the slider's ends too
     enter(laptop, "base", 2.5)
     s = state(laptop)
@@ -150,22 +112,9 @@ def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
 def test_the_heatmap_has_matplotlibs_colours(laptop: Watched) -> None:
     """At d = 4, 16 positions, base 10 (no averaging of rows): cell (p, c) is painted with
     the colour imshow gives PE(p, c)."""
-    for name, value in {"dim": 4, "base": 10, "positions": 16}.items():
-        enter(laptop, name, value)
+    enter_values(laptop, {"dim": 4, "base": 10, "positions": 16})
     picks = [(0, 0), (0, 1), (3, 0), (5, 2), (15, 3)]
-    got = laptop.page.evaluate(
-        """(picks) => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const ax = c.posencPlot.axes[0], dpr = c.posencPlot.dpr;
-          const ctx = c.getContext('2d');
-          return picks.map(([p, ch]) => {
-            const x = ax.left + (ch - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-            const y = ax.top + ax.height - (p - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-            return Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
-          });
-        }""",
-        picks,
-    )
+    got = pixels(laptop, 0, [(ch, p) for p, ch in picks])
     table = sinusoidal_encoding(16, 4, base=10.0, dtype=torch.float64).numpy()
     cmap = colormaps["RdBu_r"]
     for (p, c), rgb in zip(picks, got, strict=True):
@@ -174,15 +123,7 @@ def test_the_heatmap_has_matplotlibs_colours(laptop: Watched) -> None:
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
-        wide = state(watched)["plot"]["width"]
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide and narrow["width"] <= 390
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
+        narrow = on_a_phone(watched, state(watched)["plot"])
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
         assert watched.errors == []
-    finally:
-        watched.close()

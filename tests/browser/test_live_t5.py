@@ -8,8 +8,6 @@ and sliders the way a reader would, refused entries included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,37 +15,29 @@ import pytest
 import torch
 from matplotlib import colormaps
 
-from book.explorers.t5 import t5_explorer
 from posenc.t5 import t5_bucket_index, t5_bucket_starts, t5_relative_bucket
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    Watched,
+    drawn,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    on_a_phone,
+    opened,
+    pixels,
+    press_sliders,
+    refused,
+    state,
+    toggle,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_t5")  # one page, on one worker
 
 TITLE = "T5 buckets: exact near, logarithmic far"
 MAX_OFFSET = 200  # the explorer's offsets on the left: −200..200
-# what the drawer computed, as plain arrays
-DATA = """() => {
-  const d = document.querySelector('canvas.posenc-explorer-canvas').posencData;
-  return {maxOffset: d.maxOffset, offsets: d.offsets, buckets: d.buckets, used: d.used,
-    exact: d.exact, edges: d.edges, xTicks: d.xTicks, index: Array.from(d.index),
-    usedNear: d.usedNear};
-}"""
 
-
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder: Path = tmp_path_factory.mktemp("live_t5")
-    return live_page(folder, t5_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
+folder, page_url, laptop = live_fixtures("t5")
 
 
 def expected_edges(bidirectional: bool, num_buckets: int, max_distance: int) -> list[float]:
@@ -77,8 +67,7 @@ def test_what_is_drawn_is_posencs_for_values_no_frame_had(
         "bidirectional": bidirectional,
         "tokens": tokens,
     }
-    for name, value in values.items():
-        enter(laptop, name, value)
+    enter_values(laptop, values)
     s = state(laptop)
     assert s["values"] == values and s["message"] == ""
     word = "True" if bidirectional else "False"
@@ -86,7 +75,7 @@ def test_what_is_drawn_is_posencs_for_values_no_frame_had(
         f"{TITLE} (num_buckets {num_buckets}, max_distance {max_distance}, "
         f"bidirectional {word}, tokens {tokens})"
     )
-    got = laptop.page.evaluate(DATA)
+    got = drawn(laptop)
     assert got["maxOffset"] == MAX_OFFSET
     offsets = torch.arange(-MAX_OFFSET, MAX_OFFSET + 1)
     assert got["offsets"] == offsets.tolist()
@@ -118,27 +107,11 @@ def test_what_is_drawn_is_posencs_for_values_no_frame_had(
 def test_the_bucket_image_has_matplotlibs_turbo_colours(laptop: Watched) -> None:
     """At 12 tokens, 32 buckets: cell (i, j) is painted with the colour imshow gives its
     bucket (turbo, 0 to num_buckets − 1)."""
-    for name, value in {
-        "num_buckets": 32,
-        "max_distance": 128,
-        "bidirectional": True,
-        "tokens": 12,
-    }.items():
-        enter(laptop, name, value)
-    picks = [(0, 0), (0, 11), (11, 0), (5, 2), (3, 9), (7, 7)]
-    got = laptop.page.evaluate(
-        """(picks) => {
-          const c = document.querySelector('canvas.posenc-explorer-canvas');
-          const ax = c.posencPlot.axes[1], dpr = c.posencPlot.dpr;
-          const ctx = c.getContext('2d');
-          return picks.map(([i, j]) => {
-            const x = ax.left + (j - ax.xlim[0]) / (ax.xlim[1] - ax.xlim[0]) * ax.width;
-            const y = ax.top + ax.height - (i - ax.ylim[0]) / (ax.ylim[1] - ax.ylim[0]) * ax.height;
-            return Array.from(ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3));
-          });
-        }""",
-        picks,
+    enter_values(
+        laptop, {"num_buckets": 32, "max_distance": 128, "bidirectional": True, "tokens": 12}
     )
+    picks = [(0, 0), (0, 11), (11, 0), (5, 2), (3, 9), (7, 7)]
+    got = pixels(laptop, 1, [(j, i) for i, j in picks])
     index = t5_bucket_index(12, 12).numpy()
     cmap = colormaps["turbo"]
     for (i, j), rgb in zip(picks, got, strict=True):
@@ -147,38 +120,20 @@ def test_the_bucket_image_has_matplotlibs_turbo_colours(laptop: Watched) -> None
 
 
 def test_every_control_takes_a_value_as_a_reader_enters_it(laptop: Watched) -> None:
-    enter(laptop, "num_buckets", 32)
-    enter(laptop, "max_distance", 128)
-    enter(laptop, "bidirectional", True)
-    enter(laptop, "tokens", 48)
+    enter_values(
+        laptop, {"num_buckets": 32, "max_distance": 128, "bidirectional": True, "tokens": 48}
+    )
     # the number boxes
-    for name, value in {"num_buckets": 24, "max_distance": 77, "tokens": 200}.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value and s["sliders"][name] == str(value)
-        assert laptop.page.evaluate(PIXELS) != before, name
+    enter_new_values(laptop, {"num_buckets": 24, "max_distance": 77, "tokens": 200}, sliders=True)
     # the sliders: num_buckets by two (even only), the others by one
     moves = {
         "num_buckets": ("ArrowRight", 26),
         "max_distance": ("ArrowLeft", 76),
         "tokens": ("ArrowLeft", 199),
     }
-    for name, (key, value) in moves.items():
-        before = laptop.page.evaluate(PIXELS)
-        slider = laptop.page.locator(f'[data-role="slider"][data-name="{name}"]')
-        slider.focus()
-        slider.press(key)
-        settle(laptop)
-        s = state(laptop)
-        assert s["values"][name] == value and s["entries"][name] == str(value), name
-        assert laptop.page.evaluate(PIXELS) != before, name
+    press_sliders(laptop, moves)
     # the checkbox
-    before = laptop.page.evaluate(PIXELS)
-    laptop.page.locator('[data-role="index"][data-name="bidirectional"]').click()
-    settle(laptop)
-    assert state(laptop)["values"]["bidirectional"] is False
-    assert laptop.page.evaluate(PIXELS) != before
+    assert toggle(laptop, "bidirectional")["values"]["bidirectional"] is False
     assert laptop.errors == []
 
 
@@ -187,40 +142,21 @@ def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
 ) -> None:
     """An odd number of buckets (an encoder needs halves), and a max_distance inside the exact
     range of the most decoder buckets, are refused: every value drawn is valid in both modes."""
-    enter(laptop, "num_buckets", 31)
-    s = state(laptop)
-    assert s["values"]["num_buckets"] == 32 and s["entries"]["num_buckets"] == "32"
-    assert (
-        "num_buckets: 31 is not allowed (an even number from 4 to 64); drawn with 32."
-        in s["message"]
-    )
-    enter(laptop, "max_distance", 20)
-    s = state(laptop)
-    assert s["values"]["max_distance"] == 33
-    refused = "max_distance: 20 is not allowed (an integer from 33 to 1024); drawn with 33."
-    assert refused in s["message"]
-    enter(laptop, "tokens", 1000)
-    assert state(laptop)["values"]["tokens"] == 256
-    for name, value in {"num_buckets": 32, "max_distance": 128, "tokens": 48}.items():
-        enter(laptop, name, value)
+    refused(laptop, "num_buckets", 31, 32, "an even number from 4 to 64")
+    refused(laptop, "max_distance", 20, 33, "an integer from 33 to 1024")
+    refused(laptop, "tokens", 1000, 256)
+    enter_values(laptop, {"num_buckets": 32, "max_distance": 128, "tokens": 48})
     assert state(laptop)["message"] == ""
     assert laptop.errors == []
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
         assert wide["axes"][0]["top"] == wide["axes"][1]["top"], "side by side"
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         assert narrow["axes"][1]["top"] > narrow["axes"][0]["top"] + narrow["axes"][0]["height"]
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
         image = narrow["axes"][1]
         assert image["width"] == pytest.approx(image["height"]), "the bucket image is square"
         assert watched.errors == []
-    finally:
-        watched.close()

@@ -10,8 +10,6 @@ entries included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,12 +17,24 @@ import pytest
 from matplotlib import colormaps
 
 from book.demos.window import frame_offset_counts, spread_key_step
-from book.explorers.window_3d import window_3d_explorer
 from book.figures._base import sequence_position
 from book.figures.window_3d import _rstt_verdict
 from posenc.window import relative_offsets, relative_position_index, relative_table_size
 
-from .live import PIXELS, Watched, enter, live_page, settle, state
+from .live import (
+    Watched,
+    cell_pixels,
+    drawn,
+    enter,
+    enter_new_values,
+    enter_values,
+    live_fixtures,
+    on_a_phone,
+    opened,
+    press_sliders,
+    refused,
+    state,
+)
 
 pytestmark = pytest.mark.xdist_group("test_live_window_3d")  # one page, on one worker
 
@@ -38,35 +48,8 @@ NEW_VALUES = {
     "Ww": 1,
     "highlighted_query_frame": "last",
 }
-DATA = "() => document.querySelector('canvas.posenc-explorer-canvas').posencData"
 GREY = "#595959"
-# the colour of the canvas at fractions (fx, fy) of a cell (r, c) of axes k: [[k, r, c, fx, fy]]
-COLOURS = """(picks) => {
-  const c = document.querySelector('canvas.posenc-explorer-canvas');
-  const dpr = c.posencPlot.dpr, ctx = c.getContext('2d');
-  return picks.map(([k, r, col, fx, fy]) => {
-    const ax = c.posencPlot.axes[k];
-    const cw = ax.width / (ax.xlim[1] - ax.xlim[0]), ch = ax.height / (ax.ylim[0] - ax.ylim[1]);
-    const x = ax.left + (col + fx) * cw, y = ax.top + (r + fy) * ch;
-    return Array.from(ctx.getImageData(Math.floor(x * dpr), Math.floor(y * dpr), 1, 1).data
-      .slice(0, 3));
-  });
-}"""
-
-
-@pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder: Path = tmp_path_factory.mktemp("live_window_3d")
-    return live_page(folder, window_3d_explorer().static_html()).as_uri()
-
-
-@pytest.fixture(scope="module")
-def laptop(browser: Any, page_url: str) -> Iterator[Watched]:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 768})
-    try:
-        yield watched
-    finally:
-        watched.close()
+folder, page_url, laptop = live_fixtures("window_3d")
 
 
 def expected(d1: int, d2: int, wh: int, ww: int, highlight: str) -> dict[str, Any]:
@@ -91,7 +74,7 @@ def expected(d1: int, d2: int, wh: int, ww: int, highlight: str) -> dict[str, An
 
 
 def check_drawn(watched: Watched, d1: int, d2: int, wh: int, ww: int, highlight: str) -> None:
-    got = watched.page.evaluate(DATA)
+    got = drawn(watched)
     want = expected(d1, d2, wh, ww, highlight)
     assert got["keyFrames"] == d2
     for name, value in want.items():
@@ -101,14 +84,7 @@ def check_drawn(watched: Watched, d1: int, d2: int, wh: int, ww: int, highlight:
 def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
     laptop: Watched,
 ) -> None:
-    for name, value in NEW_VALUES.items():
-        before = laptop.page.evaluate(PIXELS)
-        enter(laptop, name, value)
-        s = state(laptop)
-        assert s["values"][name] == value, name
-        assert s["message"] == "", s["message"]
-        assert laptop.page.evaluate(PIXELS) != before, f"{name} = {value} changed nothing"
-    s = state(laptop)
+    s = enter_new_values(laptop, NEW_VALUES)
     assert s["label"] == (
         f"{TITLE} (D1_query_frames 8, D2_key_frames 5, Wh 4, Ww 1, highlighted_query_frame last)"
     )
@@ -131,14 +107,13 @@ def test_every_number_box_takes_a_value_no_frame_had_and_the_drawing_follows(
             "Ww": ww,
             "highlighted_query_frame": highlight,
         }
-        for name, value in values.items():
-            enter(laptop, name, value)
+        enter_values(laptop, values)
         check_drawn(laptop, d1, d2, wh, ww, highlight)
-    got = laptop.page.evaluate(DATA)
+    got = drawn(laptop)
     assert got["unused"] == []
     enter(laptop, "D1_query_frames", 6)
     enter(laptop, "D2_key_frames", 3)
-    assert laptop.page.evaluate(DATA)["unused"] == [-5]
+    assert drawn(laptop)["unused"] == [-5]
     assert laptop.errors == []
 
 
@@ -156,23 +131,16 @@ def test_more_key_frames_than_query_frames_are_drawn_as_many_as_the_query_frames
 
 
 def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> None:
-    for name, value in {"D1_query_frames": 7, "D2_key_frames": 4, "Wh": 2, "Ww": 2}.items():
-        enter(laptop, name, value)
-    moves = {
-        "D1_query_frames": ("ArrowRight", 8),
-        "D2_key_frames": ("ArrowLeft", 3),
-        "Wh": ("ArrowLeft", 1),
-        "Ww": ("ArrowRight", 3),
-    }
-    for name, (key, value) in moves.items():
-        before = laptop.page.evaluate(PIXELS)
-        slider = laptop.page.locator(f'[data-role="slider"][data-name="{name}"]')
-        slider.focus()
-        slider.press(key)
-        settle(laptop)
-        s = state(laptop)
-        assert s["values"][name] == value and s["entries"][name] == str(value), name
-        assert laptop.page.evaluate(PIXELS) != before, name
+    enter_values(laptop, {"D1_query_frames": 7, "D2_key_frames": 4, "Wh": 2, "Ww": 2})
+    press_sliders(
+        laptop,
+        {
+            "D1_query_frames": ("ArrowRight", 8),
+            "D2_key_frames": ("ArrowLeft", 3),
+            "Wh": ("ArrowLeft", 1),
+            "Ww": ("ArrowRight", 3),
+        },
+    )
     check_drawn(laptop, 8, 3, 1, 3, "middle")
     assert laptop.errors == []
 
@@ -180,21 +148,10 @@ def test_every_slider_moves_its_value_and_the_number_box(laptop: Watched) -> Non
 def test_a_refused_entry_is_named_and_replaced_by_the_nearest_allowed_value(
     laptop: Watched,
 ) -> None:
-    enter(laptop, "D1_query_frames", 11)
-    s = state(laptop)
-    assert s["values"]["D1_query_frames"] == 10 and s["entries"]["D1_query_frames"] == "10"
-    assert (
-        "D1_query_frames: 11 is not allowed (an integer from 1 to 10); drawn with 10."
-        in s["message"]
-    )
-    enter(laptop, "Wh", 0)
-    s = state(laptop)
-    assert s["values"]["Wh"] == 1 and "Wh: 0 is not allowed" in s["message"]
-    enter(laptop, "Ww", 3.5)
-    assert state(laptop)["values"]["Ww"] == 4  # 1 plus a whole number of steps, rounded
-    enter(laptop, "D1_query_frames", 7)
-    enter(laptop, "Wh", 2)
-    enter(laptop, "Ww", 2)
+    refused(laptop, "D1_query_frames", 11, 10, "an integer from 1 to 10")
+    refused(laptop, "Wh", 0, 1)
+    refused(laptop, "Ww", 3.5, 4)  # 1 plus a whole number of steps, rounded
+    enter_values(laptop, {"D1_query_frames": 7, "Wh": 2, "Ww": 2})
     s = state(laptop)
     assert all(name not in s["message"] for name in ("D1_query_frames", "Wh", "Ww"))
     assert laptop.errors == []
@@ -211,8 +168,7 @@ def test_the_cells_have_matplotlibs_colours(laptop: Watched) -> None:
         "Ww": 2,
         "highlighted_query_frame": "middle",
     }
-    for name, value in defaults.items():
-        enter(laptop, name, value)
+    enter_values(laptop, defaults)
     want = expected(7, 4, 2, 2, "middle")
     puor, viridis = colormaps["PuOr"], colormaps["viridis"]
     picks: list[list[float]] = []
@@ -226,28 +182,21 @@ def test_the_cells_have_matplotlibs_colours(laptop: Watched) -> None:
             picks.append([1 + m, r, c, 0.1, 0.1])
             rgba = viridis(want["row"][m * 4 + r * 2 + c] / (want["size"] - 1), bytes=True)
             colours.append([int(x) for x in rgba[:3]])
-    got = laptop.page.evaluate(COLOURS, picks)
+    got = cell_pixels(laptop, picks)
     for pick, rgb, colour in zip(picks, got, colours, strict=True):
         assert rgb == colour, pick
 
 
 def test_the_canvas_redraws_at_its_new_width(browser: Any, page_url: str) -> None:
-    watched = Watched(browser, page_url, viewport={"width": 1366, "height": 900})
-    try:
+    with opened(browser, page_url, viewport={"width": 1366, "height": 900}) as watched:
         wide = state(watched)["plot"]
-        data = watched.page.evaluate(DATA)
+        data = drawn(watched)
         assert data["side"] and data["perRow"] == 4, "the blocks beside the grid, in one row"
-        watched.page.set_viewport_size({"width": 390, "height": 900})
-        watched.page.wait_for_timeout(200)
-        settle(watched)
-        narrow = state(watched)["plot"]
-        assert narrow["width"] < wide["width"] and narrow["width"] <= 390
+        narrow = on_a_phone(watched, wide)
         assert narrow["height"] > narrow["width"], "stacked panels on a phone"
-        assert not watched.page.evaluate(DATA)["side"]
+        assert not drawn(watched)["side"]
         # Video Swin's 7 × 7 window: one block of 4-digit rows a row on a phone
         enter(watched, "Wh", 7)
         enter(watched, "Ww", 7)
-        assert watched.page.evaluate(DATA)["perRow"] == 1
+        assert drawn(watched)["perRow"] == 1
         assert watched.errors == []
-    finally:
-        watched.close()

@@ -14,6 +14,11 @@
 //   ax.draw();      // spines, ticks, tick labels, axis labels, title
 //   fig.finish();   // canvas.posencPlot: the text sizes used, the size drawn
 //
+// and what several drawers draw alike: fig.axesAt(box) (an axes at CSS px), fig.textLines,
+// fig.colorbar, fig.cells and fig.numberGrid (flat cells at CSS px), ax.plot's dashes,
+// ax.axvspan, ax.rect, ax.bar, ax.markers, ax.legend; numbers as Python and matplotlib write
+// them (format, scalarFormat, powerOfTen, signedLabel).
+//
 // Text is drawn in CSS px (fig.TICK_PX and up, never below 12), whatever the canvas's width:
 // the explorer redraws at the width it is shown at, and chooses its layout for that width.
 // The colours of a heatmap are matplotlib's own: COLORMAPS holds the 256 colours of each
@@ -67,37 +72,86 @@
   };
   var decoded = {};
 
-  /** The colormap `name` as 256 RGB triples: a Uint8Array of 768 bytes. */
-  function colormap(name) {
-    if (!decoded[name]) {
-      var hex = COLORMAPS[name];
-      if (typeof hex !== "string") {
-        throw new RangeError("cmap must be one of " + Object.keys(COLORMAPS).join(", ") +
-          ", got " + String(name));
-      }
+  /** A colour table written as COLORMAPS writes one (1536 hex digits: a colormap of a drawer's
+   * own, or one a page sends) as 256 RGB triples: a Uint8Array of 768 bytes, decoded once. */
+  function lutFromHex(hex) {
+    if (!decoded[hex]) {
       var lut = new Uint8Array(768);
       for (var i = 0; i < 768; i++) lut[i] = parseInt(hex.substr(2 * i, 2), 16);
-      decoded[name] = lut;
+      decoded[hex] = lut;
     }
-    return decoded[name];
+    return decoded[hex];
+  }
+
+  /** The colormap `name` as 256 RGB triples: a Uint8Array of 768 bytes. */
+  function colormap(name) {
+    var hex = COLORMAPS[name];
+    if (typeof hex !== "string") {
+      throw new RangeError("cmap must be one of " + Object.keys(COLORMAPS).join(", ") +
+        ", got " + String(name));
+    }
+    return lutFromHex(hex);
   }
 
   var MINUS = "\u2212";
+  var PT = 100 / 72; // CSS px per point: the book's figures are shown at 100 CSS px per inch
+
+  /**
+   * Whether `tail`, the digits of a number's exact decimal expansion beyond those kept (as
+   * toFixed or toExponential writes them with 25 more digits), is 5 then zeros: an exact tie,
+   * which JavaScript rounds away from zero and Python to even. A double that is no tie differs
+   * from one far sooner than 25 digits on.
+   */
+  function tieAfter(tail) {
+    return /^50*$/.test(tail);
+  }
+
+  /** Python's f"{x:.{digits}f}" (and "%1.{digits}f" % x): half to even on an exact tie. */
+  function pyFixed(x, digits) {
+    var s = x.toFixed(digits);
+    var exact = Math.abs(x).toFixed(Math.min(100, digits + 25));
+    var point = exact.indexOf(".");
+    if (!tieAfter(exact.slice(point + 1 + digits))) return s;
+    var down = exact.slice(0, digits ? point + 1 + digits : point); // |x| rounded toward 0
+    if (Number(down.charAt(down.length - 1)) % 2 !== 0) return s; // up is the even one
+    return (x < 0 ? "-" : "") + down;
+  }
+
+  /** toExponential's "4.3e-1" as Python writes it: "4.3e-01" (two exponent digits at least). */
+  function pyExponent(mantissa, exponent) {
+    var e = parseInt(exponent, 10);
+    var digits = String(Math.abs(e));
+    return mantissa + "e" + (e < 0 ? "-" : "+") + (digits.length < 2 ? "0" + digits : digits);
+  }
+
+  /**
+   * Python's format(x, spec) for spec "g" (6 significant digits), ".Ng" (N significant digits,
+   * an exponent below 1e-4 and from 10^N), ".Ne" or ".Nf". "f" rounds an exact decimal tie as
+   * Python does (to even); "g" and "e" as JavaScript does (away from zero), as the drawers
+   * always have.
+   */
+  function format(x, spec) {
+    var m = /^(?:\.(\d+))?([efg])$/.exec(spec);
+    if (!m) throw new RangeError('spec must be "g", ".Ng", ".Ne" or ".Nf", got ' + String(spec));
+    var precision = m[1] === undefined ? 6 : parseInt(m[1], 10);
+    if (m[2] === "g" && x === 0) return "0";
+    if (!isFinite(x)) return isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+    if (m[2] === "f") return pyFixed(x, precision);
+    if (m[2] === "e") {
+      var e = x.toExponential(precision).split("e");
+      return pyExponent(e[0], e[1]);
+    }
+    var p = Math.max(1, precision);
+    var parts = x.toExponential(p - 1).split("e");
+    var exponent = parseInt(parts[1], 10);
+    if (exponent < -4 || exponent >= p) return pyExponent(parts[0].replace(/\.?0+$/, ""), parts[1]);
+    var fixed = x.toFixed(Math.max(0, p - 1 - exponent));
+    return fixed.indexOf(".") < 0 ? fixed : fixed.replace(/\.?0+$/, "");
+  }
 
   /** Python's format(x, "g"): 6 significant digits, exponent below 1e-4 and from 1e6. */
   function formatG(x) {
-    if (x === 0) return "0";
-    if (!isFinite(x)) return isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
-    var parts = x.toExponential(5).split("e");
-    var exponent = parseInt(parts[1], 10);
-    if (exponent < -4 || exponent >= 6) {
-      var mantissa = parts[0].replace(/\.?0+$/, "");
-      var sign = exponent < 0 ? "-" : "+";
-      var digits = String(Math.abs(exponent));
-      return mantissa + "e" + sign + (digits.length < 2 ? "0" + digits : digits);
-    }
-    var fixed = x.toFixed(Math.max(0, 5 - exponent));
-    return fixed.indexOf(".") < 0 ? fixed : fixed.replace(/\.?0+$/, "");
+    return format(x, "g");
   }
 
   /** A tick label as matplotlib writes it: formatG, with a real minus sign. */
@@ -105,10 +159,141 @@
     return formatG(x).replace("-", MINUS);
   }
 
+  /** book.figures._base.signed_label: +2, 0, −2. */
+  function signedLabel(v) {
+    return v > 0 ? "+" + v : v < 0 ? MINUS + -v : "0";
+  }
+
+  var SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
+    4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+  /** An integer in superscript digits: "⁻⁴" for −4. */
+  function superscript(n) {
+    return String(n).split("").map(function (ch) { return SUPERSCRIPTS[ch]; }).join("");
+  }
+
+  /** book.figures.rotary._power_of_ten: "1", "10²", "10⁻⁴" as plain text (no mathtext). */
+  function powerOfTen(exponent) {
+    return exponent === 0 ? "1" : "10" + superscript(exponent);
+  }
+
   /** numpy's round (half to even), for tick positions computed as the figures compute them. */
   function roundHalfEven(x) {
     var r = Math.round(x);
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  }
+
+  /** 10^k for an integer k as Python's 10.0 ** k: the double nearest it. */
+  function pow10(k) {
+    return Number("1e" + k);
+  }
+
+  /** numpy.round(x, decimals) for decimals >= 0: rint(x·10^d) / 10^d. */
+  function npRound(x, decimals) {
+    var scale = pow10(decimals);
+    return roundHalfEven(x * scale) / scale;
+  }
+
+  /** Python's divmod of floats (CPython's float_divmod), as matplotlib's tick code uses it:
+   * [a // b, a % b]; 1.0 // 0.1 is 9, not Math.floor(1.0 / 0.1) = 10. */
+  function divmod(a, b) {
+    var mod = a % b; // C's fmod, exact
+    var div = (a - mod) / b;
+    if (mod) {
+      if ((b < 0) !== (mod < 0)) {
+        mod += b;
+        div -= 1;
+      }
+    } else {
+      mod = b < 0 ? -0 : 0;
+    }
+    var floor;
+    if (div) {
+      floor = Math.floor(div);
+      if (div - floor > 0.5) floor += 1;
+    } else {
+      floor = a / b < 0 ? -0 : 0;
+    }
+    return [floor, mod];
+  }
+
+  function floorDiv(a, b) {
+    return divmod(a, b)[0];
+  }
+
+  /**
+   * matplotlib's ScalarFormatter (its defaults: an offset, powerlimits (−5, 6), no mathtext)
+   * for ticks at `locs` on an axis showing [vmin, vmax]: {labels, offset}. One number of
+   * decimals for all, enough to tell them apart, a real minus sign. offset is the text
+   * matplotlib writes at the axis's end ("" for none): "+1.5e3" when the visible ticks share
+   * their leading digits (they are labelled less it), then "1e−13" when the labels count in
+   * units of 10^k (the largest visible tick below 1e-4 or from 1e6 up).
+   */
+  function scalarFormat(locs, vmin, vmax) {
+    var lo = Math.min(vmin, vmax);
+    var hi = Math.max(vmin, vmax);
+    var visible = locs.filter(function (t) { return t >= lo && t <= hi; });
+    var offset = 0; // ScalarFormatter._compute_offset
+    if (visible.length) {
+      var lmin = Math.min.apply(null, visible);
+      var lmax = Math.max.apply(null, visible);
+      if (!(lmin === lmax || (lmin <= 0 && lmax >= 0))) {
+        var absMin = Math.min(Math.abs(lmin), Math.abs(lmax));
+        var absMax = Math.max(Math.abs(lmin), Math.abs(lmax));
+        var sign = lmin < 0 ? -1 : 1;
+        var oomMax = Math.ceil(Math.log10(absMax));
+        var oom = oomMax;
+        while (floorDiv(absMin, pow10(oom)) === floorDiv(absMax, pow10(oom))) oom--;
+        oom += 1;
+        if ((absMax - absMin) / pow10(oom) <= 1e-2) {
+          oom = oomMax;
+          while (floorDiv(absMax, pow10(oom)) - floorDiv(absMin, pow10(oom)) <= 1) oom--;
+          oom += 1;
+        }
+        var lead = floorDiv(absMax, pow10(oom));
+        offset = lead >= 1000 ? sign * lead * pow10(oom) : 0;
+      }
+    }
+    var power = 0; // ScalarFormatter._compute_order_of_magnitude
+    if (visible.length) {
+      var largest = Math.max.apply(null, visible.map(Math.abs));
+      var magnitude = offset ? Math.floor(Math.log10(hi - lo))
+        : largest > 0 ? Math.floor(Math.log10(largest)) : 0;
+      if (magnitude <= -5 || magnitude >= 6) power = magnitude;
+    }
+    var unit = pow10(power); // ScalarFormatter._set_format
+    var shifted = locs.map(function (x) { return (x - offset) / unit; });
+    var all = locs.length < 2 ? shifted.concat([vmin, vmax].map(function (x) {
+      return (x - offset) / unit;
+    })) : shifted;
+    var range = Math.max.apply(null, all) - Math.min.apply(null, all);
+    if (range === 0) range = Math.max.apply(null, all.map(Math.abs));
+    if (range === 0) range = 1;
+    var rangeOom = Math.floor(Math.log10(range));
+    var sigfigs = Math.max(0, 3 - rangeOom);
+    var thresh = 1e-3 * pow10(rangeOom);
+    while (sigfigs >= 0) {
+      var worst = 0;
+      for (var i = 0; i < shifted.length; i++) {
+        worst = Math.max(worst, Math.abs(shifted[i] - npRound(shifted[i], sigfigs)));
+      }
+      if (worst < thresh) sigfigs -= 1;
+      else break;
+    }
+    sigfigs += 1;
+    var text = "";
+    if (offset) {
+      var e = Math.floor(Math.log10(Math.abs(offset)));
+      var s = Math.round((offset / Math.pow(10, e)) * 1e10) / 1e10;
+      text = ((offset > 0 ? "+" : "") + String(s) + (e === 0 ? "" : "e" + e)).replace("-", MINUS);
+    }
+    if (power) text += ("1e" + power).replace("-", MINUS);
+    return {
+      labels: shifted.map(function (x) {
+        return pyFixed(Math.abs(x) < 1e-8 ? 0 : x, sigfigs).replace("-", MINUS);
+      }),
+      offset: text,
+    };
   }
 
   /** numpy.linspace(a, b, count). */
@@ -132,8 +317,20 @@
     return measuring.measureText(text).width;
   }
 
-  /** `text` broken at spaces into the fewest lines no wider than `maxWidth` (greedy). */
+  /** The widest of `texts` at `size` px, in CSS px (0 for none). */
+  function widest(texts, size) {
+    return texts.reduce(function (w, t) { return Math.max(w, measure(t, size)); }, 0);
+  }
+
+  /**
+   * `text` broken at spaces into the fewest lines no wider than `maxWidth` (greedy); an array
+   * of lines (the figure's own line breaks) each broken so, one after the other.
+   */
   function wrap(text, size, maxWidth) {
+    if (Array.isArray(text)) {
+      return text.reduce(function (out, line) { return out.concat(wrap(line, size, maxWidth)); },
+        []);
+    }
     if (measure(text, size) <= maxWidth) return [text];
     var words = text.split(" ");
     var lines = [];
@@ -156,15 +353,18 @@
    * a deck sets <html data-posenc-zoom="..."> so that a drawer's 12 px text is 24 px on a
    * 1080p projector. A drawer lays itself out in units of 1 / zoom CSS px (layoutWidth).
    */
-  function textZoom() {
-    var z = parseFloat(document.documentElement.getAttribute("data-posenc-zoom"));
+  function textZoom(canvas) {
+    // the canvas's own zoom (a deck lowers it for a slide that cannot hold its explorer),
+    // else the page's
+    var el = canvas && canvas.closest ? canvas.closest("[data-posenc-zoom]") : null;
+    var z = parseFloat((el || document.documentElement).getAttribute("data-posenc-zoom"));
     return z > 0 ? z : 1;
   }
 
   /** The width a drawer lays its figure out in: the canvas's CSS width (before any transform
    * of the page), over the zoom. */
   function layoutWidth(canvas) {
-    return (canvas.clientWidth || canvas.getBoundingClientRect().width) / textZoom();
+    return (canvas.clientWidth || canvas.getBoundingClientRect().width) / textZoom(canvas);
   }
 
   /**
@@ -173,7 +373,7 @@
    * for the tests (canvas.posencPlot).
    */
   function Figure(canvas, height) {
-    var zoom = textZoom();
+    var zoom = textZoom(canvas);
     var cssWidth = canvas.clientWidth || canvas.getBoundingClientRect().width;
     var width = cssWidth / zoom; // the drawer's units: CSS px of the page, times 1 / zoom
     // a transform that scales the page (a deck's slide, scaled to the screen) enlarges the
@@ -229,6 +429,153 @@
     var ax = new Axes(this, rect);
     this.allAxes.push(ax);
     return ax;
+  };
+
+  /**
+   * An axes at `box` = [left, top, width, height] in CSS px from the canvas's top left (a
+   * drawer's layout), its text `sizes` ({tick, label, title}, px; default 12, 13, 13).
+   */
+  Figure.prototype.axesAt = function (box, sizes) {
+    var W = this.width;
+    var H = this.height;
+    var ax = this.axes([box[0] / W, (H - box[1] - box[3]) / H, box[2] / W, box[3] / H]);
+    var o = sizes || {};
+    if (o.tick) ax.tickPx = o.tick;
+    if (o.label) ax.labelPx = o.label;
+    if (o.title) ax.titlePx = o.title;
+    return ax;
+  };
+
+  /**
+   * Lines of text 1.2 × size apart, each drawn as text() draws one (options: size, align,
+   * baseline, rotate, color): the first at y, or with options.above the last at y and the
+   * others above it (a title over an axes).
+   */
+  Figure.prototype.textLines = function (x, y, lines, options) {
+    var o = options || {};
+    var step = 1.2 * (o.size || 12);
+    var self = this;
+    lines.forEach(function (line, i) {
+      self.text(x, o.above ? y - (lines.length - 1 - i) * step : y + i * step, line, o);
+    });
+  };
+
+  /**
+   * `values` (row-major, rows × cols) as flat cells through `lut` (256 RGB triples:
+   * colormap(name), or lutFromHex of a drawer's own) filling rect = [left, top, width, height]
+   * CSS px; a value maps as matplotlib's Colormap maps it: bin floor(256·(v − vmin) /
+   * (vmax − vmin)), clipped to 0..255 (vmax <= vmin: as vmax = vmin + 1). options.clip: the
+   * drawing clipped to the rect. Returns each cell's bin (a Uint8Array).
+   */
+  Figure.prototype.cells = function (rect, values, rows, cols, lut, vmin, vmax, options) {
+    var scratch = paint(this.canvas, values, rows, cols, lut, vmin, vmax, true);
+    var ctx = this.ctx;
+    ctx.save();
+    if (options && options.clip) {
+      ctx.beginPath();
+      ctx.rect(rect[0], rect[1], rect[2], rect[3]);
+      ctx.clip();
+    }
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(scratch.canvas, rect[0], rect[1], rect[2], rect[3]);
+    ctx.restore();
+    return scratch.bins;
+  };
+
+  /**
+   * book.figures._grid.draw_number_grid: `values` (row-major, rows × cols) as flat cells
+   * (cells()) from (x, y) CSS px, each `cell` px square, through options.lut over
+   * [options.vmin, options.vmax]; with options.label (a function of a value), each cell's label
+   * at options.size px, black on light cells and white on dark ones (luminance
+   * 0.299 R + 0.587 G + 0.114 B <= 0.5 is dark). Returns each cell's bin.
+   */
+  Figure.prototype.numberGrid = function (x, y, cell, values, rows, cols, options) {
+    var o = options;
+    var lut = o.lut;
+    var bins = this.cells([x, y, cols * cell, rows * cell], values, rows, cols, lut, o.vmin,
+      o.vmax);
+    if (!o.label) return bins;
+    for (var r = 0; r < rows; r++) {
+      for (var c = 0; c < cols; c++) {
+        var b = bins[r * cols + c];
+        var light = (0.299 * lut[3 * b] + 0.587 * lut[3 * b + 1] + 0.114 * lut[3 * b + 2]) /
+          255 > 0.5;
+        this.text(x + (c + 0.5) * cell, y + (r + 0.5) * cell, o.label(values[r * cols + c]), {
+          size: o.size, align: "center", baseline: "middle", color: light ? "#000000" : "#ffffff",
+        });
+      }
+    }
+    return bins;
+  };
+
+  /**
+   * A vertical colour bar at box = [left, top, width, height] CSS px (fig.colorbar,
+   * book.figures._base.inset_colorbar): an axes over [vmin, top] holding `steps` flat bands of
+   * the colormap from vmax down to vmin (top above vmax: the axis widened to a tick beyond
+   * vmax, as matplotlib widens it, and the colours stop short of the top), a tick and its label
+   * right of it at each tick inside the axis, and a label read upwards right of those.
+   * options: cmap (a name) or lut, vmin, vmax, top (vmax), steps (256), ticks, labels, size
+   * (px), outline (the frame's line width; none without), tickWidth (0.8 pt), tickLength
+   * (TICK_LENGTH), tickPad (TICK_PAD), label. Returns the bar's axes.
+   */
+  Figure.prototype.colorbar = function (box, options) {
+    var o = options;
+    var vmin = o.vmin;
+    var vmax = o.vmax;
+    var top = o.top === undefined ? vmax : o.top;
+    var steps = o.steps || 256;
+    var size = o.size || 12;
+    var ticks = o.ticks || [];
+    var tickLength = o.tickLength === undefined ? TICK_LENGTH : o.tickLength;
+    var tickPad = o.tickPad === undefined ? TICK_PAD : o.tickPad;
+    var bar = this.axesAt(box);
+    bar.xlim(0, 1).ylim(vmin, top);
+    var ramp = new Float64Array(steps); // linspace(1, 0, steps) through the colormap
+    for (var k = 0; k < steps; k++) {
+      var t = steps === 1 ? 1 : 1 - k / (steps - 1);
+      ramp[k] = (vmax - vmin) * t + vmin;
+    }
+    var high = bar.py(vmax);
+    this.cells([bar.left, high, bar.width, bar.py(vmin) - high], ramp, steps, 1,
+      o.lut || colormap(o.cmap), vmin, vmax, { clip: true });
+    var ctx = this.ctx;
+    if (o.outline) {
+      ctx.save();
+      ctx.strokeStyle = "#000000";
+      ctx.lineWidth = o.outline;
+      ctx.strokeRect(bar.left, bar.top, bar.width, bar.height);
+      ctx.restore();
+    }
+    var span = Math.abs(top - vmin);
+    var shown = [];
+    ticks.forEach(function (t, i) {
+      if (t >= Math.min(vmin, top) - 1e-9 * span && t <= Math.max(vmin, top) + 1e-9 * span) {
+        shown.push([t, o.labels[i]]);
+      }
+    });
+    var right = bar.left + bar.width;
+    ctx.save();
+    ctx.strokeStyle = "#000000";
+    ctx.lineWidth = o.tickWidth || 0.8 * PT;
+    ctx.beginPath();
+    shown.forEach(function (t) {
+      ctx.moveTo(right, bar.py(t[0]));
+      ctx.lineTo(right + tickLength, bar.py(t[0]));
+    });
+    ctx.stroke();
+    ctx.restore();
+    var self = this;
+    shown.forEach(function (t) {
+      self.text(right + tickLength + tickPad, bar.py(t[0]), t[1], {
+        size: size, baseline: "middle",
+      });
+    });
+    if (o.label) {
+      var aside = widest(shown.map(function (t) { return t[1]; }), size);
+      this.text(right + tickLength + tickPad + aside + LABEL_PAD, bar.top + bar.height / 2,
+        o.label, { size: size, align: "center", baseline: "top", rotate: -Math.PI / 2 });
+    }
+    return bar;
   };
 
   /** Record what was drawn on the canvas: canvas.posencPlot and data-text-px (in CSS px of
@@ -307,38 +654,55 @@
   };
 
   /**
-   * A heatmap of `values` (row-major, `rows` x `cols`, an array or typed array) through the
-   * colormap, each cell a flat colour (imshow's interpolation="nearest"), stretched over
-   * `extent` = [left, right, bottom, top] in data coordinates (default: the cells' centres at
-   * integers, row 0 at the top). A value maps as imshow maps it: bin floor(256·(v − vmin) /
-   * (vmax − vmin)) of the colormap, clipped to its ends.
+   * `values` (row-major, rows × cols) painted through `lut` into the canvas's scratch canvas,
+   * one pixel a cell: {canvas, bins}. A value's bin is floor(256·(v − vmin) / (vmax − vmin)),
+   * clipped to 0..255: with `normalise`, computed as matplotlib's Colormap computes it (the
+   * value normalised first; vmax <= vmin as vmax = vmin + 1), else as imshow's heatmaps here
+   * always have (times 256 / (vmax − vmin)).
    */
-  Axes.prototype.image = function (values, rows, cols, options) {
-    var o = options || {};
-    var lut = colormap(o.cmap || "RdBu_r");
-    var vmin = o.vmin === undefined ? -1 : o.vmin;
-    var vmax = o.vmax === undefined ? 1 : o.vmax;
-    var extent = o.extent || [-0.5, cols - 0.5, rows - 0.5, -0.5];
-    var scratch = this.fig.canvas.posencScratch;
+  function paint(canvas, values, rows, cols, lut, vmin, vmax, normalise) {
+    var scratch = canvas.posencScratch;
     if (!scratch) {
       scratch = document.createElement("canvas");
-      this.fig.canvas.posencScratch = scratch;
+      canvas.posencScratch = scratch;
     }
     scratch.width = cols;
     scratch.height = rows;
     var sctx = scratch.getContext("2d");
     var pixels = sctx.createImageData(cols, rows);
     var data = pixels.data;
+    var bins = new Uint8Array(rows * cols);
+    var span = vmax > vmin ? vmax - vmin : 1;
     var scale = 256 / (vmax - vmin);
     for (var i = 0; i < rows * cols; i++) {
-      var bin = Math.floor((values[i] - vmin) * scale);
+      var bin = Math.floor(normalise ? ((values[i] - vmin) / span) * 256
+        : (values[i] - vmin) * scale);
       bin = bin < 0 ? 0 : bin > 255 ? 255 : bin;
+      bins[i] = bin;
       data[4 * i] = lut[3 * bin];
       data[4 * i + 1] = lut[3 * bin + 1];
       data[4 * i + 2] = lut[3 * bin + 2];
       data[4 * i + 3] = 255;
     }
     sctx.putImageData(pixels, 0, 0);
+    return { canvas: scratch, bins: bins };
+  }
+
+  /**
+   * A heatmap of `values` (row-major, `rows` x `cols`, an array or typed array) through the
+   * colormap (options.cmap, a name; or options.lut, 256 RGB triples), each cell a flat colour
+   * (imshow's interpolation="nearest"), stretched over `extent` = [left, right, bottom, top] in
+   * data coordinates (default: the cells' centres at integers, row 0 at the top). A value maps
+   * as imshow maps it: bin floor(256·(v − vmin) / (vmax − vmin)) of the colormap, clipped to
+   * its ends.
+   */
+  Axes.prototype.image = function (values, rows, cols, options) {
+    var o = options || {};
+    var lut = o.lut || colormap(o.cmap || "RdBu_r");
+    var vmin = o.vmin === undefined ? -1 : o.vmin;
+    var vmax = o.vmax === undefined ? 1 : o.vmax;
+    var extent = o.extent || [-0.5, cols - 0.5, rows - 0.5, -0.5];
+    var scratch = paint(this.fig.canvas, values, rows, cols, lut, vmin, vmax, false).canvas;
     var ctx = this.clip();
     ctx.imageSmoothingEnabled = false;
     var x0 = this.px(extent[0]);
@@ -351,7 +715,58 @@
     return this;
   };
 
-  /** A line through (xs[i], ys[i]): options color, width (CSS px). */
+  // matplotlib's dash patterns, in units of the line's width
+  var DASHES = { "-": [], "--": [3.7, 1.6], "-.": [6.4, 1.6, 1, 1.6], ":": [1, 1.65] };
+
+  /** The dashes of a line `width` CSS px wide: matplotlib's style `dash` ("-", "--", "-.",
+   * ":"), or `dash` itself (an array, CSS px). */
+  function dashes(dash, width) {
+    return Array.isArray(dash) ? dash : DASHES[dash].map(function (d) { return d * width; });
+  }
+
+  /**
+   * One marker of matplotlib's shape `kind` ("o", "s", "^", "v", "D"), `size` CSS px across,
+   * centred at (x, y) CSS px: filled in `color` and edged `edgeWidth` px (none for 0) in
+   * `edge` (default: `color`).
+   */
+  function marker(ctx, kind, x, y, size, color, edge, edgeWidth) {
+    var h = size / 2;
+    ctx.beginPath();
+    if (kind === "o") {
+      ctx.arc(x, y, h, 0, 2 * Math.PI);
+    } else if (kind === "s") {
+      ctx.rect(x - h, y - h, size, size);
+    } else if (kind === "^") {
+      ctx.moveTo(x, y - h);
+      ctx.lineTo(x - h, y + h);
+      ctx.lineTo(x + h, y + h);
+      ctx.closePath();
+    } else if (kind === "v") {
+      ctx.moveTo(x, y + h);
+      ctx.lineTo(x + h, y - h);
+      ctx.lineTo(x - h, y - h);
+      ctx.closePath();
+    } else if (kind === "D") {
+      var r = size * Math.SQRT1_2;
+      ctx.moveTo(x, y - r);
+      ctx.lineTo(x + r, y);
+      ctx.lineTo(x, y + r);
+      ctx.lineTo(x - r, y);
+      ctx.closePath();
+    } else {
+      throw new RangeError('marker must be "o", "s", "^", "v" or "D", got ' + String(kind));
+    }
+    ctx.fillStyle = color;
+    ctx.fill();
+    if (edgeWidth) {
+      ctx.strokeStyle = edge || color;
+      ctx.lineWidth = edgeWidth;
+      ctx.setLineDash([]);
+      ctx.stroke();
+    }
+  }
+
+  /** A line through (xs[i], ys[i]): options color, width (CSS px), dash (dashes()). */
   Axes.prototype.plot = function (xs, ys, options) {
     var o = options || {};
     var ctx = this.clip();
@@ -362,19 +777,23 @@
       if (i === 0) ctx.moveTo(x, y);
       else ctx.lineTo(x, y);
     }
+    var width = o.width || 1.5;
+    if (o.dash) ctx.setLineDash(dashes(o.dash, width));
     ctx.strokeStyle = o.color || "#000000";
-    ctx.lineWidth = o.width || 1.5;
+    ctx.lineWidth = width;
     ctx.lineJoin = "round";
     ctx.stroke();
     ctx.restore();
     return this;
   };
 
+  /** A line across the axes at y: options color (grey), width (0.83 CSS px), dash. */
   Axes.prototype.axhline = function (y, options) {
     var o = options || {};
     return this.plot([this.x[0], this.x[1]], [y, y], {
       color: o.color || "#808080",
       width: o.width || 0.83,
+      dash: o.dash,
     });
   };
 
@@ -383,7 +802,160 @@
     return this.plot([x, x], [this.y[0], this.y[1]], {
       color: o.color || "#808080",
       width: o.width || 0.83,
+      dash: o.dash,
     });
+  };
+
+  /** matplotlib's axvspan: a band from x0 to x1 (data) over the axes' full height. */
+  Axes.prototype.axvspan = function (x0, x1, color) {
+    var ctx = this.clip();
+    var a = this.px(x0);
+    var b = this.px(x1);
+    ctx.fillStyle = color;
+    ctx.fillRect(Math.min(a, b), this.top, Math.abs(b - a), this.height);
+    ctx.restore();
+    return this;
+  };
+
+  /**
+   * A rectangle from (x0, y0) to (x1, y1) in data coordinates (matplotlib's Rectangle):
+   * options fill (a colour), edge (a colour), width (the edge's, CSS px), clip (false: not
+   * clipped to the axes).
+   */
+  Axes.prototype.rect = function (x0, y0, x1, y1, options) {
+    var o = options || {};
+    var ctx = this.fig.ctx;
+    if (o.clip === false) ctx.save();
+    else this.clip();
+    var a = this.px(x0);
+    var b = this.px(x1);
+    var c = this.py(y0);
+    var d = this.py(y1);
+    if (o.fill) {
+      ctx.fillStyle = o.fill;
+      ctx.fillRect(Math.min(a, b), Math.min(c, d), Math.abs(b - a), Math.abs(d - c));
+    }
+    if (o.edge) {
+      ctx.strokeStyle = o.edge;
+      ctx.lineWidth = o.width || 1;
+      ctx.strokeRect(Math.min(a, b), Math.min(c, d), Math.abs(b - a), Math.abs(d - c));
+    }
+    ctx.restore();
+    return this;
+  };
+
+  /**
+   * matplotlib's bar: a bar from options.bottom (0) to heights[i] at each xs[i],
+   * options.width (0.8) data units wide, in options.color (one colour, or one per bar).
+   */
+  Axes.prototype.bar = function (xs, heights, options) {
+    var o = options || {};
+    var half = (o.width === undefined ? 0.8 : o.width) / 2;
+    var ctx = this.clip();
+    var y0 = this.py(o.bottom || 0);
+    for (var i = 0; i < heights.length; i++) {
+      var a = this.px(xs[i] - half);
+      var b = this.px(xs[i] + half);
+      var y = this.py(heights[i]);
+      ctx.fillStyle = typeof o.color === "string" ? o.color : o.color[i];
+      ctx.fillRect(a, Math.min(y, y0), b - a, Math.abs(y - y0));
+    }
+    ctx.restore();
+    return this;
+  };
+
+  /**
+   * Markers at (xs[i], ys[i]) (data), at every options.every-th point (markevery): options
+   * marker ("o", "s", "^", "v", "D"), size (CSS px across), color, edge (its edge's colour:
+   * color), edgeWidth (1 pt; 0: no edge); clipped to the axes, as matplotlib clips them
+   * (options.clip false: not clipped).
+   */
+  Axes.prototype.markers = function (xs, ys, options) {
+    var o = options || {};
+    var every = o.every || 1;
+    var edgeWidth = o.edgeWidth === undefined ? PT : o.edgeWidth;
+    var ctx = this.fig.ctx;
+    if (o.clip === false) ctx.save();
+    else this.clip();
+    for (var i = 0; i < xs.length; i += every) {
+      marker(ctx, o.marker || "o", this.px(xs[i]), this.py(ys[i]), o.size, o.color, o.edge,
+        edgeWidth);
+    }
+    ctx.restore();
+    return this;
+  };
+
+  /**
+   * matplotlib's legend in a corner of the axes (options.loc: "upper right" or "upper left")
+   * for marker entries [{label, color, marker ("o"), size (CSS px across), edgeWidth (1 pt)}],
+   * options.ncols columns filled down: a white, 80 % opaque box with a light grey rounded
+   * frame; each entry its marker centred in a handle 2 font sizes long, then its label. Text
+   * at options.size px; spacings in font sizes as matplotlib's: borderpad (0.4),
+   * handletextpad (0.8), borderaxespad (0.5), labelspacing 0.5, columnspacing 2.
+   */
+  Axes.prototype.legend = function (entries, options) {
+    var o = options || {};
+    var fig = this.fig;
+    var ctx = fig.ctx;
+    var size = o.size || 12;
+    var pad = (o.borderpad === undefined ? 0.4 : o.borderpad) * size;
+    var textPad = (o.handletextpad === undefined ? 0.8 : o.handletextpad) * size;
+    var axesPad = (o.borderaxespad === undefined ? 0.5 : o.borderaxespad) * size;
+    var handle = 2 * size;
+    var rowHeight = 1.2 * size;
+    var spacing = 0.5 * size;
+    var rows = Math.ceil(entries.length / (o.ncols || 1));
+    var columns = [];
+    for (var c = 0; c * rows < entries.length; c++) {
+      columns.push(entries.slice(c * rows, (c + 1) * rows));
+    }
+    var widths = columns.map(function (column) {
+      return column.reduce(function (w, e) {
+        return Math.max(w, handle + textPad + fig.measure(e.label, size));
+      }, 0);
+    });
+    var width = 2 * pad + widths.reduce(function (sum, w) { return sum + w; }, 0) +
+      2 * size * (columns.length - 1);
+    var height = 2 * pad + rows * rowHeight + spacing * (rows - 1);
+    var left = this.left + axesPad;
+    var right = left + width;
+    if (o.loc !== "upper left") {
+      right = this.left + this.width - axesPad;
+      left = right - width;
+    }
+    var top = this.top + axesPad;
+    var radius = 0.2 * size;
+    ctx.save();
+    ctx.beginPath();
+    if (ctx.roundRect) {
+      ctx.roundRect(left, top, right - left, height, radius);
+    } else { // a browser before 2023
+      ctx.moveTo(left + radius, top);
+      ctx.arcTo(right, top, right, top + height, radius);
+      ctx.arcTo(right, top + height, left, top + height, radius);
+      ctx.arcTo(left, top + height, left, top, radius);
+      ctx.arcTo(left, top, right, top, radius);
+      ctx.closePath();
+    }
+    ctx.fillStyle = "rgba(255, 255, 255, 0.8)";
+    ctx.fill();
+    ctx.strokeStyle = "#cccccc";
+    ctx.lineWidth = PT;
+    ctx.stroke();
+    ctx.restore();
+    var x = left + pad;
+    columns.forEach(function (column, k) {
+      column.forEach(function (e, r) {
+        var y = top + pad + r * (rowHeight + spacing) + rowHeight / 2;
+        ctx.save();
+        marker(ctx, e.marker || "o", x + handle / 2, y, e.size, e.color, null,
+          e.edgeWidth === undefined ? PT : e.edgeWidth);
+        ctx.restore();
+        fig.text(x + handle + textPad, y, e.label, { size: size, baseline: "middle" });
+      });
+      x += widths[k] + 2 * size;
+    });
+    return this;
   };
 
   /** Ticks at `values`, labelled `labels` (default: tickLabel of each value). */
@@ -487,12 +1059,8 @@
     }
     if (this.labels.title) {
       var lines = Array.isArray(this.labels.title) ? this.labels.title : [this.labels.title];
-      var lineHeight = 1.2 * this.titlePx;
-      lines.forEach(function (line, i) {
-        var y = self.top - TITLE_PAD - (lines.length - 1 - i) * lineHeight;
-        fig.text(self.left + self.width / 2, y, line, {
-          size: self.titlePx, align: "center", baseline: "alphabetic",
-        });
+      fig.textLines(this.left + this.width / 2, this.top - TITLE_PAD, lines, {
+        size: this.titlePx, align: "center", above: true,
       });
     }
     return this;
@@ -536,13 +1104,27 @@
     wrap: wrap,
     layoutWidth: layoutWidth,
     textZoom: textZoom,
+    lutFromHex: lutFromHex,
+    widest: widest,
+    format: format,
     formatG: formatG,
     tickLabel: tickLabel,
+    signedLabel: signedLabel,
+    superscript: superscript,
+    powerOfTen: powerOfTen,
+    scalarFormat: scalarFormat,
     roundHalfEven: roundHalfEven,
+    pow10: pow10,
+    divmod: divmod,
     linspace: linspace,
+    dashes: dashes,
+    marker: function (ctx, kind, x, y, size, color, edge, edgeWidth) {
+      marker(ctx, kind, x, y, size, color, edge, edgeWidth === undefined ? PT : edgeWidth);
+    },
     blockRows: blockRows,
     tableTicks: tableTicks,
     MIN_TEXT_PX: 12,
+    PT: PT,
     TICK_LENGTH: TICK_LENGTH,
     TICK_PAD: TICK_PAD,
     LABEL_PAD: LABEL_PAD,

@@ -32,20 +32,6 @@
     throw new RangeError("channel must be fastest, middle or slowest, got " + String(pair));
   }
 
-  /** Python's format(x, ".3g"): 3 significant digits, an exponent below 1e-4 and from 1e3. */
-  function format3g(x) {
-    if (x === 0) return "0";
-    var parts = x.toExponential(2).split("e");
-    var exponent = parseInt(parts[1], 10);
-    if (exponent < -4 || exponent >= 3) {
-      var digits = String(Math.abs(exponent));
-      return parts[0].replace(/\.?0+$/, "") + "e" + (exponent < 0 ? "-" : "+") +
-        (digits.length < 2 ? "0" + digits : digits);
-    }
-    var fixed = x.toFixed(Math.max(0, 2 - exponent));
-    return fixed.indexOf(".") < 0 ? fixed : fixed.replace(/\.?0+$/, "");
-  }
-
   /**
    * `units` (strings) joined by `joiner` into the fewest lines no wider than `maxWidth` at
    * `size` px, breaking only between units (a line that ends early keeps the joiner's mark,
@@ -93,30 +79,6 @@
     return { dot: dot, norm: norm };
   }
 
-  // -- drawing helpers plot.js lacks (text only through fig.text, so its size is recorded) --
-
-  var COLORBAR_TICK = 3; // a colour scale's ticks, and the gap to their labels, in CSS px
-  var COLORBAR_PAD = 3;
-
-  /** A filled rectangle, in CSS px. */
-  function fillRect(fig, x, y, w, h, color) {
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.fillStyle = color;
-    ctx.fillRect(x, y, w, h);
-    ctx.restore();
-  }
-
-  /** A rectangle's outline, in CSS px (matplotlib's Rectangle(fill=False)). */
-  function strokeRect(fig, x, y, w, h, color, width) {
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.strokeStyle = color;
-    ctx.lineWidth = width;
-    ctx.strokeRect(x, y, w, h);
-    ctx.restore();
-  }
-
   /** A "+" marker centred at (x, y) CSS px, `arm` px each way (matplotlib's marker="+"). */
   function plusMarker(fig, x, y, arm, color, width) {
     var ctx = fig.ctx;
@@ -130,44 +92,6 @@
     ctx.lineTo(x, y + arm);
     ctx.stroke();
     ctx.restore();
-  }
-
-  /**
-   * A vertical colour scale at box = [left, top, width, height] CSS px: `steps` flat bands
-   * from vmax (top) to vmin (bottom), as the figure composes its ramps (linspace(1, 0, steps)
-   * through the colormap), and a tick and a label (`size` px) right of it at each of `ticks`.
-   */
-  function colorbar(fig, box, cmap, vmin, vmax, steps, ticks, labels, size) {
-    var ramp = new Float64Array(steps);
-    for (var k = 0; k < steps; k++) {
-      var t = steps === 1 ? 1 : 1 - k / (steps - 1);
-      ramp[k] = (vmax - vmin) * t + vmin;
-    }
-    var W = fig.width;
-    var H = fig.height;
-    var ax = fig.axes([box[0] / W, (H - box[1] - box[3]) / H, box[2] / W, box[3] / H]);
-    ax.xlim(-0.5, 0.5).ylim(vmin, vmax);
-    ax.image(ramp, steps, 1, { cmap: cmap, vmin: vmin, vmax: vmax,
-      extent: [-0.5, 0.5, vmin, vmax] });
-    var ctx = fig.ctx;
-    var right = box[0] + box[2];
-    ctx.save();
-    ctx.strokeStyle = "#000000";
-    ctx.lineWidth = 0.8;
-    ctx.beginPath();
-    ticks.forEach(function (v) {
-      var y = ax.py(v);
-      ctx.moveTo(right, y);
-      ctx.lineTo(right + COLORBAR_TICK, y);
-    });
-    ctx.stroke();
-    ctx.restore();
-    ticks.forEach(function (v, j) {
-      fig.text(right + COLORBAR_TICK + COLORBAR_PAD, ax.py(v), labels[j], {
-        size: size, align: "left", baseline: "middle",
-      });
-    });
-    return ax;
   }
 
   /**
@@ -228,22 +152,21 @@
     var TICK = 12;
     var BAR = 12; // a colour scale's width
     var BAR_PAD = 6; // between a map and its colour scale
-    var widest = function (labels) {
-      return labels.reduce(function (m, t) { return Math.max(m, P.measure(t, TICK)); }, 0);
-    };
+    var BAR_TICK = 3; // a colour scale's ticks, and the gap to their labels
+    var BAR_TICK_PAD = 3;
     var signed = [1, 0, -1];
     var signedLabels = ["+1", "0", MINUS + "1"];
     var simTicks = [1, 0.5, 0, -0.5];
     var simLabels = ["1", "0.5", "0", MINUS + "0.5"];
     var scaleW = function (labels) {
-      return BAR_PAD + BAR + COLORBAR_TICK + COLORBAR_PAD + widest(labels);
+      return BAR_PAD + BAR + BAR_TICK + BAR_TICK_PAD + P.widest(labels, TICK);
     };
     var signedAside = scaleW(signedLabels);
     var simAside = scaleW(simLabels);
     // each title in the units it may break between (the figure's words, on one line there)
     var titleUnits = [
-      ["channel " + 2 * i + ":", "sin(y / " + format3g(divisor) + ")"],
-      ["channel " + (feats + 2 * i) + ":", "sin(x / " + format3g(divisor) + ")"],
+      ["channel " + 2 * i + ":", "sin(y / " + P.format(divisor, ".3g") + ")"],
+      ["channel " + (feats + 2 * i) + ":", "sin(x / " + P.format(divisor, ".3g") + ")"],
       ["cosine", "similarity", "to", "the", "centre"],
     ];
     var titles = titleUnits.map(function (u) { return u.join(" "); });
@@ -309,11 +232,7 @@
     // -- drawing ---------------------------------------------------------------------------------
     var fig = P.figure(canvas, height);
     var W = fig.width;
-    supLines.forEach(function (line, k) {
-      fig.text(W / 2, 4 + 1.2 * SUPTITLE * k, line, {
-        size: SUPTITLE, align: "center", baseline: "top",
-      });
-    });
+    fig.textLines(W / 2, 4, supLines, { size: SUPTITLE, align: "center", baseline: "top" });
     var padded = h < S || w < S;
     var panels = [
       [yMap, "RdBu_r", -1, 1],
@@ -325,33 +244,32 @@
       var x = box[0];
       var y = box[1];
       var s = box[2];
-      var ax = fig.axes([x / W, (height - y - s) / height, s / W, s / height]);
+      var ax = fig.axesAt([x, y, s, s]);
       ax.xlim(-0.5, S - 0.5).ylim(S - 0.5, -0.5);
-      if (padded) fillRect(fig, x, y, s, s, UNDEFINED);
+      if (padded) ax.rect(-0.5, -0.5, S - 0.5, S - 0.5, { fill: UNDEFINED, clip: false });
       ax.image(panel[0], h, w, { cmap: panel[1], vmin: panel[2], vmax: panel[3],
         extent: [-0.5, w - 0.5, h - 0.5, -0.5] });
       if (padded) {
-        var left = ax.px(-0.5);
-        var topEdge = ax.py(-0.5);
-        strokeRect(fig, left, topEdge, ax.px(w - 0.5) - left, ax.py(h - 0.5) - topEdge,
-          "#000000", 1.67);
+        ax.rect(-0.5, -0.5, w - 0.5, h - 0.5, { edge: "#000000", width: 1.67, clip: false });
       }
-      var lineHeight = 1.2 * TITLE;
-      box[3].forEach(function (line, n) {
-        fig.text(x + s / 2, y - P.TITLE_PAD - (box[3].length - 1 - n) * lineHeight, line, {
-          size: TITLE, align: "center", baseline: "alphabetic",
-        });
+      fig.textLines(x + s / 2, y - P.TITLE_PAD, box[3], {
+        size: TITLE, align: "center", above: true,
       });
       return ax;
     });
     var simAx = mapAxes[2];
     plusMarker(fig, simAx.px(c0), simAx.py(r0), Math.max(5, Math.min(8, side / 24)),
       "#000000", 2.08);
-    var scaleBox = function (sc) {
-      return [sc[0] + BAR_PAD, sc[1], BAR, sc[2]];
+    // each scale as the figure composes it: S flat bands, linspace(1, 0, S) through the
+    // colormap, its ticks on the right (no frame)
+    var scale = function (sc, cmap, vmin, ticks, labels) {
+      fig.colorbar([sc[0] + BAR_PAD, sc[1], BAR, sc[2]], {
+        cmap: cmap, vmin: vmin, vmax: 1, steps: S, ticks: ticks, labels: labels, size: TICK,
+        tickWidth: 0.8, tickLength: BAR_TICK, tickPad: BAR_TICK_PAD,
+      });
     };
-    colorbar(fig, scaleBox(scales[0]), "RdBu_r", -1, 1, S, signed, signedLabels, TICK);
-    colorbar(fig, scaleBox(scales[1]), "viridis", -0.5, 1, S, simTicks, simLabels, TICK);
+    scale(scales[0], "RdBu_r", -1, signed, signedLabels);
+    scale(scales[1], "viridis", -0.5, simTicks, simLabels);
 
     fig.finish();
     canvas.posencData = {

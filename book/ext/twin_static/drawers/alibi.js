@@ -52,28 +52,6 @@
     ctx.restore();
   }
 
-  /** matplotlib's axvspan: a band from x0 to x1 (data) over the axes' full height. */
-  function axvspan(ax, x0, x1, color) {
-    var ctx = ax.clip();
-    var a = ax.px(x0);
-    var b = ax.px(x1);
-    ctx.fillStyle = color;
-    ctx.fillRect(Math.min(a, b), ax.top, Math.abs(b - a), ax.height);
-    ctx.restore();
-  }
-
-  /** Centred lines of text at data x and axes fraction y (ax.text with
-   * transform=ax.get_xaxis_transform(), ha=va="center"). */
-  function centredText(fig, ax, x, yFraction, lines, size, color) {
-    var lineHeight = 1.2 * size;
-    var y0 = ax.top + (1 - yFraction) * ax.height - ((lines.length - 1) * lineHeight) / 2;
-    lines.forEach(function (line, k) {
-      fig.text(ax.px(x), y0 + k * lineHeight, line, {
-        size: size, align: "center", baseline: "middle", color: color,
-      });
-    });
-  }
-
   /**
    * Chapter 9: one query in the middle of n tokens. Left: its ALiBi bias to every key, one line
    * per head (causal: the keys after it masked, shaded); right: its attention when every
@@ -126,13 +104,10 @@
     var yTicksLeft = [P.roundHalfEven(floor), 0].filter(function (t, q, all) {
       return all.indexOf(t) === q;
     }).sort(function (a, c) { return a - c; });
-    var widest = function (ticks) {
-      return ticks.reduce(function (v, t) { return Math.max(v, P.measure(P.tickLabel(t), TICK)); },
-        0);
-    };
     var aside = function (ticks) {
       // room left of an axes: its tick labels, the ticks, a margin
-      return Math.max(26, 6 + widest(ticks) + P.TICK_PAD + P.TICK_LENGTH);
+      return Math.max(26, 6 + P.widest(ticks.map(P.tickLabel), TICK) + P.TICK_PAD +
+        P.TICK_LENGTH);
     };
     var leftAside = aside(yTicksLeft);
     var rightAside = aside([0, 1]);
@@ -152,10 +127,6 @@
     ].concat(P.wrap(second ? first + "," : first, NOTE, width - 12));
     if (second) slopeLines = slopeLines.concat(P.wrap(second, NOTE, width - 12));
     var slopesHeight = 6 + 1.2 * NOTE * slopeLines.length;
-    var wrapTitle = function (lines, room) {
-      return lines.reduce(function (out, line) { return out.concat(P.wrap(line, TITLE, room)); },
-        []);
-    };
 
     var boxes = []; // [left, top, width, height, titleLines] in CSS px
     var height;
@@ -163,7 +134,7 @@
       var gap = 24;
       var panelW = (width - leftAside - rightAside - gap - right) / 2;
       var panelH = Math.max(160, Math.min(260, Math.round(0.72 * panelW)));
-      var lines = titles.map(function (t) { return wrapTitle(t, panelW + gap); });
+      var lines = titles.map(function (t) { return P.wrap(t, TITLE, panelW + gap); });
       var top = slopesHeight + 10 + P.TITLE_PAD + 1.2 * TITLE *
         Math.max(lines[0].length, lines[1].length);
       boxes.push([leftAside, top, panelW, panelH, lines[0]]);
@@ -174,7 +145,7 @@
       var w = Math.max(40, width - left - right);
       var y = slopesHeight;
       titles.forEach(function (t) {
-        var titleLines = wrapTitle(t, w + 2 * Math.min(left, right));
+        var titleLines = P.wrap(t, TITLE, w + 2 * Math.min(left, right));
         var boxTop = y + 10 + P.TITLE_PAD + 1.2 * TITLE * titleLines.length;
         var boxH = Math.max(150, Math.min(240, Math.round(0.62 * w)));
         boxes.push([left, boxTop, w, boxH, titleLines]);
@@ -184,18 +155,11 @@
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    slopeLines.forEach(function (line, q) {
-      fig.text(W / 2, 6 + 1.2 * NOTE * q, line, { size: NOTE, align: "center", baseline: "top" });
-    });
+    fig.textLines(fig.width / 2, 6, slopeLines, { size: NOTE, align: "center", baseline: "top" });
     var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = TITLE;
-      ax.titlePx = TITLE;
+      var ax = fig.axesAt(box, { tick: TICK, label: TITLE, title: TITLE });
       ax.xlim(-i - 0.5, i + 0.5);
-      if (causal) axvspan(ax, 0.5, i + 0.5, "#e6e6e6");
+      if (causal) ax.axvspan(0.5, i + 0.5, "#e6e6e6");
       ax.axvline(0);
       ax.xticks([-i, 0, i]).xlabel("key offset j \u2212 i").title(box[4]);
       return ax;
@@ -231,8 +195,11 @@
     attentionAx.draw();
     if (causal) {
       // text over the lines, as matplotlib draws it (zorder 3)
+      // centred at x = i / 2 and half the axes' height (va="center")
       [biasAx, attentionAx].forEach(function (ax) {
-        centredText(fig, ax, i / 2, 0.5, ["masked", "(future)"], NOTE, "#737373");
+        fig.textLines(ax.px(i / 2), ax.top + ax.height / 2 - (1.2 * NOTE) / 2,
+          ["masked", "(future)"], { size: NOTE, align: "center", baseline: "middle",
+            color: "#737373" });
       });
     }
 

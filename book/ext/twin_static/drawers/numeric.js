@@ -30,115 +30,24 @@
       "fddd9ffddfa1fde1a3fce3a5fce5a6fce6a8fce8aafceaacfcecaefceeb0fcf0b1fcf1b3fcf3b5fcf5b7" +
       "fbf7b9fbf9bbfbfabdfbfcbf";
 
-  var lut = null;
-
-  /** MAGMA as 256 RGB triples (a Uint8Array of 768 bytes), decoded once. */
-  function magma() {
-    if (!lut) {
-      lut = new Uint8Array(768);
-      for (var i = 0; i < 768; i++) lut[i] = parseInt(MAGMA.substr(2 * i, 2), 16);
-    }
-    return lut;
-  }
-
   // matplotlib's colour cycle, "C0".."C9" (tab10)
   var CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
     "#7f7f7f", "#bcbd22", "#17becf"];
   var RED = "#d62728"; // "tab:red"
   var PT = 100 / 72; // CSS px per point: the book's figures are shown at 100 px per inch
-  var MINUS = "\u2212";
 
-  // -- numbers written as Python and matplotlib write them -----------------------------------
+  // -- numbers written as Python writes them --------------------------------------------------
 
-  /**
-   * Whether `tail`, the digits of a number's exact decimal expansion beyond those kept (as
-   * toFixed or toExponential writes them with 25 more digits), is 5 then zeros: an exact tie,
-   * which JavaScript rounds away from zero and Python to even. A double that is no tie differs
-   * from one far sooner than 25 digits on.
-   */
-  function tieAfter(tail) {
-    return /^50*$/.test(tail);
-  }
-
-  /** Python's f"{x:.{digits}f}" (and "%1.{digits}f" % x): half to even on an exact tie. */
-  function pyFixed(x, digits) {
-    var s = x.toFixed(digits);
-    var exact = Math.abs(x).toFixed(Math.min(100, digits + 25));
-    var point = exact.indexOf(".");
-    if (!tieAfter(exact.slice(point + 1 + digits))) return s;
-    var down = exact.slice(0, digits ? point + 1 + digits : point); // |x| rounded toward 0
-    if (Number(down.charAt(down.length - 1)) % 2 !== 0) return s; // up is the even one
-    return (x < 0 ? "-" : "") + down;
-  }
-
-  /** float(f"{x:.2g}"): x rounded to 2 significant digits, half to even on an exact tie. */
+  /** float(f"{x:.2g}"): x rounded to 2 significant digits, half to even on an exact tie (an
+   * exact tie: the digits of x's exact decimal expansion after the second are 5 then zeros). */
   function round2g(x) {
     var s = x.toExponential(1);
     var exact = Math.abs(x).toExponential(26);
     var mantissa = exact.split("e")[0]; // "d.ddd…"
-    if (tieAfter(mantissa.slice(3)) && Number(mantissa.charAt(2)) % 2 === 0) {
+    if (/^50*$/.test(mantissa.slice(3)) && Number(mantissa.charAt(2)) % 2 === 0) {
       s = (x < 0 ? "-" : "") + mantissa.slice(0, 3) + "e" + exact.split("e")[1];
     }
     return parseFloat(s);
-  }
-
-  /** 10^k as Python's 10.0 ** k: the double nearest it. */
-  function tenTo(k) {
-    return Number("1e" + k);
-  }
-
-  /** numpy.round(x, decimals) for decimals >= 0: rint(x·10^d) / 10^d. */
-  function npRound(x, decimals) {
-    var scale = tenTo(decimals);
-    return window.posencPlot.roundHalfEven(x * scale) / scale;
-  }
-
-  /**
-   * The labels matplotlib's ScalarFormatter writes for ticks at `locs` on an axis showing
-   * `view` = [a, b]: {labels, offset}. One number of decimals for all, enough to tell them
-   * apart, a real minus sign; when the largest visible tick is below 1e-4 or from 1e6 up, the
-   * labels count in units of 10^k and offset is the "1e−k" matplotlib writes at the axis's
-   * end ("" otherwise). No additive offset: every axis here runs from 0 or below to 0 or
-   * above.
-   */
-  function scalarLabels(locs, view) {
-    var lo = Math.min(view[0], view[1]);
-    var hi = Math.max(view[0], view[1]);
-    var largest = 0;
-    var visible = 0;
-    locs.forEach(function (x) {
-      if (lo <= x && x <= hi) {
-        visible += 1;
-        largest = Math.max(largest, Math.abs(x));
-      }
-    });
-    var power = visible && largest > 0 ? Math.floor(Math.log10(largest)) : 0;
-    if (power > -5 && power < 6) power = 0;
-    var unit = tenTo(power);
-    var scaled = locs.map(function (x) { return x / unit; });
-    var all = locs.length < 2 ? scaled.concat(view.map(function (x) { return x / unit; }))
-      : scaled;
-    var range = Math.max.apply(null, all) - Math.min.apply(null, all);
-    if (range === 0) range = Math.max.apply(null, all.map(Math.abs));
-    if (range === 0) range = 1;
-    var oom = Math.floor(Math.log10(range));
-    var sigfigs = Math.max(0, 3 - oom);
-    var thresh = 1e-3 * tenTo(oom);
-    while (sigfigs >= 0) {
-      var worst = 0;
-      for (var i = 0; i < scaled.length; i++) {
-        worst = Math.max(worst, Math.abs(scaled[i] - npRound(scaled[i], sigfigs)));
-      }
-      if (worst < thresh) sigfigs -= 1;
-      else break;
-    }
-    sigfigs += 1;
-    return {
-      labels: scaled.map(function (x) {
-        return pyFixed(Math.abs(x) < 1e-8 ? 0 : x, sigfigs).replace("-", MINUS);
-      }),
-      offset: power ? ("1e" + power).replace("-", MINUS) : "",
-    };
   }
 
   // -- what book.figures.numeric and book.figures._base compute --------------------------------
@@ -322,42 +231,6 @@
 
   // -- drawing that plot.js lacks ---------------------------------------------------------------
 
-  /**
-   * A heatmap of `values` (row-major, rows × cols) through `colors` (256 RGB triples), each
-   * cell flat, filling `rect` = [left, top, width, height] (CSS px); a value maps as
-   * matplotlib maps it: bin floor(256·(v − vmin)/(vmax − vmin)), clipped to the ends.
-   */
-  function imageLut(fig, rect, values, rows, cols, colors, vmin, vmax) {
-    var scratch = fig.canvas.posencNumericScratch;
-    if (!scratch) {
-      scratch = document.createElement("canvas");
-      fig.canvas.posencNumericScratch = scratch;
-    }
-    scratch.width = cols;
-    scratch.height = rows;
-    var sctx = scratch.getContext("2d");
-    var pixels = sctx.createImageData(cols, rows);
-    var data = pixels.data;
-    var span = vmax - vmin || 1;
-    for (var k = 0; k < rows * cols; k++) {
-      var bin = Math.floor(((values[k] - vmin) / span) * 256);
-      bin = bin < 0 ? 0 : bin > 255 ? 255 : bin;
-      data[4 * k] = colors[3 * bin];
-      data[4 * k + 1] = colors[3 * bin + 1];
-      data[4 * k + 2] = colors[3 * bin + 2];
-      data[4 * k + 3] = 255;
-    }
-    sctx.putImageData(pixels, 0, 0);
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(rect[0], rect[1], rect[2], rect[3]);
-    ctx.clip();
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(scratch, rect[0], rect[1], rect[2], rect[3]);
-    ctx.restore();
-  }
-
   /** Markers "o" at (xs[k], ys[k]): filled discs of diameter `size` CSS px, or rings (`ring`:
    * the line width) with no fill; clipped to the axes, as matplotlib clips them. */
   function markers(ax, xs, ys, size, color, ring) {
@@ -379,105 +252,6 @@
       ctx.fill();
     }
     ctx.restore();
-  }
-
-  /**
-   * matplotlib's legend at "upper right" of `ax` for marker entries [{label, color, size}],
-   * `ncols` columns: a white, 80 % opaque box with a light grey rounded frame; each entry a
-   * marker centred in a handle 2 font sizes long, then its label (fig.text). Spacings in
-   * font sizes: borderpad 0.4, handletextpad `textPad`, columnspacing 2, borderaxespad
-   * `axesPad`.
-   */
-  function legend(fig, ax, entries, size, ncols, textPad, axesPad) {
-    var ctx = fig.ctx;
-    var rows = Math.ceil(entries.length / ncols);
-    var columns = [];
-    for (var c = 0; c * rows < entries.length; c++) {
-      columns.push(entries.slice(c * rows, (c + 1) * rows));
-    }
-    var widths = columns.map(function (column) {
-      return column.reduce(function (w, e) {
-        return Math.max(w, 2 * size + textPad * size + fig.measure(e.label, size));
-      }, 0);
-    });
-    var pad = 0.4 * size;
-    var rowHeight = 1.2 * size;
-    var width = 2 * pad + widths.reduce(function (s, w) { return s + w; }, 0) +
-      2 * size * (columns.length - 1);
-    var height = 2 * pad + rows * rowHeight + 0.5 * size * (rows - 1);
-    var right = ax.left + ax.width - axesPad * size;
-    var top = ax.top + axesPad * size;
-    var left = right - width;
-    var radius = 0.2 * size;
-    ctx.save();
-    ctx.beginPath();
-    ctx.moveTo(left + radius, top);
-    ctx.arcTo(right, top, right, top + height, radius);
-    ctx.arcTo(right, top + height, left, top + height, radius);
-    ctx.arcTo(left, top + height, left, top, radius);
-    ctx.arcTo(left, top, right, top, radius);
-    ctx.closePath();
-    ctx.fillStyle = "rgba(255, 255, 255, 0.8)";
-    ctx.fill();
-    ctx.strokeStyle = "#cccccc";
-    ctx.lineWidth = PT;
-    ctx.stroke();
-    ctx.restore();
-    var x = left + pad;
-    columns.forEach(function (column, k) {
-      column.forEach(function (e, r) {
-        var y = top + pad + r * (rowHeight + 0.5 * size) + rowHeight / 2;
-        ctx.save();
-        ctx.beginPath();
-        ctx.arc(x + size, y, e.size / 2, 0, 2 * Math.PI);
-        ctx.fillStyle = e.color;
-        ctx.fill();
-        ctx.restore();
-        fig.text(x + 2 * size + textPad * size, y, e.label, { size: size, baseline: "middle" });
-      });
-      x += widths[k] + 2 * size;
-    });
-  }
-
-  /**
-   * book.figures._base.inset_colorbar: a colour bar just right of `ax` (a gap of 4 % of its
-   * width, 5 % wide, its full height) over [0, vmax], its axis widened to show a tick beyond
-   * vmax (as matplotlib widens it: the bar then stops short of the top), ticks and labels on
-   * its right. Returns the bar's axes.
-   */
-  function colorbar(fig, ax, colors, vmax, ticks, labels, tickPx) {
-    var P = window.posencPlot;
-    var W = fig.width;
-    var H = fig.height;
-    var gap = 0.04 * ax.width;
-    var barW = Math.max(8, 0.05 * ax.width);
-    var bar = fig.axes([(ax.left + ax.width + gap) / W, (H - ax.top - ax.height) / H, barW / W,
-      ax.height / H]);
-    var top = Math.max(vmax, Math.max.apply(null, ticks));
-    bar.xlim(0, 1).ylim(0, top);
-    var ramp = new Float64Array(256);
-    for (var k = 0; k < 256; k++) ramp[k] = ((255 - k + 0.5) / 256) * vmax;
-    imageLut(fig, [bar.left, bar.py(vmax), bar.width, bar.py(0) - bar.py(vmax)], ramp, 256, 1,
-      colors, 0, vmax);
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.strokeStyle = "#000000";
-    ctx.lineWidth = 0.8 * PT;
-    ctx.strokeRect(bar.left, bar.top, bar.width, bar.height);
-    ctx.beginPath();
-    var right = bar.left + bar.width;
-    ticks.forEach(function (t) {
-      ctx.moveTo(right, bar.py(t));
-      ctx.lineTo(right + P.TICK_LENGTH, bar.py(t));
-    });
-    ctx.stroke();
-    ctx.restore();
-    ticks.forEach(function (t, k2) {
-      fig.text(right + P.TICK_LENGTH + P.TICK_PAD, bar.py(t), labels[k2], {
-        size: tickPx, baseline: "middle",
-      });
-    });
-    return bar;
   }
 
   /**
@@ -517,7 +291,7 @@
     };
 
     var head;
-    var dist = pyFixed(m.dist, 3);
+    var dist = P.format(m.dist, ".3f");
     if (m.ties === 1) {
       head = "closest pair: positions " + i + " and " + j + " (distance " + dist + ")";
     } else if (m.neighbours) {
@@ -528,19 +302,20 @@
     } else {
       head = m.ties + " pairs tie for closest (distance " + dist + ")";
     }
-    var stepLine = "smallest neighbour step: " + pyFixed(m.step, 3);
+    var stepLine = "smallest neighbour step: " + P.format(m.step, ".3f");
     var heatTitle = "distance \u2016PE(i) \u2212 PE(j)\u2016";
 
     var span = high - low || 1;
     var ylim = [low - 0.08 * span, high + 0.35 * span];
     var xlim = [-0.05 * (n - 1), 1.05 * (n - 1)];
     var yTicks = fewTicksBetween(low, high);
-    var yFormat = scalarLabels(yTicks, ylim);
+    var yFormat = P.scalarFormat(yTicks, ylim[0], ylim[1]);
     var yLabels = yFormat.labels;
     var cells = indexTicks(n);
-    var cellLabels = scalarLabels(cells, [-0.5, n - 0.5]).labels;
+    var cellLabels = P.scalarFormat(cells, -0.5, n - 0.5).labels;
     var barTicks = fewTicksBetween(0, m.top);
-    var barFormat = scalarLabels(barTicks, [0, Math.max(m.top, Math.max.apply(null, barTicks))]);
+    var barTop = Math.max(m.top, Math.max.apply(null, barTicks)); // the bar's axis reaches it
+    var barFormat = P.scalarFormat(barTicks, 0, barTop);
     var barLabels = barFormat.labels;
 
     // -- layout, in CSS px, for the width the canvas is shown at
@@ -549,15 +324,12 @@
     var TITLE = 13;
     var LEGEND = 12;
     var width = window.posencPlot.layoutWidth(canvas);
-    var widest = function (labels) {
-      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, TICK)); }, 0);
-    };
     var aside = function (labels) {
-      return 4 + LABEL + P.LABEL_PAD + widest(labels) + P.TICK_PAD + P.TICK_LENGTH;
+      return 4 + LABEL + P.LABEL_PAD + P.widest(labels, TICK) + P.TICK_PAD + P.TICK_LENGTH;
     };
     var codeAside = aside(yLabels);
     var heatAside = aside(cellLabels);
-    var barRight = P.TICK_LENGTH + P.TICK_PAD + widest(barLabels) + 6; // right of the bar
+    var barRight = P.TICK_LENGTH + P.TICK_PAD + P.widest(barLabels, TICK) + 6; // right of the bar
     var below = P.TICK_LENGTH + P.TICK_PAD + 1.2 * TICK + P.LABEL_PAD + 1.2 * LABEL + 4;
     var titleLines = function (allowed) {
       // "(distance …)" kept whole when the first line breaks; an empty last line leaves room
@@ -602,18 +374,11 @@
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
+    var magma = P.lutFromHex(MAGMA);
 
     // -- left: the code of each position, the closest pair circled
-    var codes = axesAt(boxes[0]);
+    var codes = fig.axesAt(boxes[0], text);
     codes.xlim(xlim[0], xlim[1]).ylim(ylim[0], ylim[1]);
     var names = kind === "circle" ? ["sin(p/\u03b1)", "cos(p/\u03b1)"] : ["PE(p)"];
     var positions = new Float64Array(n);
@@ -624,13 +389,13 @@
     [a, b].slice(0, c).forEach(function (channel, k) {
       var color = CYCLE[cycle++ % CYCLE.length];
       markers(codes, positions, channel, dot, color, 0);
-      entries.push({ label: names[k], color: color, size: dot });
+      entries.push({ label: names[k], color: color, size: dot, edgeWidth: 0 });
       if (mark) {
         cycle++;
         markers(codes, [i, j], [channel[i], channel[j]], 10 * PT, RED, 2 * PT);
       }
     });
-    legend(fig, codes, entries, LEGEND, 2, 0.2, 0.3);
+    codes.legend(entries, { size: LEGEND, ncols: 2, handletextpad: 0.2, borderaxespad: 0.3 });
     codes.xticks(cells, cellLabels).yticks(yTicks, yLabels);
     codes.xlabel("position p").ylabel("code value").title(lines.code);
     codes.draw();
@@ -639,7 +404,7 @@
     }
 
     // -- right: the distance between every pair of codes, sampled at the device's pixels
-    var heat = axesAt(boxes[1]);
+    var heat = fig.axesAt(boxes[1], text);
     heat.xlim(-0.5, n - 0.5).ylim(n - 0.5, -0.5);
     var dpr = fig.dpr;
     var cols = Math.min(n, Math.ceil(heat.width * dpr));
@@ -661,12 +426,17 @@
         shown[r * cols + s] = Math.sqrt(dx * dx + dy * dy);
       }
     }
-    imageLut(fig, [heat.left, heat.top, heat.width, heat.height], shown, rows, cols, magma(), 0,
-      m.top);
+    fig.cells([heat.left, heat.top, heat.width, heat.height], shown, rows, cols, magma, 0, m.top,
+      { clip: true });
     heat.xticks(cells, cellLabels).yticks(cells, cellLabels);
     heat.xlabel("j").ylabel("i").title(lines.heat);
     heat.draw();
-    var bar = colorbar(fig, heat, magma(), m.top, barTicks, barLabels, TICK);
+    // book.figures._base.inset_colorbar: a gap of 4 % of the heatmap's width, 5 % wide
+    var bar = fig.colorbar([heat.left + heat.width + 0.04 * heat.width, heat.top,
+      Math.max(8, 0.05 * heat.width), heat.height], {
+      lut: magma, vmin: 0, vmax: m.top, top: barTop, ticks: barTicks, labels: barLabels,
+      size: TICK, outline: 0.8 * PT,
+    });
     if (barFormat.offset) {
       fig.text(bar.left + bar.width, bar.top - P.TITLE_PAD, barFormat.offset, {
         size: TICK, align: "right",

@@ -102,55 +102,6 @@
     return out;
   }
 
-  /** Python's format(x, ".1e"): 4.3e-01. */
-  function sci(x) {
-    var parts = x.toExponential(1).split("e");
-    var e = parseInt(parts[1], 10);
-    var digits = String(Math.abs(e));
-    return parts[0] + "e" + (e < 0 ? "-" : "+") + (digits.length < 2 ? "0" + digits : digits);
-  }
-
-  /** A vertical colour bar right of `ax` (book.figures._base.inset_colorbar). */
-  function colorbar(fig, ax, cmap, ticks, labels, label, size) {
-    var P = window.posencPlot;
-    var gap = 0.05 * ax.width;
-    var bar = fig.axes([(ax.left + ax.width + gap) / fig.width,
-      (fig.height - ax.top - ax.height) / fig.height, Math.max(8, 0.06 * ax.width) / fig.width,
-      ax.height / fig.height]);
-    var steps = 256;
-    var values = new Float64Array(steps);
-    for (var i = 0; i < steps; i++) values[i] = 1 - (i + 0.5) / steps;
-    bar.xlim(0, 1).ylim(0, 1);
-    bar.image(values, steps, 1, { cmap: cmap, vmin: 0, vmax: 1, extent: [0, 1, 0, 1] });
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.strokeStyle = "#000000";
-    ctx.lineWidth = 1.1;
-    ctx.strokeRect(bar.left, bar.top, bar.width, bar.height);
-    ctx.beginPath();
-    var right = bar.left + bar.width;
-    var widest = 0;
-    ticks.forEach(function (t) {
-      ctx.moveTo(right, bar.py(t));
-      ctx.lineTo(right + P.TICK_LENGTH, bar.py(t));
-    });
-    ctx.stroke();
-    ctx.restore();
-    ticks.forEach(function (t, i) {
-      var text = labels[i];
-      widest = Math.max(widest, P.measure(text, size));
-      fig.text(right + P.TICK_LENGTH + P.TICK_PAD, bar.py(t), text, {
-        size: size, baseline: "middle",
-      });
-    });
-    // read upwards, as matplotlib's colour bar label
-    fig.text(right + P.TICK_LENGTH + P.TICK_PAD + widest + P.LABEL_PAD,
-      bar.top + bar.height / 2, label, {
-        size: size, align: "center", baseline: "top", rotate: -Math.PI / 2,
-      });
-    return right + P.TICK_LENGTH + P.TICK_PAD + widest + P.LABEL_PAD + 1.2 * size;
-  }
-
   /**
    * Chapter 1: attention of the sentence (left) and of its shuffle (middle), and how far each
    * word's output moved (right); stacked on a narrow screen. values: {shuffle, positions};
@@ -173,12 +124,12 @@
     var LABEL = 13;
     var TITLE = 13;
     var width = P.layoutWidth(canvas);
-    var wordWidth = words.reduce(function (w, t) { return Math.max(w, P.measure(t, LABEL)); }, 0);
+    var wordWidth = P.widest(words, LABEL);
     var tag = positions ? "with positions" : "no positions";
     var titles = [
       ["attention, original order", tag],
       ["attention, shuffled order", tag],
-      ["per-word output change", "max = " + sci(Math.max.apply(null, result.delta))],
+      ["per-word output change", "max = " + P.format(Math.max.apply(null, result.delta), ".1e")],
     ];
     var titleH = P.TITLE_PAD + 2 * 1.2 * TITLE + 6;
     var keysH = 6 + 1.2 * LABEL + 6; // "keys: same order as rows" under a heatmap
@@ -217,17 +168,9 @@
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
     [[result.a, words], [result.aPerm, shuffledWords]].forEach(function (panel, k) {
-      var ax = axesAt(boxes[k]);
+      var ax = fig.axesAt(boxes[k], text);
       ax.xlim(-0.5, n - 0.5).ylim(n - 0.5, -0.5);
       ax.image(flat(panel[0]), n, n, { cmap: "viridis", vmin: 0, vmax: 1 });
       ax.xlabel("keys: same order as rows").title(titles[k]);
@@ -235,20 +178,20 @@
       panel[1].forEach(function (word, r) {
         fig.text(ax.left - 6, ax.py(r), word, { size: LABEL, align: "right", baseline: "middle" });
       });
-      if (k === 1) colorbar(fig, ax, "viridis", [0, 0.5, 1], ["0.0", "0.5", "1.0"], "attention weight",
-          TICK);
+      if (k === 1) {
+        // book.figures._base.inset_colorbar: a gap of 5 % of the heatmap's width, 6 % wide
+        fig.colorbar([ax.left + ax.width + 0.05 * ax.width, ax.top, Math.max(8, 0.06 * ax.width),
+          ax.height], {
+          cmap: "viridis", vmin: 0, vmax: 1, ticks: [0, 0.5, 1], labels: ["0.0", "0.5", "1.0"],
+          size: TICK, outline: 1.1, tickWidth: 1.1, label: "attention weight",
+        });
+      }
     });
-    var bars = axesAt(boxes[2]);
+    var bars = fig.axesAt(boxes[2], text);
     bars.xlim(-0.5 - 0.1, n - 0.5 + 0.1).ylim(0, top);
-    var ctx = bars.clip();
-    ctx.fillStyle = positions ? RED : BLUE;
-    for (var w = 0; w < n; w++) {
-      var x0 = bars.px(w - 0.4);
-      var x1 = bars.px(w + 0.4);
-      var yTop = bars.py(Math.min(result.delta[w], top));
-      ctx.fillRect(x0, yTop, x1 - x0, bars.py(0) - yTop);
-    }
-    ctx.restore();
+    bars.bar(words.map(function (word, w) { return w; }),
+      words.map(function (word, w) { return Math.min(result.delta[w], top); }),
+      { width: 0.8, color: positions ? RED : BLUE });
     bars.yticks([0, Math.round((top / 2) * 100) / 100], ["0.00", (Math.round((top / 2) * 100) /
       100).toFixed(2)]);
     bars.ylabel("\u2016output change\u2016").title(titles[2]);

@@ -7,29 +7,18 @@
 
   var PT = 100 / 72; // CSS px per point: the book's figures are shown at 100 CSS px per inch
   // the three pairs shown, fastest first (book.figures.rotary._SHOWN_PAIRS): colour (tab10's C3,
-  // C1, C0), radius of its circle, and the dashes of its cosine on the score panel ("-", "--",
-  // ":" at 0.7 pt: matplotlib's (3.7, 1.6) and (1, 1.65) times the width; not told apart by
-  // colour alone)
+  // C1, C0), radius of its circle, and the line style of its cosine on the score panel (not
+  // told apart by colour alone)
   var SHOWN = [
-    { colour: "#d62728", rgb: "214, 39, 40", radius: 1.0, dash: [] },
-    { colour: "#ff7f0e", rgb: "255, 127, 14", radius: 0.68, dash: [2.59 * PT, 1.12 * PT] },
-    { colour: "#1f77b4", rgb: "31, 119, 180", radius: 0.36, dash: [0.7 * PT, 1.155 * PT] },
+    { colour: "#d62728", rgb: "214, 39, 40", radius: 1.0, dash: "-" },
+    { colour: "#ff7f0e", rgb: "255, 127, 14", radius: 0.68, dash: "--" },
+    { colour: "#1f77b4", rgb: "31, 119, 180", radius: 0.36, dash: ":" },
   ];
   var GREY_BAR = "#a6a6a6"; // matplotlib's "0.65"
   var RING = "#e0e0e0"; // "0.88"
   var ZERO = "#999999"; // "0.6"
   var BINS = 100; // log bins of the score panel (rotary_explorer_figure's _log_bins(x, y, 100))
   var BLOCK = 128; // offsets between exact restarts of the rotation recurrence
-  var SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
-    4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
-
-  /** book.figures.rotary._power_of_ten: "1", "10¹", "10⁻⁴" as plain text. */
-  function powerOfTen(exponent) {
-    if (exponent === 0) return "1";
-    return "10" + String(exponent).split("").map(function (ch) {
-      return SUPERSCRIPTS[ch];
-    }).join("");
-  }
 
   /**
    * The normalised score of a key equal to the query, Σ_i cos(r·θ_i) / (d/2), at every offset
@@ -140,25 +129,7 @@
     return { centre: centre, lo: lo, mean: mean, hi: hi };
   }
 
-  // -- drawing helpers plot.js lacks (candidates for it) ---------------------------------------
-
-  /** A line through (xs[i], ys[i]) with dashes (CSS px, [] for solid), clipped to the axes. */
-  function dashedLine(ax, xs, ys, colour, width, dash) {
-    var ctx = ax.clip();
-    ctx.beginPath();
-    for (var i = 0; i < xs.length; i++) {
-      var x = ax.px(xs[i]);
-      var y = ax.py(ys[i]);
-      if (i === 0) ctx.moveTo(x, y);
-      else ctx.lineTo(x, y);
-    }
-    ctx.setLineDash(dash);
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = width;
-    ctx.lineJoin = "round";
-    ctx.stroke();
-    ctx.restore();
-  }
+  // -- drawing helpers plot.js lacks --------------------------------------------------------
 
   /** fill_between(xs, lo, hi): the band between two curves, in `fill` (a CSS colour). */
   function fillBetween(ax, xs, lo, hi, fill) {
@@ -192,22 +163,6 @@
     ctx.restore();
   }
 
-  /** Lines of text centred at x, the last one's baseline at `bottom` (a title of several lines). */
-  function textLines(fig, x, bottom, lines, size) {
-    lines.forEach(function (line, i) {
-      fig.text(x, bottom - (lines.length - 1 - i) * 1.2 * size, line, {
-        size: size, align: "center", baseline: "alphabetic",
-      });
-    });
-  }
-
-  /** Each of `lines` wrapped to `maxWidth`: the figure's line breaks, and more on a narrow one. */
-  function wrapLines(lines, size, maxWidth) {
-    return lines.reduce(function (out, line) {
-      return out.concat(window.posencPlot.wrap(line, size, maxWidth));
-    }, []);
-  }
-
   /**
    * Chapter 9: RoPE's rotation speeds and the score of a matching key, as
    * book.figures.rotary.rotary_explorer_figure draws them. Left: the fastest, a middle and the
@@ -239,16 +194,13 @@
     var LABEL = 13;
     var TITLE = 12;
     var width = window.posencPlot.layoutWidth(canvas);
-    var widest = function (labels, size) {
-      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, size)); }, 0);
-    };
     var turnTicks = [-4, 0, 4];
-    var turnLabels = turnTicks.map(powerOfTen);
+    var turnLabels = turnTicks.map(P.powerOfTen);
     var top10 = Math.floor(Math.log10(context) + 1e-12);
     var decades = [];
     for (var e = 0; e <= top10; e++) decades.push(e);
     var aside = function (tickLabels) {
-      return 4 + widest(tickLabels, TICK) + P.TICK_PAD + P.TICK_LENGTH;
+      return 4 + P.widest(tickLabels, TICK) + P.TICK_PAD + P.TICK_LENGTH;
     };
     var turnsAside = aside(turnLabels);
     var scoreAside = aside(["\u22121", "0", "1"]);
@@ -260,7 +212,7 @@
     var turnsLabel = ["pair i = 0 \u2026 " + (half - 1) + ",", "fastest to slowest"];
     var belowTurns = P.TICK_LENGTH + P.LABEL_PAD + 2 * 1.2 * LABEL;
     var belowScore = P.TICK_LENGTH + P.TICK_PAD + 1.2 * TICK + P.LABEL_PAD + 1.2 * LABEL;
-    var right = 6 + widest([powerOfTen(top10)], TICK) / 2;
+    var right = 6 + P.widest([P.powerOfTen(top10)], TICK) / 2;
     var boxes = {}; // name -> [left, top, width, height, title lines] in CSS px
     var height;
     if (width >= 560) {
@@ -271,9 +223,9 @@
       var side = Math.min(0.9 * w, 260);
       var h = Math.max(130, Math.min(260, Math.round(0.92 * w)));
       var lines = [
-        wrapLines(circleTitle, TITLE, side + 2 * Math.min(margin, gap / 2)),
-        wrapLines(turnsTitle, TITLE, w + gap),
-        wrapLines(scoreTitle, TITLE, w + gap / 2 + right),
+        P.wrap(circleTitle, TITLE, side + 2 * Math.min(margin, gap / 2)),
+        P.wrap(turnsTitle, TITLE, w + gap),
+        P.wrap(scoreTitle, TITLE, w + gap / 2 + right),
       ];
       var most = Math.max(lines[0].length, lines[1].length, lines[2].length);
       var top = 6 + P.TITLE_PAD + 1.2 * TITLE * most;
@@ -287,14 +239,14 @@
       var left = Math.max(turnsAside, scoreAside);
       var wide = Math.max(40, width - left - right);
       var circleSide = Math.max(100, Math.min(240, width - 16, Math.round(0.62 * wide)));
-      var circleLines = wrapLines(circleTitle, TITLE, width - 16);
+      var circleLines = P.wrap(circleTitle, TITLE, width - 16);
       var y = 6 + P.TITLE_PAD + 1.2 * TITLE * circleLines.length;
       boxes.circle = [(width - circleSide) / 2, y, circleSide, circleSide, circleLines];
       y += circleSide + 10;
       var hh = Math.max(130, Math.min(240, Math.round(0.6 * wide)));
       [["turns", turnsTitle, belowTurns], ["score", scoreTitle, belowScore]].forEach(
         function (panel) {
-          var titleLines = wrapLines(panel[1], TITLE, wide + 2 * Math.min(left, right));
+          var titleLines = P.wrap(panel[1], TITLE, wide + 2 * Math.min(left, right));
           var panelTop = y + 6 + P.TITLE_PAD + 1.2 * TITLE * titleLines.length;
           boxes[panel[0]] = [left, panelTop, wide, hh, titleLines];
           y = panelTop + hh + panel[2] + 6;
@@ -303,56 +255,39 @@
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var ctx = fig.ctx;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
 
     // left: the three pairs on their circles (no frame, equal aspect)
-    var circ = axesAt(boxes.circle);
+    var circ = fig.axesAt(boxes.circle, text);
     circ.xlim(-1.15, 1.15).ylim(-1.15, 1.15);
     var ring = P.linspace(0, 2 * Math.PI, 120);
     SHOWN.forEach(function (shown) {
-      dashedLine(circ, ring.map(function (a) { return shown.radius * Math.cos(a); }),
-        ring.map(function (a) { return shown.radius * Math.sin(a); }), RING, 0.8 * PT, []);
+      circ.plot(ring.map(function (a) { return shown.radius * Math.cos(a); }),
+        ring.map(function (a) { return shown.radius * Math.sin(a); }),
+        { color: RING, width: 0.8 * PT });
     });
     SHOWN.forEach(function (shown, j) {
       var sweep = Math.min(theta[pairs[j]] * (context - 1), 2 * Math.PI);
       var arc = P.linspace(0, 1, 120).map(function (f) { return f * sweep; });
-      dashedLine(circ, arc.map(function (a) { return shown.radius * Math.cos(a); }),
+      circ.plot(arc.map(function (a) { return shown.radius * Math.cos(a); }),
         arc.map(function (a) { return shown.radius * Math.sin(a); }),
-        "rgba(" + shown.rgb + ", 0.45)", 2.5 * PT, []);
+        { color: "rgba(" + shown.rgb + ", 0.45)", width: 2.5 * PT });
     });
-    var dotRadius = (Math.sqrt(14) / 2) * PT; // scatter's s = 14 pt², a white 0.4 pt edge
-    ctx.save();
-    ctx.lineWidth = 0.4 * PT;
-    ctx.strokeStyle = "#ffffff";
     SHOWN.forEach(function (shown, j) {
-      ctx.fillStyle = shown.colour;
-      for (var m = 0; m < 16; m++) {
-        var a = dots[m][pairs[j]];
-        ctx.beginPath();
-        ctx.arc(circ.px(shown.radius * Math.cos(a)), circ.py(shown.radius * Math.sin(a)),
-          dotRadius, 0, 2 * Math.PI);
-        ctx.fill();
-        ctx.stroke();
-      }
+      var at = dots.map(function (row) { return row[pairs[j]]; });
+      circ.markers(at.map(function (a) { return shown.radius * Math.cos(a); }),
+        at.map(function (a) { return shown.radius * Math.sin(a); }), {
+          size: Math.sqrt(14) * PT, color: shown.colour, edge: "#ffffff", edgeWidth: 0.4 * PT,
+          clip: false,
+        }); // scatter's s = 14 pt², a white 0.4 pt edge
     });
-    ctx.restore();
-    textLines(fig, boxes.circle[0] + boxes.circle[2] / 2, boxes.circle[1] - P.TITLE_PAD,
-      boxes.circle[4], TITLE);
+    fig.textLines(boxes.circle[0] + boxes.circle[2] / 2, boxes.circle[1] - P.TITLE_PAD,
+      boxes.circle[4], { size: TITLE, align: "center", above: true });
 
     // middle: full turns of every pair over the context, log10 on a linear axis
-    var turnsAx = axesAt(boxes.turns);
+    var turnsAx = fig.axesAt(boxes.turns, text);
     turnsAx.xlim(-1, half).ylim(-4, 4);
-    dashedLine(turnsAx, [-1, half], [0, 0], "#000000", 0.8 * PT, [3.7 * 0.8 * PT,
-      1.6 * 0.8 * PT]); // one full turn
+    turnsAx.axhline(0, { color: "#000000", width: 0.8 * PT, dash: "--" }); // one full turn
     var xs = [];
     var colours = [];
     for (var i = 0; i < half; i++) {
@@ -364,14 +299,12 @@
     turnsAx.yticks(turnTicks, turnLabels).title(boxes.turns[4]);
     turnsAx.draw();
     var labelTop = boxes.turns[1] + boxes.turns[3] + P.TICK_LENGTH + P.LABEL_PAD;
-    turnsLabel.forEach(function (line, j) {
-      fig.text(boxes.turns[0] + boxes.turns[2] / 2, labelTop + 1.2 * LABEL * j, line, {
-        size: LABEL, align: "center", baseline: "top",
-      });
+    fig.textLines(boxes.turns[0] + boxes.turns[2] / 2, labelTop, turnsLabel, {
+      size: LABEL, align: "center", baseline: "top",
     });
 
     // right: the score against log10(r); the swept ranges, then the mean lines
-    var scoreAx = axesAt(boxes.score);
+    var scoreAx = fig.axesAt(boxes.score, text);
     scoreAx.xlim(0, Math.log10(context)).ylim(-1.05, 1.05);
     SHOWN.forEach(function (shown, j) {
       fillBetween(scoreAx, logCentre, bins.lo[j], bins.hi[j], "rgba(" + shown.rgb + ", 0.12)");
@@ -379,10 +312,11 @@
     fillBetween(scoreAx, logCentre, bins.lo[3], bins.hi[3], "rgba(0, 0, 0, 0.3)");
     scoreAx.axhline(0, { color: ZERO, width: 0.6 * PT });
     SHOWN.forEach(function (shown, j) {
-      dashedLine(scoreAx, logCentre, bins.mean[j], shown.colour, 0.7 * PT, shown.dash);
+      scoreAx.plot(logCentre, bins.mean[j], { color: shown.colour, width: 0.7 * PT,
+        dash: shown.dash });
     });
-    dashedLine(scoreAx, logCentre, bins.mean[3], "#000000", 1.2 * PT, []);
-    scoreAx.xticks(decades, decades.map(powerOfTen)).yticks([-1, 0, 1]);
+    scoreAx.plot(logCentre, bins.mean[3], { color: "#000000", width: 1.2 * PT });
+    scoreAx.xticks(decades, decades.map(P.powerOfTen)).yticks([-1, 0, 1]);
     scoreAx.xlabel("offset r (log scale)").title(boxes.score[4]);
     scoreAx.draw();
 

@@ -12,8 +12,6 @@
   var STYLE = [["#7b3294", "o"], ["#e66101", "s"], ["#0571b0", "^"]];
   var GREY = "#4d4d4d"; // matplotlib's "0.3"
   var PT = 100 / 72; // CSS px per point: the book shows figures at 100 px per inch
-  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
-    4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
 
   // -- what the twin lacks: mirrors of book.figures.rotary_nd's private helpers -----------------
 
@@ -30,46 +28,12 @@
     return omega.concat(omega).map(function (w) { return TWO_PI / w; });
   }
 
-  /** book.figures.rotary_nd._power_label: "10⁴" for exponent 4. */
+  /** book.figures.rotary_nd._power_label: "10⁴" for exponent 4 ("10⁰" for 0). */
   function powerLabel(exponent) {
-    return "10" + String(exponent).split("").map(function (ch) {
-      return SUPERSCRIPT[ch];
-    }).join("");
+    return "10" + window.posencPlot.superscript(exponent);
   }
 
-  // -- local plot helpers (plot.js has none of these yet) ---------------------------------------
-
-  /** Python's divmod of floats (CPython's float_divmod), as matplotlib's tick code uses it:
-   * [a // b, a % b]; 1.0 // 0.1 is 9, not Math.floor(1.0 / 0.1) = 10. */
-  function pyDivmod(a, b) {
-    var mod = a % b; // C's fmod, exact
-    var div = (a - mod) / b;
-    if (mod) {
-      if ((b < 0) !== (mod < 0)) {
-        mod += b;
-        div -= 1;
-      }
-    } else {
-      mod = b < 0 ? -0 : 0;
-    }
-    var floor;
-    if (div) {
-      floor = Math.floor(div);
-      if (div - floor > 0.5) floor += 1;
-    } else {
-      floor = a / b < 0 ? -0 : 0;
-    }
-    return [floor, mod];
-  }
-
-  function floorDiv(a, b) {
-    return pyDivmod(a, b)[0];
-  }
-
-  /** 10 ** e for an integer e, correctly rounded (as Python's float 10.0 ** e). */
-  function pow10(e) {
-    return Number("1e" + e);
-  }
+  // -- matplotlib's tick locators, which plot.js lacks ---------------------------------------
 
   /**
    * matplotlib's AutoLocator (MaxNLocator, nbins "auto", steps 1, 2, 2.5, 5, 10) over
@@ -78,6 +42,8 @@
    * beyond the view included (as the formatter sees them).
    */
   function autoTicks(vmin, vmax, lengthPx, tickPx, perLabel) {
+    var P = window.posencPlot;
+    var pow10 = P.pow10;
     var nbins = Math.max(1, Math.min(9, Math.floor(lengthPx / (tickPx * perLabel))));
     var dv = Math.abs(vmax - vmin);
     var meanv = (vmax + vmin) / 2;
@@ -98,10 +64,10 @@
       var tol = offset !== 0
         ? Math.min(0.4999, Math.max(1e-10, Math.pow(10, Math.log10(Math.abs(offset) / step) - 12)))
         : 1e-10;
-      var best = floorDiv(lo, step) * step;
-      var dm = pyDivmod(lo - best, step); // _Edge_integer.le
+      var best = P.divmod(lo, step)[0] * step;
+      var dm = P.divmod(lo - best, step); // _Edge_integer.le
       var low = Math.abs(dm[1] / step - 1) < tol ? dm[0] + 1 : dm[0];
-      dm = pyDivmod(hi - best, step); // _Edge_integer.ge
+      dm = P.divmod(hi - best, step); // _Edge_integer.ge
       var high = Math.abs(dm[1] / step) < tol ? dm[0] : dm[0] + 1;
       ticks = [];
       for (var n = low; n <= high; n++) ticks.push(n * step + best);
@@ -109,63 +75,6 @@
       if (shown >= 2) break;
     }
     return ticks.map(function (t) { return t + offset; });
-  }
-
-  /**
-   * matplotlib's ScalarFormatter (offset, no scientific notation) for the ticks `locs` of a
-   * view [vmin, vmax]: {labels, offset} with a real minus sign.
-   */
-  function scalarLabels(locs, vmin, vmax) {
-    var visible = locs.filter(function (t) { return t >= vmin && t <= vmax; });
-    var offset = 0;
-    if (visible.length) {
-      var lmin = Math.min.apply(null, visible);
-      var lmax = Math.max.apply(null, visible);
-      if (!(lmin === lmax || (lmin <= 0 && lmax >= 0))) {
-        var absMin = Math.min(Math.abs(lmin), Math.abs(lmax));
-        var absMax = Math.max(Math.abs(lmin), Math.abs(lmax));
-        var sign = lmin < 0 ? -1 : 1;
-        var oomMax = Math.ceil(Math.log10(absMax));
-        var oom = oomMax;
-        while (floorDiv(absMin, pow10(oom)) === floorDiv(absMax, pow10(oom))) oom--;
-        oom += 1;
-        if ((absMax - absMin) / pow10(oom) <= 1e-2) {
-          oom = oomMax;
-          while (floorDiv(absMax, pow10(oom)) - floorDiv(absMin, pow10(oom)) <= 1) {
-            oom--;
-          }
-          oom += 1;
-        }
-        var lead = floorDiv(absMax, pow10(oom));
-        offset = lead >= 1000 ? sign * lead * pow10(oom) : 0;
-      }
-    }
-    var shifted = locs.map(function (t) { return t - offset; });
-    var range = Math.max.apply(null, shifted) - Math.min.apply(null, shifted);
-    if (range === 0) range = Math.max.apply(null, shifted.map(Math.abs)) || 1;
-    var rangeOom = Math.floor(Math.log10(range));
-    var sigfigs = Math.max(0, 3 - rangeOom);
-    var thresh = 1e-3 * pow10(rangeOom);
-    while (sigfigs >= 0) {
-      var f = pow10(sigfigs);
-      var worst = shifted.reduce(function (w, t) {
-        return Math.max(w, Math.abs(t - Math.round(t * f) / f));
-      }, 0);
-      if (worst < thresh) sigfigs -= 1;
-      else break;
-    }
-    sigfigs += 1;
-    var labels = shifted.map(function (t) {
-      return (Math.abs(t) < 1e-8 ? 0 : t).toFixed(sigfigs).replace("-", "\u2212");
-    });
-    var offsetText = "";
-    if (offset) {
-      var e = Math.floor(Math.log10(Math.abs(offset)));
-      var s = Math.round((offset / Math.pow(10, e)) * 1e10) / 1e10;
-      offsetText = (offset > 0 ? "+" : "") + String(s) + (e === 0 ? "" : "e" + e);
-      offsetText = offsetText.replace("-", "\u2212");
-    }
-    return { labels: labels, offset: offsetText };
   }
 
   /** matplotlib's LogLocator(base=10, numticks=n): the exponents of the major ticks over the
@@ -195,145 +104,10 @@
     return out;
   }
 
-  /** A matplotlib marker ("o", "s", "^") of `size` px across, filled, edged in its colour. */
-  function marker(ctx, kind, x, y, size, color) {
-    var h = size / 2;
-    ctx.beginPath();
-    if (kind === "o") {
-      ctx.arc(x, y, h, 0, TWO_PI);
-    } else if (kind === "s") {
-      ctx.rect(x - h, y - h, size, size);
-    } else {
-      ctx.moveTo(x, y - h);
-      ctx.lineTo(x - h, y + h);
-      ctx.lineTo(x + h, y + h);
-      ctx.closePath();
-    }
-    ctx.fillStyle = color;
-    ctx.strokeStyle = color;
-    ctx.lineWidth = PT; // markeredgewidth 1 pt
-    ctx.fill();
-    ctx.stroke();
-  }
-
-  /** Markers at (xs[i], ys[i]) in data coordinates, clipped to the axes. */
-  function scatter(ax, xs, ys, kind, color) {
-    var ctx = ax.clip();
-    for (var i = 0; i < xs.length; i++) {
-      marker(ctx, kind, ax.px(xs[i]), ax.py(ys[i]), 4 * PT, color); // ms = 4 pt
-    }
-    ctx.restore();
-  }
-
-  /** A dashed horizontal line across the axes at y (matplotlib's "--", lw in points). */
-  function dashedHline(ax, y, color, lw) {
-    var ctx = ax.clip();
-    ctx.beginPath();
-    ctx.setLineDash([3.7 * lw * PT, 1.6 * lw * PT]);
-    ctx.moveTo(ax.left, ax.py(y));
-    ctx.lineTo(ax.left + ax.width, ax.py(y));
-    ctx.strokeStyle = color;
-    ctx.lineWidth = lw * PT;
-    ctx.stroke();
-    ctx.restore();
-  }
-
-  /** An unfilled rectangle [x0, x1] × [y0, y1] in data coordinates, clipped to the axes. */
-  function outline(ax, x0, y0, x1, y1, color, lw) {
-    var ctx = ax.clip();
-    var left = Math.min(ax.px(x0), ax.px(x1));
-    var top = Math.min(ax.py(y0), ax.py(y1));
-    ctx.strokeStyle = color;
-    ctx.lineWidth = lw * PT;
-    ctx.strokeRect(left, top, Math.abs(ax.px(x1) - ax.px(x0)), Math.abs(ax.py(y1) - ax.py(y0)));
-    ctx.restore();
-  }
-
-  /** A legend in the upper left corner: entries [label, marker, colour] (legend's defaults,
-   * with the figure's borderpad 0.3 and handletextpad 0.2). */
-  function legend(fig, ax, entries, size) {
-    var pad = 0.5 * size; // borderaxespad
-    var inner = 0.3 * size; // borderpad
-    var handle = 2 * size; // handlelength
-    var gap = 0.2 * size; // handletextpad
-    var line = 1.2 * size;
-    var spacing = 0.5 * size; // labelspacing
-    var widest = entries.reduce(function (w, e) {
-      return Math.max(w, fig.measure(e[0], size));
-    }, 0);
-    var width = 2 * inner + handle + gap + widest;
-    var height = 2 * inner + entries.length * line + (entries.length - 1) * spacing;
-    var x = ax.left + pad;
-    var y = ax.top + pad;
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.beginPath();
-    if (ctx.roundRect) ctx.roundRect(x, y, width, height, 0.2 * size);
-    else ctx.rect(x, y, width, height);
-    ctx.fillStyle = "rgba(255, 255, 255, 0.8)";
-    ctx.fill();
-    ctx.strokeStyle = "#cccccc";
-    ctx.lineWidth = PT;
-    ctx.stroke();
-    entries.forEach(function (e, i) {
-      var middle = y + inner + i * (line + spacing) + line / 2;
-      marker(ctx, e[1], x + inner + handle / 2, middle, 4 * PT, e[2]);
-    });
-    ctx.restore();
-    entries.forEach(function (e, i) {
-      var middle = y + inner + i * (line + spacing) + line / 2;
-      fig.text(x + inner + handle + gap, middle, e[0], { size: size, baseline: "middle" });
-    });
-  }
-
-  /**
-   * A vertical colour bar in `box` [left, top, width, height] (CSS px) of the colormap over
-   * [lo, hi], ticked on its right as fig.colorbar ticks it (AutoLocator, ScalarFormatter).
-   */
-  function colorbar(fig, box, cmap, lo, hi, tickPx) {
-    var W = fig.width;
-    var H = fig.height;
-    var ax = fig.axes([box[0] / W, (H - box[1] - box[3]) / H, box[2] / W, box[3] / H]);
-    ax.xlim(0, 1).ylim(lo, hi);
-    var bins = new Float64Array(256);
-    for (var i = 0; i < 256; i++) bins[i] = lo + ((255 - i + 0.5) / 256) * (hi - lo);
-    ax.image(bins, 256, 1, { cmap: cmap, vmin: lo, vmax: hi, extent: [0, 1, lo, hi] });
-    ax.draw(); // the outline: no ticks on the left or below
-    var ticks = autoTicks(lo, hi, box[3], tickPx, 2);
-    var shown = scalarLabels(ticks, lo, hi);
-    var ctx = fig.ctx;
-    var right = ax.left + ax.width;
-    var span = Math.abs(hi - lo);
-    ctx.save();
-    ctx.strokeStyle = "#000000";
-    ctx.lineWidth = 0.8 * PT;
-    ctx.beginPath();
-    ticks.forEach(function (t) {
-      if (t < lo - 1e-9 * span || t > hi + 1e-9 * span) return;
-      ctx.moveTo(right, ax.py(t));
-      ctx.lineTo(right + window.posencPlot.TICK_LENGTH, ax.py(t));
-    });
-    ctx.stroke();
-    ctx.restore();
-    var P = window.posencPlot;
-    ticks.forEach(function (t, k) {
-      if (t < lo - 1e-9 * span || t > hi + 1e-9 * span) return;
-      fig.text(right + P.TICK_LENGTH + P.TICK_PAD, ax.py(t), shown.labels[k], {
-        size: tickPx, baseline: "middle",
-      });
-    });
-    if (shown.offset) {
-      fig.text(right, ax.top - 4, shown.offset, { size: tickPx, baseline: "bottom" });
-    }
-    return { ticks: ticks, labels: shown.labels, offset: shown.offset };
-  }
-
   /** The widest label a colour bar over [lo, hi] of `height` px would show, in CSS px. */
   function colorbarLabelWidth(lo, hi, height, tickPx) {
-    var shown = scalarLabels(autoTicks(lo, hi, height, tickPx, 2), lo, hi);
-    return shown.labels.reduce(function (w, t) {
-      return Math.max(w, window.posencPlot.measure(t, tickPx));
-    }, 0);
+    var P = window.posencPlot;
+    return P.widest(P.scalarFormat(autoTicks(lo, hi, height, tickPx, 2), lo, hi).labels, tickPx);
   }
 
   // -- the explorer -----------------------------------------------------------------------------
@@ -418,13 +192,10 @@
     var LABEL = 13;
     var TITLE = 13;
     var width = window.posencPlot.layoutWidth(canvas);
-    var widest = function (labels) {
-      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, TICK)); }, 0);
-    };
     var aside = function (tickWidth) {
       return 4 + LABEL + P.LABEL_PAD + tickWidth + P.TICK_PAD + P.TICK_LENGTH;
     };
-    var pairsAside = aside(widest(decades.map(powerLabel)));
+    var pairsAside = aside(P.widest(decades.map(powerLabel), TICK));
     var gridAside = aside(Math.max(P.measure(String(side - 1), TICK), side <= 4 ? P.measure(
       "\u22120.50", TICK) : 0));
     var below = P.TICK_LENGTH + P.TICK_PAD + 1.2 * TICK + P.LABEL_PAD + 1.2 * LABEL + 4;
@@ -476,19 +247,12 @@
 
     // -- drawing --
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
+    var labelled = function (ticks, lo, hi) { return P.scalarFormat(ticks, lo, hi).labels; };
 
     // left: the wavelength of every pair, by axis
     var pairsBox = boxes[0];
-    var left = axesAt(pairsBox);
+    var left = fig.axesAt(pairsBox, text);
     left.xlim(pairX[0], pairX[1]).ylim(view[0], view[1]);
     present.forEach(function (x) {
       var xs = [];
@@ -499,11 +263,11 @@
           ys.push(logs[j]);
         }
       });
-      scatter(left, xs, ys, STYLE[x][1], STYLE[x][0]);
+      left.markers(xs, ys, { marker: STYLE[x][1], size: 4 * PT, color: STYLE[x][0] }); // 4 pt
     });
-    dashedHline(left, logSide, GREY, 1);
+    left.axhline(logSide, { color: GREY, width: PT, dash: "--" });
     var pairTicks = autoTicks(pairX[0], pairX[1], pairsBox[2], TICK, 3);
-    left.xticks(pairTicks, scalarLabels(pairTicks, pairX[0], pairX[1]).labels);
+    left.xticks(pairTicks, labelled(pairTicks, pairX[0], pairX[1]));
     left.yticks(decades, decades.map(powerLabel));
     left.xlabel("channel pair j").ylabel("wavelength 2\u03c0/\u03b8").title(titles[0]);
     left.draw();
@@ -513,25 +277,36 @@
     fig.text(left.left + 0.99 * left.width, above ? sideY : left.py(logSide) + 3,
       side + " tokens", { size: TICK, align: "right", baseline: above ? "bottom" : "top",
         color: GREY });
-    legend(fig, left, present.map(function (x) {
-      return [AXIS_NAMES[x], STYLE[x][1], STYLE[x][0]];
-    }), TICK);
+    // the legend in the upper left, with the figure's borderpad 0.3 and handletextpad 0.2
+    left.legend(present.map(function (x) {
+      return { label: AXIS_NAMES[x], marker: STYLE[x][1], color: STYLE[x][0], size: 4 * PT };
+    }), { size: TICK, loc: "upper left", borderpad: 0.3, handletextpad: 0.2 });
 
     // right: the query's scores over the grid, and the colour bar
     var gridBox = boxes[1];
-    var grid = axesAt(gridBox);
+    var grid = fig.axesAt(gridBox, text);
     var ext = [-0.5, side - 0.5];
     grid.xlim(ext[0], ext[1]).ylim(ext[1], ext[0]);
     grid.image(scores, side, side, { cmap: "viridis", vmin: low, vmax: 1,
       extent: [ext[0], ext[1], ext[1], ext[0]] });
-    outline(grid, col - 0.5, row - 0.5, col + 0.5, row + 0.5, "#000000", 2);
+    grid.rect(col - 0.5, row - 0.5, col + 0.5, row + 0.5, { edge: "#000000", width: 2 * PT });
     var colTicks = autoTicks(ext[0], ext[1], gridBox[2], TICK, 3);
     var rowTicks = autoTicks(ext[0], ext[1], gridBox[3], TICK, 2);
-    grid.xticks(colTicks, scalarLabels(colTicks, ext[0], ext[1]).labels);
-    grid.yticks(rowTicks, scalarLabels(rowTicks, ext[0], ext[1]).labels);
+    grid.xticks(colTicks, labelled(colTicks, ext[0], ext[1]));
+    grid.yticks(rowTicks, labelled(rowTicks, ext[0], ext[1]));
     grid.xlabel("key column").ylabel("key row").title(titles[1]);
     grid.draw();
-    var bar = colorbar(fig, boxes[2], "viridis", low, 1, TICK);
+    // fig.colorbar's ticks (AutoLocator, ScalarFormatter), its offset above it
+    var barTicks = autoTicks(low, 1, boxes[2][3], TICK, 2);
+    var barFormat = P.scalarFormat(barTicks, low, 1);
+    var bar = fig.colorbar(boxes[2], {
+      cmap: "viridis", vmin: low, vmax: 1, ticks: barTicks, labels: barFormat.labels, size: TICK,
+      outline: 1.1,
+    });
+    if (barFormat.offset) {
+      fig.text(bar.left + bar.width, bar.top - 4, barFormat.offset, { size: TICK,
+        baseline: "bottom" });
+    }
 
     fig.finish();
     canvas.posencData = {
@@ -546,8 +321,8 @@
       low: low,
       yview: [Math.pow(10, view[0]), Math.pow(10, view[1])],
       yticks: decades.map(function (e) { return Math.pow(10, e); }),
-      barTicks: bar.ticks,
-      barLabels: bar.labels,
+      barTicks: barTicks,
+      barLabels: barFormat.labels,
       titles: [pairsTitle, gridTitle],
     };
   };

@@ -16,26 +16,14 @@
     yarn: { label: "YaRN", colour: "#d62728", dash: "-", marker: "D" },
     llama3: { label: "Llama 3.1", colour: "#9467bd", dash: "--", marker: "v" },
   };
-  // matplotlib's dash patterns, in units of the line's width
-  var DASHES = { "-": [], "--": [3.7, 1.6], "-.": [6.4, 1.6, 1, 1.6], ":": [1, 1.65] };
   var SHADE = "#ebebeb"; // "0.92": pairs that never made a full turn in training
   var GUIDE = "#595959"; // "0.35": the L₀, s·L₀ and s lines
   var NOTE = "#404040"; // "0.25": their labels
   var METHOD_WIDTH = 1.3 * PT;
   var PLAIN_WIDTH = 1.6 * PT;
   var MARKER = 4 * PT; // ms = 4
-  var SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
-    4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
   // camelCase option of the twin -> the explorer's frame (book.figures.rotary._stretch_frequencies)
   var FULL = ["factor", "originalMaxPositions", "seqLen", "rotaryDim"];
-
-  /** book.figures.rotary._power_of_ten: "1", "10²", "10⁻⁴" as plain text. */
-  function powerOfTen(exponent) {
-    if (exponent === 0) return "1";
-    return "10" + String(exponent).split("").map(function (ch) {
-      return SUPERSCRIPTS[ch];
-    }).join("");
-  }
 
   /**
    * One method's frequencies as the figure asks for them (book.figures.rotary.
@@ -60,91 +48,21 @@
     return { invFreq: out.invFreq, attentionScale: out.attentionScale, options: options };
   }
 
-  // -- drawing helpers plot.js lacks (candidates for it) ---------------------------------------
-
-  /** A line through (xs[i], ys[i]) in matplotlib's style `dash` ("-", "--", "-.", ":"). */
-  function styledLine(ax, xs, ys, colour, width, dash) {
-    var ctx = ax.clip();
-    ctx.beginPath();
-    for (var i = 0; i < xs.length; i++) {
-      var x = ax.px(xs[i]);
-      var y = ax.py(ys[i]);
-      if (i === 0) ctx.moveTo(x, y);
-      else ctx.lineTo(x, y);
-    }
-    ctx.setLineDash(DASHES[dash].map(function (d) { return d * width; }));
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = width;
-    ctx.lineJoin = "round";
-    ctx.stroke();
-    ctx.restore();
-  }
-
-  /** One marker of matplotlib's shape `marker` ("o", "s", "^", "v", "D") of size `size` px,
-   * centred at (x, y) CSS px, filled and edged (1 pt) in `colour`. */
-  function markerAt(ctx, marker, x, y, size, colour) {
-    var h = size / 2;
-    ctx.beginPath();
-    if (marker === "o") {
-      ctx.arc(x, y, h, 0, 2 * Math.PI);
-    } else if (marker === "s") {
-      ctx.rect(x - h, y - h, size, size);
-    } else if (marker === "^") {
-      ctx.moveTo(x, y - h);
-      ctx.lineTo(x - h, y + h);
-      ctx.lineTo(x + h, y + h);
-      ctx.closePath();
-    } else if (marker === "v") {
-      ctx.moveTo(x, y + h);
-      ctx.lineTo(x + h, y - h);
-      ctx.lineTo(x - h, y - h);
-      ctx.closePath();
-    } else if (marker === "D") {
-      var r = size * Math.SQRT1_2;
-      ctx.moveTo(x, y - r);
-      ctx.lineTo(x + r, y);
-      ctx.lineTo(x, y + r);
-      ctx.lineTo(x - r, y);
-      ctx.closePath();
-    }
-    ctx.fillStyle = colour;
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = PT;
-    ctx.setLineDash([]);
-    ctx.fill();
-    ctx.stroke();
-  }
-
-  /** The markers of a line at every `every`-th point (markevery), clipped to the axes. */
-  function markers(ax, xs, ys, marker, colour, every) {
-    if (!marker) return;
-    var ctx = ax.clip();
-    for (var i = 0; i < xs.length; i += every) {
-      markerAt(ctx, marker, ax.px(xs[i]), ax.py(ys[i]), MARKER, colour);
-    }
-    ctx.restore();
-  }
-
-  /** axvspan(x0, x1): a band over the whole height of the axes. */
-  function vspan(ax, x0, x1, colour) {
-    var ctx = ax.clip();
-    ctx.fillStyle = colour;
-    ctx.fillRect(ax.px(x0), ax.top, ax.px(x1) - ax.px(x0), ax.height);
-    ctx.restore();
-  }
+  // -- drawing helpers plot.js lacks --------------------------------------------------------
 
   /** A legend entry's sample: a short line in its style with one marker in the middle. */
   function legendSample(fig, x, y, length, style, width) {
+    var P = window.posencPlot;
     var ctx = fig.ctx;
     ctx.save();
     ctx.beginPath();
     ctx.moveTo(x, y);
     ctx.lineTo(x + length, y);
-    ctx.setLineDash(DASHES[style.dash].map(function (d) { return d * width; }));
+    ctx.setLineDash(P.dashes(style.dash, width));
     ctx.strokeStyle = style.colour;
     ctx.lineWidth = width;
     ctx.stroke();
-    if (style.marker) markerAt(ctx, style.marker, x + length / 2, y, MARKER, style.colour);
+    if (style.marker) P.marker(ctx, style.marker, x + length / 2, y, MARKER, style.colour);
     ctx.restore();
   }
 
@@ -203,13 +121,10 @@
     var TITLE = 13;
     var NOTE_PX = 12;
     var width = window.posencPlot.layoutWidth(canvas);
-    var widest = function (labels, size) {
-      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, size)); }, 0);
-    };
-    var leftLabels = leftTicks.map(powerOfTen);
+    var leftLabels = leftTicks.map(P.powerOfTen);
     var rightLabels = rightTicks.map(P.formatG);
     var aside = function (tickLabels) {
-      return 4 + LABEL + P.LABEL_PAD + widest(tickLabels, TICK) + P.TICK_PAD + P.TICK_LENGTH;
+      return 4 + LABEL + P.LABEL_PAD + P.widest(tickLabels, TICK) + P.TICK_PAD + P.TICK_LENGTH;
     };
     var leftAside = aside(leftLabels);
     var rightAside = aside(rightLabels);
@@ -220,7 +135,7 @@
     var xlabel = "channel pair i (fast \u2192 slow)";
     var below = P.TICK_LENGTH + P.TICK_PAD + 1.2 * TICK + P.LABEL_PAD + 1.2 * LABEL + 6;
     var right = 14; // half of the last x tick label overhangs the axes
-    var labelRoom = widest(ylabels, LABEL) + 12; // each y label fits its axes' height
+    var labelRoom = P.widest(ylabels, LABEL) + 12; // each y label fits its axes' height
     var legend = [STYLES.plain, style];
     var handle = 2 * TICK * 1.5; // legend.handlelength = 2 (font sizes)
     var entryWidths = legend.map(function (s) {
@@ -258,28 +173,30 @@
 
     var fig = P.figure(canvas, height);
     var W = fig.width;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
     var xticks = pairTicks(half);
+    // the method's line and, at every `every`-th pair, its markers
+    var method = function (ax, ys) {
+      ax.plot(pairs, ys, { color: style.colour, width: METHOD_WIDTH, dash: style.dash });
+      if (style.marker) {
+        ax.markers(pairs, ys, { marker: style.marker, size: MARKER, color: style.colour,
+          every: every });
+      }
+    };
+    var across = [-0.5, half - 0.5];
 
     // left: wavelengths (log10 on a linear axis)
-    var waveAx = axesAt(boxes[0]);
+    var waveAx = fig.axesAt(boxes[0], text);
     waveAx.xlim(-0.5, half - 0.5).ylim(0, log(top));
-    if (unseen >= 0) vspan(waveAx, unseen - 0.5, half - 0.5, SHADE);
+    if (unseen >= 0) waveAx.axvspan(unseen - 0.5, half - 0.5, SHADE);
     var guides = [[trained, "--", "L\u2080 = " + P.formatG(trained)],
       [factor * trained, ":", "sL\u2080 = " + P.formatG(factor * trained)]];
     guides.forEach(function (line) {
-      styledLine(waveAx, [-0.5, half - 0.5], [log(line[0]), log(line[0])], GUIDE, PT, line[1]);
+      waveAx.plot(across, [log(line[0]), log(line[0])], { color: GUIDE, width: PT,
+        dash: line[1] });
     });
-    styledLine(waveAx, pairs, stretched.map(log), style.colour, METHOD_WIDTH, style.dash);
-    markers(waveAx, pairs, stretched.map(log), style.marker, style.colour, every);
-    styledLine(waveAx, pairs, wave.map(log), "#000000", PLAIN_WIDTH, "-");
+    method(waveAx, stretched.map(log));
+    waveAx.plot(pairs, wave.map(log), { color: "#000000", width: PLAIN_WIDTH });
     // each line's label under it at the right (above the s·L₀ line when the two are too close)
     var gapPx = waveAx.py(log(trained)) - waveAx.py(log(factor * trained));
     guides.forEach(function (line, j) {
@@ -293,13 +210,12 @@
     waveAx.draw();
 
     // right: the squeeze θ/θ′ (log10 on a linear axis)
-    var squeezeAx = axesAt(boxes[1]);
+    var squeezeAx = fig.axesAt(boxes[1], text);
     squeezeAx.xlim(-0.5, half - 0.5).ylim(log(0.8), log(highest * 1.8));
-    if (unseen >= 0) vspan(squeezeAx, unseen - 0.5, half - 0.5, SHADE);
-    styledLine(squeezeAx, [-0.5, half - 0.5], [0, 0], "#000000", PLAIN_WIDTH, "-");
-    styledLine(squeezeAx, [-0.5, half - 0.5], [log(factor), log(factor)], GUIDE, PT, ":");
-    styledLine(squeezeAx, pairs, squeeze.map(log), style.colour, METHOD_WIDTH, style.dash);
-    markers(squeezeAx, pairs, squeeze.map(log), style.marker, style.colour, every);
+    if (unseen >= 0) squeezeAx.axvspan(unseen - 0.5, half - 0.5, SHADE);
+    squeezeAx.plot(across, [0, 0], { color: "#000000", width: PLAIN_WIDTH });
+    squeezeAx.plot(across, [log(factor), log(factor)], { color: GUIDE, width: PT, dash: ":" });
+    method(squeezeAx, squeeze.map(log));
     fig.text(squeezeAx.px(0.5), squeezeAx.py(log(factor * 1.12)), "s = " + P.formatG(factor), {
       size: NOTE_PX, align: "left", baseline: "bottom", color: NOTE,
     });

@@ -54,62 +54,7 @@
     return m === 2 * k ? 1 : m * (1 / (2 * k));
   }
 
-  // -- local drawing helpers (candidates for plot.js) ------------------------------------------
-
-  /** A filled rectangle from (x0, y0) to (x1, y1) in data coordinates, clipped to the axes. */
-  function fillBox(ax, x0, y0, x1, y1, color) {
-    var ctx = ax.clip();
-    var a = ax.px(x0);
-    var b = ax.px(x1);
-    var c = ax.py(y0);
-    var d = ax.py(y1);
-    ctx.fillStyle = color;
-    ctx.fillRect(Math.min(a, b), Math.min(c, d), Math.abs(b - a), Math.abs(d - c));
-    ctx.restore();
-  }
-
-  /** An outlined rectangle (matplotlib's Rectangle(fill=False)), clipped to the axes. */
-  function outlineBox(ax, x0, y0, x1, y1, color, width) {
-    var ctx = ax.clip();
-    var a = ax.px(x0);
-    var b = ax.px(x1);
-    var c = ax.py(y0);
-    var d = ax.py(y1);
-    ctx.strokeStyle = color;
-    ctx.lineWidth = width;
-    ctx.strokeRect(Math.min(a, b), Math.min(c, d), Math.abs(b - a), Math.abs(d - c));
-    ctx.restore();
-  }
-
-  /** axvspan: a band from x0 to x1 over the axes' whole height. */
-  function axvspan(ax, x0, x1, color) {
-    fillBox(ax, x0, ax.y[0], x1, ax.y[1], color);
-  }
-
-  /** Bars from 0 to heights[j] at xs[j], `width` wide, in colours[j] (a PolyCollection). */
-  function bars(ax, heights, width, colours) {
-    var ctx = ax.clip();
-    var y0 = ax.py(0);
-    for (var j = 0; j < heights.length; j++) {
-      var a = ax.px(j - width / 2);
-      var b = ax.px(j + width / 2);
-      var y = ax.py(heights[j]);
-      ctx.fillStyle = colours[j];
-      ctx.fillRect(a, Math.min(y, y0), b - a, Math.abs(y - y0));
-    }
-    ctx.restore();
-  }
-
-  /** Lines of text drawn from baseline `y` down (fig.text: every size recorded). */
-  function textLines(fig, x, y, lines, size, options) {
-    lines.forEach(function (line, k) {
-      fig.text(x, y + k * 1.2 * size, line, {
-        size: size, align: (options && options.align) || "center", baseline: "alphabetic",
-        color: options && options.color,
-      });
-    });
-  }
-
+  /** The colour of bin `bin` of a colour table, as "#rrggbb". */
   function hex(lut, bin) {
     var s = "#";
     for (var c = 0; c < 3; c++) {
@@ -166,13 +111,10 @@
       i : null;
 
     var width = window.posencPlot.layoutWidth(canvas);
-    var widest = function (labels, size) {
-      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, size)); }, 0);
-    };
     // left of the image: its row labels "0", "n − 1" and the rotated "query i", one column
-    var leftAside = 6 + Math.max(widest(["0", String(n - 1)], TICK), 1.2 * LABEL) + 5;
+    var leftAside = 6 + Math.max(P.widest(["0", String(n - 1)], TICK), 1.2 * LABEL) + 5;
     var yTicks = [-3, 0, 3];
-    var rightAside = P.TICK_LENGTH + P.TICK_PAD + widest(yTicks.map(P.tickLabel), TICK) + 6;
+    var rightAside = P.TICK_LENGTH + P.TICK_PAD + P.widest(yTicks.map(P.tickLabel), TICK) + 6;
     var right = 12; // half the widest x tick label overhangs the bars' axes
     var imageBelow = 5 + 1.2 * LABEL; // "0", "key j", "n − 1" under the image
     var barsBelow = P.TICK_LENGTH + P.TICK_PAD + 1.2 * TICK + P.LABEL_PAD + 1.2 * LABEL + 4;
@@ -226,25 +168,18 @@
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var axesAt = function (left, top, w, h) {
-      var ax = fig.axes([left / W, (height - top - h) / height, w / W, h / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
 
     // left: the index image, no spines and no ticks (as the figure: labels as plain text)
     var side2 = L[2];
-    var img = axesAt(L[0], L[1], side2, side2);
+    var img = fig.axesAt([L[0], L[1], side2, side2], text);
     img.xlim(-0.5, n - 0.5).ylim(n - 0.5, -0.5);
     if (k) {
       img.image(shades, n, n, { cmap: "viridis", vmin: 0, vmax: 1 });
     } else {
-      fillBox(img, -0.5, -0.5, n - 0.5, n - 0.5, SINGLE);
+      img.rect(-0.5, -0.5, n - 0.5, n - 0.5, { fill: SINGLE });
     }
-    outlineBox(img, -0.5, i - 0.5, n - 0.5, i + 0.5, RED, 2.08);
+    img.rect(-0.5, i - 0.5, n - 0.5, i + 0.5, { edge: RED, width: 2.08 });
     var under = img.top + side2 + 5;
     var besideX = img.left - 6;
     var ends = n > 1 ? [0, n - 1] : [0];
@@ -258,14 +193,15 @@
     fig.text(besideX - 1.2 * LABEL, img.top + side2 / 2, "query i", { size: LABEL,
       align: "center", baseline: "top", rotate: -Math.PI / 2 });
     var centre = img.left + side2 / 2;
-    textLines(fig, centre, img.top - P.TITLE_PAD - (L[3].length - 1) * 1.2 * TITLE, L[3], TITLE);
-    textLines(fig, centre, under + 1.2 * LABEL + 6 + NOTE, L[4], NOTE);
+    fig.textLines(centre, img.top - P.TITLE_PAD, L[3], { size: TITLE, align: "center",
+      above: true });
+    fig.textLines(centre, under + 1.2 * LABEL + 6 + NOTE, L[4], { size: NOTE, align: "center" });
 
     // right: the key term of query i, one bar per key, in the colour of its index
-    var ax = axesAt(R[0], R[1], R[2], R[3]);
+    var ax = fig.axesAt([R[0], R[1], R[2], R[3]], text);
     ax.xlim(-0.6, n - 0.4).ylim(-3.2, 3.2);
-    if (k) axvspan(ax, i - k + 0.5, i + k - 0.5, GREY);
-    bars(ax, bias, 0.84, colours);
+    if (k) ax.axvspan(i - k + 0.5, i + k - 0.5, GREY);
+    ax.bar(indexRow.map(function (m, j) { return j; }), bias, { width: 0.84, color: colours });
     ax.axhline(0, { color: ZERO_LINE, width: 0.83 });
     var xTicks = [0, i, n - 1].filter(function (t, j, all) { return all.indexOf(t) === j; })
       .sort(function (a, b) { return a - b; });
@@ -281,10 +217,11 @@
     var clipLines = R[5][1];
     var rightCentre = ax.left + ax.width / 2;
     var y2 = ax.top - P.TITLE_PAD - (clipLines.length + notes.length - 1) * 1.2 * NOTE;
-    textLines(fig, rightCentre, y2, notes, NOTE);
-    textLines(fig, rightCentre, y2 + notes.length * 1.2 * NOTE, clipLines, NOTE,
-      { color: CLIPPED });
-    textLines(fig, rightCentre, y2 - 1.2 * NOTE - (R[4].length - 1) * 1.2 * TITLE, R[4], TITLE);
+    fig.textLines(rightCentre, y2, notes, { size: NOTE, align: "center" });
+    fig.textLines(rightCentre, y2 + notes.length * 1.2 * NOTE, clipLines, { size: NOTE,
+      align: "center", color: CLIPPED });
+    fig.textLines(rightCentre, y2 - 1.2 * NOTE, R[4], { size: TITLE, align: "center",
+      above: true });
 
     fig.finish();
     canvas.posencData = {

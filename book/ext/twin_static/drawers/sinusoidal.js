@@ -34,14 +34,11 @@
     var LABEL = 13;
     var TITLE = 13;
     var width = P.layoutWidth(canvas);
-    var widest = function (labels) {
-      return labels.reduce(function (w, t) { return Math.max(w, P.measure(t, TICK)); }, 0);
-    };
     var leftTicks = P.tableTicks(n);
     var dotYTicks = [Math.floor(-dim / 4), 0, Math.floor(dim / 4), Math.floor(dim / 2)];
     var aside = function (tickLabels) {
       // room left of an axes: its tick labels, the ticks, the label (rotated), margins
-      return 4 + LABEL + P.LABEL_PAD + widest(tickLabels) + P.TICK_PAD + P.TICK_LENGTH;
+      return 4 + LABEL + P.LABEL_PAD + P.widest(tickLabels, TICK) + P.TICK_PAD + P.TICK_LENGTH;
     };
     var leftAside = aside(leftTicks.map(P.tickLabel));
     var rightAside = aside(dotYTicks.map(P.tickLabel));
@@ -80,17 +77,9 @@
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
 
-    var left = axesAt(boxes[0]);
+    var left = fig.axesAt(boxes[0], text);
     left.xlim(-0.5, dim - 0.5).ylim(n - 0.5, -0.5);
     left.image(shown.values, shown.rows, shown.cols, {
       cmap: "RdBu_r", vmin: -1, vmax: 1, extent: [-0.5, dim - 0.5, n - 0.5, -0.5],
@@ -100,7 +89,7 @@
     left.draw();
 
     var half = dim / 2;
-    var rightAx = axesAt(boxes[1]);
+    var rightAx = fig.axesAt(boxes[1], text);
     rightAx.xlim(-n, n);
     rightAx.ylim(Math.min(-0.7 * half, dotYTicks[0]), Math.max(1.05 * half, dotYTicks[3]));
     rightAx.plot(offsets, dot, { color: "#000000", width: 1.67 });

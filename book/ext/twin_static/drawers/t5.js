@@ -27,64 +27,6 @@
     "d02f04ce2d04cb2b03c92903c72803c52602c32402c02302be2102bb1f01b91e01b61c01b41b01b11901" +
     "ae1801ac1601a91501a61401a31201a011019d10019a0e01970d01940c01910b018e0a018b0901870801" +
     "8407018106027d05027a0402";
-  var turboLut = null;
-
-  /** The 256 colours of TURBO as RGB triples (a Uint8Array of 768 bytes). */
-  function turbo() {
-    if (!turboLut) {
-      turboLut = new Uint8Array(768);
-      for (var i = 0; i < 768; i++) turboLut[i] = parseInt(TURBO.substr(2 * i, 2), 16);
-    }
-    return turboLut;
-  }
-
-  /**
-   * plot.js's ax.image with a colour table of its own (`lut`, 768 bytes): `values` row-major,
-   * `rows` x `cols`, cell centres at integers, row 0 at the top; bin floor(256·(v − vmin) /
-   * (vmax − vmin)), clipped to 0..255, as imshow maps a value.
-   */
-  function imageLut(ax, values, rows, cols, lut, vmin, vmax) {
-    var canvas = ax.fig.canvas;
-    var scratch = canvas.posencLutScratch;
-    if (!scratch) {
-      scratch = document.createElement("canvas");
-      canvas.posencLutScratch = scratch;
-    }
-    scratch.width = cols;
-    scratch.height = rows;
-    var sctx = scratch.getContext("2d");
-    var pixels = sctx.createImageData(cols, rows);
-    var data = pixels.data;
-    var scale = 256 / (vmax - vmin);
-    for (var i = 0; i < rows * cols; i++) {
-      var bin = Math.floor((values[i] - vmin) * scale);
-      bin = bin < 0 ? 0 : bin > 255 ? 255 : bin;
-      data[4 * i] = lut[3 * bin];
-      data[4 * i + 1] = lut[3 * bin + 1];
-      data[4 * i + 2] = lut[3 * bin + 2];
-      data[4 * i + 3] = 255;
-    }
-    sctx.putImageData(pixels, 0, 0);
-    var ctx = ax.clip();
-    ctx.imageSmoothingEnabled = false;
-    var x0 = ax.px(-0.5);
-    var x1 = ax.px(cols - 0.5);
-    var y0 = ax.py(-0.5);
-    var y1 = ax.py(rows - 0.5);
-    ctx.drawImage(scratch, Math.min(x0, x1), Math.min(y0, y1), Math.abs(x1 - x0),
-      Math.abs(y1 - y0));
-    ctx.restore();
-  }
-
-  /** matplotlib's axvspan: a band from x0 to x1 (data) over the axes' full height. */
-  function axvspan(ax, x0, x1, color) {
-    var ctx = ax.clip();
-    var a = ax.px(x0);
-    var b = ax.px(x1);
-    ctx.fillStyle = color;
-    ctx.fillRect(Math.min(a, b), ax.top, Math.abs(b - a), ax.height);
-    ctx.restore();
-  }
 
   /** Vertical lines at xs (data) over the axes' full height (ax.vlines in axes fraction 0..1,
    * or axvline with `dash` = [on, off] in CSS px, matplotlib's ls="--"). */
@@ -197,11 +139,6 @@
       ["bucket of each pair, " + n + " tokens",
         "offsets " + minus + (n - 1) + " \u2026 " + (n - 1) + " use " + usedNear],
     ];
-    var wrapAll = function (lines, room) {
-      return lines.reduce(function (out, line) { return out.concat(P.wrap(line, TITLE, room)); },
-        []);
-    };
-
     var boxes = []; // [left, top, width, height, headingLines] in CSS px
     var height;
     if (width >= 560) {
@@ -209,7 +146,8 @@
       var room = width - leftAside - right;
       var side = Math.round(Math.min(300, 0.36 * room));
       var plotW = room - gap - side;
-      var lines = [wrapAll(headings[0], plotW + gap / 2), wrapAll(headings[1], side + gap)];
+      var lines = [P.wrap(headings[0], TITLE, plotW + gap / 2),
+        P.wrap(headings[1], TITLE, side + gap)];
       var top = 8 + P.TITLE_PAD + 1.2 * TITLE * Math.max(lines[0].length, lines[1].length);
       boxes.push([leftAside, top, plotW, side, lines[0]]);
       boxes.push([leftAside + plotW + gap, top, side, side, lines[1]]);
@@ -217,30 +155,22 @@
     } else {
       var w = Math.max(40, width - leftAside - right);
       var h = Math.max(150, Math.min(240, Math.round(0.62 * w)));
-      var first = wrapAll(headings[0], w + 2 * Math.min(leftAside, right));
+      var first = P.wrap(headings[0], TITLE, w + 2 * Math.min(leftAside, right));
       var top1 = 8 + P.TITLE_PAD + 1.2 * TITLE * first.length;
       boxes.push([leftAside, top1, w, h, first]);
       var s = Math.min(w, 320);
-      var second = wrapAll(headings[1], width - 12);
+      var second = P.wrap(headings[1], TITLE, width - 12);
       var top2 = top1 + h + below + 8 + P.TITLE_PAD + 1.2 * TITLE * second.length;
       boxes.push([leftAside + (w - s) / 2, top2, s, s, second]);
       height = Math.ceil(top2 + s + 26);
     }
 
     var fig = P.figure(canvas, height);
-    var W = fig.width;
-    var axesAt = function (box) {
-      var ax = fig.axes([box[0] / W, (height - box[1] - box[3]) / height, box[2] / W,
-        box[3] / height]);
-      ax.tickPx = TICK;
-      ax.labelPx = LABEL;
-      ax.titlePx = TITLE;
-      return ax;
-    };
+    var text = { tick: TICK, label: LABEL, title: TITLE };
 
-    var left = axesAt(boxes[0]);
+    var left = fig.axesAt(boxes[0], text);
     left.xlim(offsets[0] - 0.5, offsets[offsets.length - 1] + 0.5).ylim(-1, B);
-    axvspan(left, -exact + 0.5, bidirectional ? exact - 0.5 : 0.5, "rgba(44,160,44,0.15)");
+    left.axvspan(-exact + 0.5, bidirectional ? exact - 0.5 : 0.5, "rgba(44,160,44,0.15)");
     vlines(left, edges, "#cccccc", 0.83);
     if (dashed.length) vlines(left, dashed, "#d62728", 1.25, [4.63, 2.0]);
     var step = stepMid(offsets, buckets);
@@ -250,14 +180,11 @@
     left.draw();
 
     // the bucket image has no axis (set_axis_off): no spines, no ticks, its heading above
-    var image = axesAt(boxes[1]);
+    var image = fig.axesAt(boxes[1], text);
     image.xlim(-0.5, n - 0.5).ylim(n - 0.5, -0.5);
-    imageLut(image, index, n, n, turbo(), 0, B - 1);
-    var headingLines = boxes[1][4];
-    headingLines.forEach(function (line, q) {
-      fig.text(image.left + image.width / 2,
-        image.top - P.TITLE_PAD - (headingLines.length - 1 - q) * 1.2 * TITLE, line,
-        { size: TITLE, align: "center", baseline: "alphabetic" });
+    image.image(index, n, n, { lut: P.lutFromHex(TURBO), vmin: 0, vmax: B - 1 });
+    fig.textLines(image.left + image.width / 2, image.top - P.TITLE_PAD, boxes[1][4], {
+      size: TITLE, align: "center", above: true,
     });
 
     fig.finish();

@@ -11,13 +11,7 @@
   var WARNING = "#d62728"; // red only for warnings: a wrong frame count, offsets never used
   var GREY = "#595959"; // matplotlib's "0.35"
   var BLACK = "#000000";
-  var MINUS = "\u2212";
   var NAMED = { first: 0, middle: 0.5, last: 1 }; // book._checks.NAMED_POSITIONS
-
-  /** book.figures._base.signed_label: +2, 0, −2. */
-  function signedLabel(v) {
-    return v > 0 ? "+" + v : v < 0 ? MINUS + -v : "0";
-  }
 
   /** The largest whole step keeping d2 key frames inside d1 query frames:
    * book.demos.window.spread_key_step(d1, d2), floor((D1 − 1)/(D2 − 1)), 1 for D2 = 1. */
@@ -49,70 +43,10 @@
       GREY];
   }
 
-  /** 256 RGB triples from 1536 hex digits (the page's live_data). */
-  function lutFromHex(hex) {
-    var lut = new Uint8Array(768);
-    for (var i = 0; i < 768; i++) lut[i] = parseInt(hex.substr(2 * i, 2), 16);
-    return lut;
-  }
-
-  // -- local drawing helpers (plot.js has no grid of labelled cells) --------------------------
-
-  /**
-   * Paint `values` (row-major, rows × cols) as flat cells through `lut` (256 RGB triples) with
-   * imshow's mapping (bin floor(256·(v − vmin)/(vmax − vmin)), clipped; vmax <= vmin: as
-   * draw_number_grid, vmax = vmin + 1), the top-left corner at (x, y) CSS px, each cell `cell`
-   * px; then, with `labels`, each cell's label at `size` px, black on light cells and white on
-   * dark ones (draw_number_grid: luminance 0.299 R + 0.587 G + 0.114 B <= 0.5 is dark).
-   */
-  function numberGrid(fig, x, y, cell, rows, cols, values, lut, vmin, vmax, labels, size) {
-    var scratch = fig.canvas.posencGridScratch;
-    if (!scratch) {
-      scratch = document.createElement("canvas");
-      fig.canvas.posencGridScratch = scratch;
-    }
-    scratch.width = cols;
-    scratch.height = rows;
-    var sctx = scratch.getContext("2d");
-    var pixels = sctx.createImageData(cols, rows);
-    var data = pixels.data;
-    var bins = new Uint8Array(rows * cols);
-    var span = vmax > vmin ? vmax - vmin : 1;
-    for (var i = 0; i < rows * cols; i++) {
-      var bin = Math.floor(((values[i] - vmin) / span) * 256);
-      bin = bin < 0 ? 0 : bin > 255 ? 255 : bin;
-      bins[i] = bin;
-      data[4 * i] = lut[3 * bin];
-      data[4 * i + 1] = lut[3 * bin + 1];
-      data[4 * i + 2] = lut[3 * bin + 2];
-      data[4 * i + 3] = 255;
-    }
-    sctx.putImageData(pixels, 0, 0);
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(scratch, x, y, cols * cell, rows * cell);
-    ctx.restore();
-    if (!labels) return;
-    for (var r = 0; r < rows; r++) {
-      for (var c = 0; c < cols; c++) {
-        var b = bins[r * cols + c];
-        var light = (0.299 * lut[3 * b] + 0.587 * lut[3 * b + 1] + 0.114 * lut[3 * b + 2]) /
-          255 > 0.5;
-        fig.text(x + (c + 0.5) * cell, y + (r + 0.5) * cell, labels(values[r * cols + c]), {
-          size: size, align: "center", baseline: "middle", color: light ? BLACK : "#ffffff",
-        });
-      }
-    }
-  }
-
-  /** Lines of text from `top` down, 1.2 × size apart, aligned at x. */
+  /** Lines of text from `top` down, 1.2 × size apart, aligned at x (fig.textLines). */
   function textLines(fig, x, top, lines, size, color, align) {
-    lines.forEach(function (text, j) {
-      fig.text(x, top + (j + 1) * 1.2 * size - 0.25 * size, text, {
-        size: size, align: align || "left", baseline: "alphabetic", color: color || BLACK,
-      });
-    });
+    fig.textLines(x, top + 1.2 * size - 0.25 * size, lines, { size: size, align: align,
+      color: color });
   }
 
   /**
@@ -162,7 +96,7 @@
     for (var m2 = 0; m2 < d2; m2++) {
       for (var j = 0; j < n; j++) row[m2 * n + j] = frames[chosen][m2] * rowsPer + spatial[j];
     }
-    var puor = lutFromHex(data.offset_colors);
+    var puor = P.lutFromHex(data.offset_colors);
     var viridis = P.colormap("viridis");
 
     // -- layout, in CSS px ------------------------------------------------------------------
@@ -187,9 +121,8 @@
     notes.forEach(function (note) { top += note[1].length * 1.2 * note[0] + 4; });
 
     // the frame grid: its cells hold Δt, rows headed t=…, columns by their key frame times
-    var widest = function (labels, size) {
-      return labels.reduce(function (w, s) { return Math.max(w, P.measure(s, size)); }, 0);
-    };
+    var widest = P.widest;
+    var signedLabel = P.signedLabel;
     var cellLabels = [signedLabel(-(d1 - 1)), signedLabel(d1 - 1), String(step * (d2 - 1))];
     var cellG = Math.min(30, Math.max(widest(cellLabels, SMALL) / FILL, 200 / d1));
     var rowLabelW = P.measure("t=" + (d1 - 1), SMALL) + 10;
@@ -267,14 +200,14 @@
     });
     var axesAt = function (x, top2, cell, rows, cols) {
       // an axes over a grid (for the tests and posencPlot), cells centred on integers
-      var ax = fig.axes([x / W, (height - top2 - rows * cell) / height, (cols * cell) / W,
-        (rows * cell) / height]);
+      var ax = fig.axesAt([x, top2, cols * cell, rows * cell]);
       ax.xlim(-0.5, cols - 0.5).ylim(rows - 0.5, -0.5);
       return ax;
     };
 
     axesAt(gx, gy, cellG, d1, d2);
-    numberGrid(fig, gx, gy, cellG, d1, d2, offsets, puor, -d1 - 1, d1 + 1, signedLabel, SMALL);
+    fig.numberGrid(gx, gy, cellG, offsets, d1, d2, { lut: puor, vmin: -d1 - 1, vmax: d1 + 1,
+      label: signedLabel, size: SMALL });
     var ctx = fig.ctx;
     ctx.save();
     ctx.strokeStyle = BLACK;
@@ -317,9 +250,10 @@
       var cellsTop = top3 + 2 * 1.2 * SMALL + 6;
       placed.push([left, cellsTop]);
       axesAt(left, cellsTop, B.cell, wh, ww);
-      numberGrid(fig, left, cellsTop, B.cell, wh, ww, row.subarray(m6 * n, (m6 + 1) * n),
-        viridis, 0, size - 1, String,
-        Math.min(14, Math.max(SMALL, (FILL * B.cell) / (digitWidth * digits)))); // cell >= needB
+      fig.numberGrid(left, cellsTop, B.cell, row.subarray(m6 * n, (m6 + 1) * n), wh, ww, {
+        lut: viridis, vmin: 0, vmax: size - 1, label: String,
+        size: Math.min(14, Math.max(SMALL, (FILL * B.cell) / (digitWidth * digits))), // >= needB
+      });
     }
     var formulaTop = rowTop + B.rows * B.blockH + (B.rows - 1) * 12 + 8;
     var used1 = Math.min(B.perRow, d2) * B.slot + (Math.min(B.perRow, d2) - 1) * GAP;

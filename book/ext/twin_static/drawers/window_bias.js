@@ -55,72 +55,6 @@
     return places[query];
   }
 
-  /** book.figures._base.signed_label: +2, 0, −2. */
-  function signedLabel(v) {
-    return v > 0 ? "+" + v : v < 0 ? MINUS + -v : "0";
-  }
-
-  /** 256 RGB triples from 1536 hex digits (the page's live_data). */
-  function lutFromHex(hex) {
-    var lut = new Uint8Array(768);
-    for (var i = 0; i < 768; i++) lut[i] = parseInt(hex.substr(2 * i, 2), 16);
-    return lut;
-  }
-
-  // -- local drawing helpers (plot.js has no grid of labelled cells) --------------------------
-
-  /**
-   * Paint `values` (row-major, rows × cols) as flat cells through `lut` (256 RGB triples),
-   * imshow's mapping (bin floor(256·(v − vmin)/(vmax − vmin)), clipped; vmax <= vmin: as
-   * draw_number_grid, vmax = vmin + 1), the top-left corner at (x, y) CSS px, each
-   * cell `cell` px. Returns each cell's bin.
-   */
-  function paintCells(fig, x, y, cell, rows, cols, values, lut, vmin, vmax) {
-    var scratch = fig.canvas.posencGridScratch;
-    if (!scratch) {
-      scratch = document.createElement("canvas");
-      fig.canvas.posencGridScratch = scratch;
-    }
-    scratch.width = cols;
-    scratch.height = rows;
-    var sctx = scratch.getContext("2d");
-    var pixels = sctx.createImageData(cols, rows);
-    var data = pixels.data;
-    var bins = new Uint8Array(rows * cols);
-    var span = vmax > vmin ? vmax - vmin : 1;
-    for (var i = 0; i < rows * cols; i++) {
-      var bin = Math.floor(((values[i] - vmin) / span) * 256); // as matplotlib: normalise, bin
-      bin = bin < 0 ? 0 : bin > 255 ? 255 : bin;
-      bins[i] = bin;
-      data[4 * i] = lut[3 * bin];
-      data[4 * i + 1] = lut[3 * bin + 1];
-      data[4 * i + 2] = lut[3 * bin + 2];
-      data[4 * i + 3] = 255;
-    }
-    sctx.putImageData(pixels, 0, 0);
-    var ctx = fig.ctx;
-    ctx.save();
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(scratch, x, y, cols * cell, rows * cell);
-    ctx.restore();
-    return bins;
-  }
-
-  /** Each cell's value as a label at `size` px, black on light cells and white on dark ones
-   * (draw_number_grid's rule: luminance 0.299 R + 0.587 G + 0.114 B <= 0.5 is dark). */
-  function labelCells(fig, x, y, cell, rows, cols, values, bins, lut, size) {
-    for (var r = 0; r < rows; r++) {
-      for (var c = 0; c < cols; c++) {
-        var b = bins[r * cols + c];
-        var light = (0.299 * lut[3 * b] + 0.587 * lut[3 * b + 1] + 0.114 * lut[3 * b + 2]) /
-          255 > 0.5;
-        fig.text(x + (c + 0.5) * cell, y + (r + 0.5) * cell, String(values[r * cols + c]), {
-          size: size, align: "center", baseline: "middle", color: light ? BLACK : "#ffffff",
-        });
-      }
-    }
-  }
-
   /** Outlines over a white halo (book.figures._grid.Highlights): every halo, then every
    * outline. boxes: [x, y, w, h, colour, line width] in CSS px. */
   function drawOutlines(fig, boxes) {
@@ -135,22 +69,6 @@
       });
     });
     ctx.restore();
-  }
-
-  /** Lines of text centred on x, the last one's baseline at `bottom`; returns nothing. */
-  function titleLines(fig, x, bottom, lines, size, color) {
-    lines.forEach(function (line, j) {
-      fig.text(x, bottom - (lines.length - 1 - j) * 1.2 * size, line, {
-        size: size, align: "center", baseline: "alphabetic", color: color || BLACK,
-      });
-    });
-  }
-
-  /** Each of `parts` (explicit lines) wrapped to maxWidth at `size` px. */
-  function wrapAll(parts, size, maxWidth) {
-    var P = window.posencPlot;
-    return parts.reduce(function (out, part) { return out.concat(P.wrap(part, size, maxWidth)); },
-      []);
   }
 
   /**
@@ -192,7 +110,7 @@
     var block = sign === "swin" ? [r, c] : [wh - 1 - r, ww - 1 - c];
     var rowNumbers = new Float64Array(size);
     for (var s2 = 0; s2 < size; s2++) rowNumbers[s2] = s2;
-    var greys = lutFromHex(data.index_colors);
+    var greys = P.lutFromHex(data.index_colors);
     var rdbu = P.colormap("RdBu_r");
 
     // -- layout, in CSS px ------------------------------------------------------------------
@@ -213,8 +131,8 @@
       var px = Math.min(MAX_NUMBER, (FILL * cell) / (digitWidth * digits));
       return Math.abs(px - MIN_NUMBER) < 1e-6 ? MIN_NUMBER : px;
     };
-    var labelW = Math.max(P.measure(signedLabel(-(wh - 1)), LABEL),
-      P.measure(signedLabel(-(ww - 1)), LABEL));
+    var signedLabel = P.signedLabel;
+    var labelW = P.widest([signedLabel(-(wh - 1)), signedLabel(-(ww - 1))], LABEL);
     var rowLabels = labelW + 8; // left of the table: its row offsets
     var colLabels = 1.2 * LABEL + 6; // above the table: its column offsets
     var scale = W / 670; // the figure's 6.7 inches, at this width
@@ -239,8 +157,8 @@
     var ty; // its top
     var y;
     if (side) {
-      indexLines = wrapAll(indexTitle, TITLE, leftW);
-      tableLines = wrapAll(tableTitle, TITLE, rightW - rowLabels);
+      indexLines = P.wrap(indexTitle, TITLE, leftW);
+      tableLines = P.wrap(tableTitle, TITLE, rightW - rowLabels);
       var head = Math.max(6 + indexLines.length * LINE, 6 + tableLines.length * LINE + colLabels);
       tx = W - pad - rightW + rowLabels + (rightW - rowLabels - cols * cellT) / 2;
       ty = head;
@@ -250,8 +168,8 @@
     } else {
       cellI = Math.min(42, (inner - 24) / ww, 240 / wh);
       cellT = Math.min(42, (inner - rowLabels) / cols);
-      indexLines = wrapAll(indexTitle, TITLE, inner);
-      tableLines = wrapAll(tableTitle, TITLE, inner);
+      indexLines = P.wrap(indexTitle, TITLE, inner);
+      tableLines = P.wrap(tableTitle, TITLE, inner);
       iy = 6 + indexLines.length * LINE;
       ix = (W - ww * cellI) / 2;
       ty = iy + wh * cellI + 22 + tableLines.length * LINE + colLabels;
@@ -277,7 +195,7 @@
     y += side ? 28 : 22;
     for (var g = 0; g < HEADS; g += perRow) {
       var lines = [];
-      for (var k3 = g; k3 < g + perRow; k3++) lines.push(wrapAll(headTitles[k3], TITLE, headW - 4));
+      for (var k3 = g; k3 < g + perRow; k3++) lines.push(P.wrap(headTitles[k3], TITLE, headW - 4));
       var most = Math.max.apply(null, lines.map(function (l) { return l.length; }));
       var biasTop = y + most * LINE + 4;
       var tableTop = biasTop + wh * cellB + 14 + LINE;
@@ -289,11 +207,11 @@
     var turned = sign === "swin" ? "query \u2212 key: turned by 180\u00b0" :
       "key \u2212 query: not turned";
     var legend = [
-      [wrapAll(["Black: the query (index row, bias maps) and offset (0, 0), its own cell " +
+      [P.wrap(["Black: the query (index row, bias maps) and offset (0, 0), its own cell " +
         "(tables)."], TITLE, inner), BLACK],
-      [wrapAll(["Green: the " + wh + "\u00d7" + ww + " block of each table that query (" + r +
+      [P.wrap(["Green: the " + wh + "\u00d7" + ww + " block of each table that query (" + r +
         ", " + c + ") reads", "(" + turned + ")."], TITLE, inner), READS_TEXT],
-      [wrapAll(["Colours: bias from \u22121 (blue) through 0 (white) to +1 (red);",
+      [P.wrap(["Colours: bias from \u22121 (blue) through 0 (white) to +1 (red);",
         "grey: table row 0 (light) to " + (size - 1) + "."], TITLE, inner), GREY_TEXT],
     ];
     var legendTop = y - 2;
@@ -305,8 +223,7 @@
     var boxes = [];
     var grid = function (x, top, cell, nRows, nCols) {
       // an axes over a grid (for the tests and posencPlot), cells centred on integers
-      var ax = fig.axes([x / W, (height - top - nRows * cell) / height, (nCols * cell) / W,
-        (nRows * cell) / height]);
+      var ax = fig.axesAt([x, top, nCols * cell, nRows * cell]);
       ax.xlim(-0.5, nCols - 0.5).ylim(nRows - 0.5, -0.5);
       return ax;
     };
@@ -319,13 +236,13 @@
     });
 
     // the index row of the query, and the table's row numbers by offset
-    var bins = paintCells(fig, ix, iy, cellI, wh, ww, indexRow, greys, 0, size - 1);
-    labelCells(fig, ix, iy, cellI, wh, ww, indexRow, bins, greys, numberSize(cellI));
+    var titled = { size: TITLE, align: "center", above: true };
+    fig.numberGrid(ix, iy, cellI, indexRow, wh, ww, { lut: greys, vmin: 0, vmax: size - 1,
+      label: String, size: numberSize(cellI) });
     boxes.push([ix + c * cellI, iy + r * cellI, cellI, cellI, BLACK, 3]);
-    titleLines(fig, ix + (ww * cellI) / 2, iy - 8, indexLines, TITLE);
-    bins = paintCells(fig, tx, ty, cellT, rows, cols, rowNumbers, greys, 0, size - 1);
-    if (tableNumbers) labelCells(fig, tx, ty, cellT, rows, cols, rowNumbers, bins, greys,
-      numberSize(cellT));
+    fig.textLines(ix + (ww * cellI) / 2, iy - 8, indexLines, titled);
+    fig.numberGrid(tx, ty, cellT, rowNumbers, rows, cols, { lut: greys, vmin: 0, vmax: size - 1,
+      label: tableNumbers ? String : null, size: numberSize(cellT) });
     var step = P.measure(MINUS + "6", LABEL) + 4 > cellT ? 2 : 1; // every other when crowded
     for (var v = 0; v < cols; v++) {
       if ((v - (ww - 1)) % step !== 0) continue;
@@ -341,21 +258,21 @@
     boxes.push([tx + block[1] * cellT, ty + block[0] * cellT, ww * cellT, wh * cellT, READS,
       3.3]);
     boxes.push([tx + (ww - 1) * cellT, ty + (wh - 1) * cellT, cellT, cellT, BLACK, 3]);
-    titleLines(fig, tx + (cols * cellT) / 2, ty - colLabels - 2, tableLines, TITLE);
+    fig.textLines(tx + (cols * cellT) / 2, ty - colLabels - 2, tableLines, titled);
 
     // the heads: the bias of the query on the window, and the table by offset
     heads.forEach(function (h, k) {
       var bx = h[0] - (ww * cellB) / 2;
-      paintCells(fig, bx, h[1], cellB, wh, ww, bias[k], rdbu, -1, 1);
+      fig.numberGrid(bx, h[1], cellB, bias[k], wh, ww, { lut: rdbu, vmin: -1, vmax: 1 });
       boxes.push([bx + c * cellB, h[1] + r * cellB, cellB, cellB, BLACK, 3]);
-      titleLines(fig, h[0], h[1] - 8, h[3], TITLE);
+      fig.textLines(h[0], h[1] - 8, h[3], titled);
       var hx = h[0] - (cols * cellH) / 2;
-      paintCells(fig, hx, h[2], cellH, rows, cols, tables[k], rdbu, -1, 1);
+      fig.numberGrid(hx, h[2], cellH, tables[k], rows, cols, { lut: rdbu, vmin: -1, vmax: 1 });
       boxes.push([hx + block[1] * cellH, h[2] + block[0] * cellH, ww * cellH, wh * cellH, READS,
         3.3]);
       boxes.push([hx + (ww - 1) * cellH, h[2] + (wh - 1) * cellH, cellH, cellH, BLACK, 2.2]);
-      titleLines(fig, h[0], h[2] - 8, P.wrap("head " + k + ": table T[:, " + k + "]", TITLE,
-        headW - 4), TITLE);
+      fig.textLines(h[0], h[2] - 8, P.wrap("head " + k + ": table T[:, " + k + "]", TITLE,
+        headW - 4), titled);
     });
     drawOutlines(fig, boxes);
 
