@@ -454,7 +454,9 @@ def _move(control: Any, root: Any) -> bool:
     if kind == "number":  # a live control's number box: a value of its range, then Enter
         spec = json.loads(control.get_attribute("data-range"))
         current = float(control.input_value())
-        for value in (spec["max"], spec["min"], (spec["min"] + spec["max"]) / 2):
+        # the middle of the range first: at an end, another control may have nothing to show
+        # (chapter 5's three channel choices are one pair at d = 4)
+        for value in ((spec["min"] + spec["max"]) / 2, spec["max"], spec["min"]):
             if spec["integer"]:
                 value = int(value)
             if value != current:

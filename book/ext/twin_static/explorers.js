@@ -242,6 +242,8 @@
       state.draws += 1;
       drawnWidth = width;
       canvas.setAttribute("aria-label", label());
+      // a deck fits the slide again (book/ext/slides_template), after a control moved too
+      if (state.ready) root.dispatchEvent(new CustomEvent("posenc:drawn", { bubbles: true }));
     }
 
     function schedule() {
@@ -289,8 +291,6 @@
     });
     redraw();
     if (state.failed) return;
-    // a deck fits the slide again once its explorer is drawn (book/ext/slides_template)
-    root.dispatchEvent(new CustomEvent("posenc:drawn", { bubbles: true }));
     if (window.ResizeObserver) {
       new window.ResizeObserver(function () {
         if (Math.abs(canvas.clientWidth - drawnWidth) >= 0.5) schedule();
