@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from book._checks import check_defaults, check_values
-from book.explorers.explorer import Explorer, explorer
+from book.explorers.explorer import Explorer, LiveRange, explorer
 from book.figures.absolute_2d import absolute_2d_explorer_figure
 from posenc._checks import check_base, check_choice, check_int, check_multiple
 
@@ -21,7 +21,7 @@ def absolute_2d_explorer(
     widths: Sequence[int] = (24, 16),
     dims: Sequence[int] = (16, 64),
     bases: Sequence[float] = (10.0, 10000.0),
-    pairs: Sequence[str] = ("fastest", "middle"),
+    pairs: Sequence[str] = ("fastest", "middle", "slowest"),
     *,
     canvas: int = 24,
     defaults: dict[str, object] | None = None,
@@ -34,6 +34,17 @@ def absolute_2d_explorer(
     every valid position. ``normalize`` makes the pattern follow the image's own extent; the
     base changes every pair except the fastest.
 
+    Live in the static book: the reader's browser draws any ``height`` and ``width`` from 1 to
+    ``canvas``, any ``dim`` that is a multiple of 4 from 4 to 256 (DETR's ``d``), and any
+    ``base`` above 1 (a log slider from 10 to 10⁶), with ``normalize`` off or on (the drawer
+    ``absolute_2d``, ``book/ext/twin_static/drawers/absolute_2d.js``, with posenc's
+    JavaScript twin; ``canvas`` reaches it as ``live_data``). The listed values are those the
+    kernel's widget offers, and the page stores only the default figure, for print and for a
+    page without JavaScript. The ranges widen to take in any listed value beyond them. The
+    ``channel`` control stays a choice of pair *relative* to ``dim`` (fastest: pair 0;
+    middle: pair ``F/4``; slowest: pair ``F/2 − 1``, with ``F = d/2``), so that each choice
+    means the same thing at every ``dim``; the panels' titles name the channel it is.
+
     Args:
         heights: values of the ``height`` control, rows of the valid image (each ``≤ canvas``).
         widths: values of the ``width`` control, columns of the valid image (each ``≤ canvas``).
@@ -41,15 +52,15 @@ def absolute_2d_explorer(
         bases: values of the ``base`` control.
         pairs: values of the ``channel`` control, among ``"fastest"``, ``"middle"``,
             ``"slowest"``.
-        canvas: side of the padded batch canvas.
+        canvas: side of the padded batch canvas (at least 2).
         defaults: initial values by control name (``height``, ``width``, ``dim``,
             ``base``, ``normalize``, ``channel``).
 
     Returns:
-        an :class:`~book.explorers.explorer.Explorer`; with the defaults
-        ``2·2·2·2·2·2 = 64`` figures are pre-rendered for the static book.
+        a live :class:`~book.explorers.explorer.Explorer`; the kernel's widget renders
+        ``2·2·2·2·2·3 = 96`` figures at most with the defaults.
     """
-    canvas = check_int("canvas", canvas)
+    canvas = check_int("canvas", canvas, minimum=2)
     heights = check_values("heights", heights, check_int)
     widths = check_values("widths", widths, check_int)
     too_big = [v for v in heights + widths if v > canvas]
@@ -78,6 +89,12 @@ def absolute_2d_explorer(
             canvas=canvas,
         )
 
+    ranges = {
+        "height": LiveRange(1, canvas, step=1),
+        "width": LiveRange(1, canvas, step=1),
+        "dim": LiveRange(4, max(256, *dims), step=4),
+        "base": LiveRange(min(10.0, *bases), max(1e6, *bases), step=None, log=True, above=1),
+    }
     return explorer(
         render,
         {
@@ -90,4 +107,7 @@ def absolute_2d_explorer(
         },
         defaults=start,
         title="DETR sine encoding of a padded image: two channels and the similarity to the centre",
+        live="absolute_2d",
+        ranges=ranges,
+        live_data={"canvas": canvas},
     )

@@ -7,11 +7,15 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 
 from book._checks import check_permutation, check_values
+from book.demos.attention import toy_attention_layer, word_vectors
 from book.explorers.explorer import Explorer, explorer
 from book.figures.attention import SENTENCE, shuffle_attention_figure
 from posenc._checks import check_even, check_int
 
-__all__ = ["SHUFFLES", "permutation_explorer"]
+__all__ = ["RANDOM", "SHUFFLES", "permutation_explorer"]
+
+RANDOM = "random shuffle"
+"""The option of the ``shuffle`` control that the page's "New random order" button refills."""
 
 #: a few fixed shuffles of a six-word sentence: label -> permutation (new slot i holds word perm[i])
 SHUFFLES: dict[str, tuple[int, ...]] = {
@@ -19,7 +23,7 @@ SHUFFLES: dict[str, tuple[int, ...]] = {
     "swap 'dog' and 'ball'": (0, 5, 2, 3, 4, 1),
     "reversed": (5, 4, 3, 2, 1, 0),
     "rotate by 2": (2, 3, 4, 5, 0, 1),
-    "random shuffle": (4, 0, 5, 2, 1, 3),
+    RANDOM: (4, 0, 5, 2, 1, 3),
 }
 
 
@@ -38,6 +42,13 @@ def permutation_explorer(
 
     Controls: ``shuffle`` (drop-down of permutations), ``positions`` (checkbox).
 
+    Live in the static book: the reader's browser runs the toy layer itself (the drawer
+    ``permutation`` of ``book/ext/twin_static/drawers``, with the layer's weights and the word
+    vectors written into the page, and posenc's JavaScript twin for the positions), and a
+    "New random order" button puts a fresh random permutation in the ``random shuffle``
+    option. The page stores only the default figure, for print and for a page without
+    JavaScript; the kernel's widget offers the listed shuffles.
+
     Args:
         words: the sentence, one string per word (at least one).
         shuffles: the values of the ``shuffle`` control, label -> permutation of
@@ -47,7 +58,7 @@ def permutation_explorer(
 
     Returns:
         an :class:`~book.explorers.explorer.Explorer` with the controls ``shuffle`` and
-        ``positions``; ``2·len(shuffles)`` figures are pre-rendered for the static book.
+        ``positions``; the kernel's widget renders ``2·len(shuffles)`` figures at most.
     """
     if shuffles is None:
         shuffles = SHUFFLES
@@ -76,4 +87,28 @@ def permutation_explorer(
         {"shuffle": table, "positions": [False, True]},
         defaults={"shuffle": table["reversed"]} if "reversed" in table else None,
         title="Shuffle the words: does attention notice?",
+        live="permutation",
+        live_data=_layer_data(words, dim, seed),
+        reshuffle=("shuffle", RANDOM) if RANDOM in table and len(words) > 1 else None,
     )
+
+
+def _layer_data(words: tuple[str, ...], dim: int, seed: int) -> dict[str, object]:
+    """What the page's drawer needs to run the toy layer: the word vectors and the weights.
+
+    From :func:`book.demos.attention.word_vectors` and :func:`~book.demos.attention.
+    toy_attention_layer` (float32 values, written exactly: ``float(x)`` of a float32 is its
+    value, and JSON keeps it).
+    """
+    layer = toy_attention_layer(dim, seed=seed)
+    vectors = word_vectors(list(dict.fromkeys(words)), dim)  # [distinct words, d]
+    row = {w: i for i, w in enumerate(dict.fromkeys(words))}
+    return {
+        "words": list(words),
+        "dim": dim,
+        "wordVectors": [vectors[row[w]].tolist() for w in words],  # [n][d]
+        "qkvWeight": layer.qkv.weight.detach().reshape(-1).tolist(),  # [3d·d]
+        "qkvBias": layer.qkv.bias.detach().tolist(),  # [3d]
+        "outWeight": layer.out.weight.detach().reshape(-1).tolist(),  # [d·d]
+        "outBias": layer.out.bias.detach().tolist(),  # [d]
+    }

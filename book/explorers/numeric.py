@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from book._checks import check_values
-from book.explorers.explorer import Explorer, explorer
+from book.explorers.explorer import Explorer, LiveRange, explorer
 from book.figures.numeric import ENCODINGS, numeric_codes_figure
 from posenc._checks import check_int, check_positive_float
 
@@ -24,7 +24,14 @@ def numeric_explorer(
     Shows the code of each position with the closest distinct pair circled and the full
     distance matrix: small ``α`` gives collisions, large ``α`` gives tiny neighbour steps.
     ``encodings`` may also list ``"index"`` and ``"normalized"`` (for which ``α`` is
-    ignored); every listed combination is pre-rendered, so keep the lists short.
+    ignored).
+
+    Live in the static book: the reader's browser draws any ``α`` from 0.1 to 1000 (a log
+    slider; the number box takes any value between) and any ``T`` from 2 to 1000 (the drawer
+    ``numeric``, ``book/ext/twin_static/drawers/numeric.js``, with posenc's JavaScript twin);
+    the listed values are those the kernel's widget offers, and the page stores only the
+    default figure, for print and for a page without JavaScript. The ranges widen to take in
+    any listed value beyond them.
 
     Controls: ``encoding`` (drop-down), ``alpha`` (slider), ``T`` (slider).
 
@@ -35,8 +42,8 @@ def numeric_explorer(
             ``"circle"``.
 
     Returns:
-        an :class:`~book.explorers.explorer.Explorer`; every combination is pre-rendered for
-        the static book (16 with the defaults).
+        a live :class:`~book.explorers.explorer.Explorer`; the kernel's widget renders
+        ``len(encodings)·len(alphas)·len(lengths)`` figures at most (16 with the defaults).
     """
     alphas = check_values("alphas", alphas, check_positive_float)
     lengths = check_values("lengths", lengths, lambda name, t: check_int(name, t, minimum=2))
@@ -51,8 +58,14 @@ def numeric_explorer(
     def render(encoding: str, alpha: float, T: int) -> Figure:
         return numeric_codes_figure(encoding, alpha if encoding in ("sine", "circle") else 1.0, T)
 
+    ranges = {
+        "alpha": LiveRange(min(0.1, *alphas), max(1000.0, *alphas), step=None, log=True),
+        "T": LiveRange(2, max(1000, *lengths), step=1),
+    }
     return explorer(
         render,
         {"encoding": labels, "alpha": alphas, "T": lengths},
         title="Naive position codes: α and T",
+        live="numeric",
+        ranges=ranges,
     )

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 
 from book._checks import check_defaults, check_values
-from book.explorers.explorer import Explorer, explorer
+from book.explorers.explorer import Explorer, LiveRange, explorer
 from book.figures.rotary import rotary_explorer_figure, rotary_stretch_explorer_figure
 from posenc._checks import check_base, check_choice, check_even, check_int, check_real
 
@@ -23,25 +23,32 @@ def rotary_explorer(
 ) -> Explorer:
     """Explore RoPE's rotation speeds and the score of a matching key against its offset.
 
+    Live in the static book: the reader's browser draws any even ``dim`` from 4 to 256, any
+    ``base`` above 1 (a log slider from 10 to 10⁶) and any context length from 16 to 32768
+    (the drawer ``rotary`` of ``book/ext/twin_static/drawers/``, with posenc's JavaScript
+    twin); the listed values are those the kernel's widget offers (its ``context`` stays at
+    ``context``), and the page stores only the default figure, for print and for a page
+    without JavaScript. The ranges widen to take in any listed value beyond them.
+
     Left: where the fastest, a middle and the slowest channel pair turn the unit vector at
-    positions 0–15 and over the whole context; middle: the full turns of every pair over
-    ``context`` positions; right: the normalised score of a key equal to the query against
-    the offset, with the three pairs' own cosines
-    (:func:`book.figures.rotary.rotary_explorer_figure`). ``base`` moves every pair's
-    speed and so the pace at which the score falls; ``dim`` adds pairs between the same
-    fastest and slowest speeds.
+    positions 0–15 and over the whole context; middle: the full turns of every pair over the
+    context; right: the normalised score of a key equal to the query against the offset, with
+    the three pairs' own cosines (:func:`book.figures.rotary.rotary_explorer_figure`).
+    ``base`` moves every pair's speed and so the pace at which the score falls; ``dim`` adds
+    pairs between the same fastest and slowest speeds; ``context`` sets how far the arcs, the
+    turns and the score run.
 
     Args:
         dims: values of the ``dim`` control (even, at least 4).
         bases: values of the ``base`` control.
-        context: the context length of the figure.
+        context: the context length: the value of the ``context`` control (at least 2).
         defaults: initial values by control name (default ``dim=128, base=10000`` when
             offered).
 
     Returns:
-        an :class:`~book.explorers.explorer.Explorer` with controls ``dim`` and ``base``;
-        ``len(dims)·len(bases)`` figures are pre-rendered for the static book (6 with the
-        defaults).
+        a live :class:`~book.explorers.explorer.Explorer` with controls ``dim``, ``base`` and
+        ``context``; the kernel's widget renders ``len(dims)·len(bases)`` figures at most (6
+        with the defaults).
     """
     dims = check_values("dims", dims, lambda name, d: check_even(name, d, minimum=4))
     bases = check_values("bases", bases, check_base)
@@ -52,14 +59,21 @@ def rotary_explorer(
     start = {k: v for k, v in chosen.items() if v in offered[k]}
     start.update(check_defaults(defaults))
 
-    def render(dim: int, base: float) -> Figure:
+    def render(dim: int, base: float, context: int) -> Figure:
         return rotary_explorer_figure(dim, base, context=context)
 
+    ranges = {
+        "dim": LiveRange(4, max(256, *dims), step=2),
+        "base": LiveRange(min(10.0, *bases), max(1e6, *bases), step=None, log=True, above=1),
+        "context": LiveRange(min(16, context), max(32768, context), step=1),
+    }
     return explorer(
         render,
-        {"dim": dims, "base": base_labels},
+        {"dim": dims, "base": base_labels, "context": (context,)},
         defaults=start,
         title="RoPE: how fast the channel pairs turn, and the score of a matching key",
+        live="rotary",
+        ranges=ranges,
     )
 
 
@@ -77,6 +91,13 @@ def rotary_stretch_explorer(
 ) -> Explorer:
     """Explore which channel pairs each way of stretching RoPE squeezes, and by how much.
 
+    Live in the static book: the reader's browser draws any ``factor`` above 1 (a log slider
+    from 1.1 to 64) for each method (the drawer ``rotary_stretch`` of
+    ``book/ext/twin_static/drawers/``, whose frequencies are posenc's JavaScript twin's
+    ``scaledRotaryFrequencies``); the listed factors are those the kernel's widget offers, and
+    the page stores only the default figure, for print and for a page without JavaScript. The
+    slider widens to take in any listed factor beyond it.
+
     Each frame is :func:`book.figures.rotary.rotary_stretch_explorer_figure`: the
     wavelength of every pair under plain RoPE and under the chosen method, against the trained
     length ``L_0`` and the target ``s·L_0``, and the per-pair squeeze ``θ_i/θ'_i``.
@@ -86,13 +107,14 @@ def rotary_stretch_explorer(
             ``"yarn"``, ``"llama3"``).
         factors: values of the ``factor`` control (each finite, ``> 1``).
         dim, base, original_max_positions: the head width, base and trained length of every
-            frame (Llama 3.1's by default: 128, 500000, 8192).
+            frame (Llama 3.1's by default: 128, 500000, 8192); the page hands them to the
+            drawer (``live_data``).
         defaults: initial values by control name (default ``method="yarn", factor=8`` when
             offered).
 
     Returns:
-        an :class:`~book.explorers.explorer.Explorer` with controls ``method`` and
-        ``factor``; ``len(methods)·len(factors)`` figures are pre-rendered for the static book
+        a live :class:`~book.explorers.explorer.Explorer` with controls ``method`` and
+        ``factor``; the kernel's widget renders ``len(methods)·len(factors)`` figures at most
         (20 with the defaults).
     """
     choices = ("linear", "ntk", "dynamic", "yarn", "llama3")
@@ -114,9 +136,19 @@ def rotary_stretch_explorer(
             method, factor, dim=dim, base=base, original_max_positions=original_max_positions
         )
 
+    ranges = {
+        "factor": LiveRange(min(1.1, *factors), max(64.0, *factors), step=None, log=True, above=1)
+    }
     return explorer(
         render,
         {"method": methods, "factor": factor_labels},
         defaults=start,
         title="Stretching RoPE: which pairs each method squeezes, against the trained length",
+        live="rotary_stretch",
+        ranges=ranges,
+        live_data={
+            "dim": dim,
+            "base": float(base),
+            "original_max_positions": original_max_positions,
+        },
     )

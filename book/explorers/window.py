@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from book._checks import check_defaults, check_values
-from book.explorers.explorer import Explorer, explorer
-from book.figures.window import CONVENTIONS, QUERY_NAMES, window_bias_figure
+from book.explorers.explorer import Explorer, LiveRange, explorer
+from book.figures.window import _LIGHT_INDEX, CONVENTIONS, QUERY_NAMES, window_bias_figure
 from posenc._checks import check_pair
 
 __all__ = ["window_bias_explorer"]
 
 _SIGN_LABELS = {"swin": "query − key (Swin)", "shaw": "key − query (Shaw)"}
+LARGEST_WINDOW = 7
+"""The largest ``W_h`` and ``W_w`` (Swin's 7 × 7 window), as in
+:func:`book.figures.window.window_bias_figure`: every cell of its 13 × 13 table labelled."""
+
+
+def _index_colours() -> str:
+    """The 256 greys of the figure's index cells, six hex digits each, as ``imshow`` paints
+    them (bin ``i`` of ``[vmin, vmax]``), for the drawer."""
+    cmap = _LIGHT_INDEX
+    lut = cmap(np.arange(256) * cmap.N // 256, bytes=True)[:, :3]  # [256, 3]
+    return "".join(f"{r:02x}{g:02x}{b:02x}" for r, g, b in lut.tolist())
 
 
 def window_bias_explorer(
@@ -32,22 +44,32 @@ def window_bias_explorer(
     every bias pattern with it and slides the block over the tables; the sign control reads
     the same tables with key − query, which turns every pattern by 180° about the query.
 
+    Live in the static book: the reader's browser draws any window from ``1 × 1`` to
+    ``7 × 7`` (the controls ``Wh`` and ``Ww``, each an integer from 1 to 7, a slider and a
+    number box), for each listed query and sign (the drawer ``window_bias`` of
+    ``book/ext/twin_static/drawers/``, with posenc's JavaScript twin for the index and the
+    hand-made tables computed as :func:`book.figures.window.example_bias_table` computes
+    them; the page carries the figure's greys for the index cells). The page stores only the
+    default figure, for print and for a page without JavaScript. The kernel's widget offers
+    the heights and the widths of ``windows``: every pair of them.
+
     Args:
-        windows: values of the ``window`` control, ``(Wh, Ww)`` pairs (each at most 7).
+        windows: ``(Wh, Ww)`` pairs (each at most 7): their heights are the values of the
+            ``Wh`` control, their widths those of ``Ww``.
         queries: values of the ``query`` control, among ``"top-left"``, ``"top-right"``,
             ``"centre"``, ``"bottom-left"``, ``"bottom-right"``.
         conventions: values of the ``sign`` control, among ``"swin"`` (query − key) and
             ``"shaw"`` (key − query).
-        defaults: initial values by control name (default ``window=(3, 4)``,
+        defaults: initial values by control name (default ``Wh=3``, ``Ww=4``,
             ``query="centre"``, ``sign="swin"`` when offered).
 
     Returns:
-        an :class:`~book.explorers.explorer.Explorer` with the drop-down controls ``window``,
-        ``query`` and ``sign``; with the defaults ``4·3·2 = 24`` figures are pre-rendered for
-        the static book (about 2.3 MB of HTML).
+        a live :class:`~book.explorers.explorer.Explorer` with the controls ``Wh``, ``Ww``
+        (sliders), ``query`` and ``sign`` (drop-down lists); the kernel's widget renders
+        ``4·3·3·2 = 72`` figures at most with the defaults.
     """
     sizes = check_values("windows", windows, check_pair)
-    too_big = [w for w in sizes if max(w) > 7]
+    too_big = [w for w in sizes if max(w) > LARGEST_WINDOW]
     if too_big:
         raise ValueError(f"windows must be at most (7, 7) each, got {too_big}")
     queries = check_values("queries", queries)
@@ -58,24 +80,31 @@ def window_bias_explorer(
     unknown = [c for c in conventions if c not in CONVENTIONS]
     if unknown:
         raise ValueError(f"conventions must be among {CONVENTIONS}, got {unknown}")
+    heights = sorted({wh for wh, _ in sizes})
+    widths = sorted({ww for _, ww in sizes})
     controls: dict[str, object] = {
-        "window": {f"{wh}×{ww}": (wh, ww) for wh, ww in sizes},
+        "Wh": heights,
+        "Ww": widths,
         "query": list(queries),
         "sign": {_SIGN_LABELS[c]: c for c in conventions},
     }
-    chosen = {"window": (3, 4), "query": "centre", "sign": "swin"}
-    offered = {"window": sizes, "query": list(queries), "sign": list(conventions)}
+    chosen = {"Wh": 3, "Ww": 4, "query": "centre", "sign": "swin"}
+    offered = {"Wh": heights, "Ww": widths, "query": list(queries), "sign": list(conventions)}
     start = {name: value for name, value in chosen.items() if value in offered[name]}
     start.update(check_defaults(defaults))
 
-    def render(window: tuple[int, int], query: str, sign: str) -> Figure:
-        return window_bias_figure(window, query, sign)
+    def render(Wh: int, Ww: int, query: str, sign: str) -> Figure:
+        return window_bias_figure((Wh, Ww), query, sign)
 
+    every = LiveRange(1, LARGEST_WINDOW, step=1)
     return explorer(
         render,
         controls,
         defaults=start,
         title="Swin relative position bias: one query's index row, its bias per head, "
         "and the tables",
-        colors=32,  # 24 tall frames of flat cells: 32 colours keep the page well under 3 MB
+        colors=32,  # tall frames of flat cells: 32 colours keep the one PNG small
+        live="window_bias",
+        ranges={"Wh": every, "Ww": every},
+        live_data={"index_colors": _index_colours()},
     )

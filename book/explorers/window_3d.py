@@ -8,13 +8,18 @@ from matplotlib.figure import Figure
 
 from book._checks import check_defaults, check_values
 from book.demos.window import spread_key_step
-from book.explorers.explorer import Explorer, explorer
-from book.figures.window_3d import frame_offset_figure
+from book.explorers.explorer import Explorer, LiveRange, colormap_hex, explorer
+from book.figures.window_3d import _OFFSET_CMAP, frame_offset_figure
 from posenc._checks import check_choice, check_int, check_pair
 
 __all__ = ["window_3d_explorer"]
 
 _HIGHLIGHTS = ("first", "middle", "last")
+MOST_FRAMES = 10
+"""The most query and key frames the page draws (Video Swin's 8 and RSTT's 7 fit; every
+frame offset a single digit, so that a 10 × 10 grid of them fits a phone at 12 px)."""
+LARGEST_WINDOW = 7
+"""The largest ``W_h`` and ``W_w`` the page draws (Video Swin's 7 × 7)."""
 
 
 def window_3d_explorer(
@@ -36,20 +41,32 @@ def window_3d_explorer(
     (:func:`book.figures.window_3d.frame_offset_figure`).
 
     The controls are named for what they set, since their names are also their labels:
-    ``D1_query_frames``, ``D2_key_frames``, ``window`` and ``highlighted_query_frame``.
+    ``D1_query_frames``, ``D2_key_frames``, ``Wh`` and ``Ww`` (the window) and
+    ``highlighted_query_frame``.
+
+    Live in the static book: the reader's browser draws any number of query and key frames
+    from 1 to 10 and any window from ``1 × 1`` to ``7 × 7`` (sliders and number boxes; the
+    drawer ``window_3d`` of ``book/ext/twin_static/drawers/``, with posenc's JavaScript twin
+    for the index), for each listed highlighted frame; more key frames than query frames are
+    drawn as many as the query frames, and the drawing says so. The page stores only the
+    default figure, for print and for a page without JavaScript, and carries the figure's
+    ``PuOr`` colours of the frame offsets. The ranges widen to take in any listed value
+    beyond them; the kernel's widget offers the listed values (for the window, every pair of
+    the heights and widths of ``windows``).
 
     Args:
         query_frames: values of the ``D1_query_frames`` control (``D_1``).
         key_frames: values of the ``D2_key_frames`` control (``D_2``, each ``<= min(D_1)``).
-        windows: values of the ``window`` control (``(W_h, W_w)``).
+        windows: ``(W_h, W_w)`` pairs: their heights are the values of the ``Wh`` control,
+            their widths those of ``Ww``.
         highlighted: values of the ``highlighted_query_frame`` control (``"first"``,
             ``"middle"``, ``"last"``).
-        defaults: initial values by control name (default ``D_1 = 7``, ``D_2 = 4``, the first
-            window and highlighted frame, when offered).
+        defaults: initial values by control name (default ``D_1 = 7``, ``D_2 = 4``, the
+            smallest ``Wh`` and ``Ww``, the first highlighted frame, when offered).
 
     Returns:
-        an :class:`~book.explorers.explorer.Explorer`; every combination is pre-rendered for
-        the static book (36 with the defaults).
+        a live :class:`~book.explorers.explorer.Explorer`; the kernel's widget renders
+        ``3·3·2·2·2 = 72`` figures at most with the defaults.
     """
     query_frames = check_values("query_frames", query_frames, check_int)
     key_frames = check_values("key_frames", key_frames, check_int)
@@ -60,11 +77,13 @@ def window_3d_explorer(
     for d1 in query_frames:
         for d2 in key_frames:
             spread_key_step(d1, d2)  # every combination must be drawable
-    sizes = {f"{wh}×{ww}": (wh, ww) for wh, ww in windows}
+    heights = sorted({wh for wh, _ in windows})
+    widths = sorted({ww for _, ww in windows})
     controls: dict[str, object] = {
         "D1_query_frames": list(query_frames),
         "D2_key_frames": list(key_frames),
-        "window": sizes,
+        "Wh": heights,
+        "Ww": widths,
         "highlighted_query_frame": list(highlighted),
     }
     chosen: dict[str, object] = {"D1_query_frames": 7, "D2_key_frames": 4}
@@ -74,17 +93,27 @@ def window_3d_explorer(
     def render(
         D1_query_frames: int,
         D2_key_frames: int,
-        window: tuple[int, int],
+        Wh: int,
+        Ww: int,
         highlighted_query_frame: str,
     ) -> Figure:
         step = spread_key_step(D1_query_frames, D2_key_frames)
         return frame_offset_figure(
-            D1_query_frames, D2_key_frames, step, window, highlight=highlighted_query_frame
+            D1_query_frames, D2_key_frames, step, (Wh, Ww), highlight=highlighted_query_frame
         )
 
+    ranges = {
+        "D1_query_frames": LiveRange(1, max(MOST_FRAMES, *query_frames)),
+        "D2_key_frames": LiveRange(1, max(MOST_FRAMES, *key_frames)),
+        "Wh": LiveRange(1, max(LARGEST_WINDOW, *heights)),
+        "Ww": LiveRange(1, max(LARGEST_WINDOW, *widths)),
+    }
     return explorer(
         render,
         controls,
         defaults=start,
         title="Frame offsets and the 3-D relative position index",
+        live="window_3d",
+        ranges=ranges,
+        live_data={"offset_colors": colormap_hex(_OFFSET_CMAP)},
     )

@@ -24,7 +24,7 @@ def _fitted_mlp() -> dict[str, Tensor]:
 
 
 def continuous_bias_explorer(
-    windows: Sequence[int] = (4, 8, 12, 16, 24),
+    windows: Sequence[int] = (4, 6, 8, 12, 16, 20, 24, 32),
     *,
     mlp: Mapping[str, Tensor] | None = None,
     defaults: Mapping[str, object] | None = None,
@@ -48,8 +48,8 @@ def continuous_bias_explorer(
 
     Returns:
         an :class:`~book.explorers.explorer.Explorer` with the controls ``window``,
-        ``scale`` and ``head``; with the defaults ``5·2·2 = 20`` figures are
-        pre-rendered.
+        ``scale`` and ``head``; with the defaults ``8·2·2 = 32`` figures are
+        pre-rendered (an MLP's bias is not closed-form: the page cannot compute it).
     """
     sides = check_values("windows", windows, lambda n, v: check_int(n, v, minimum=2))
     if mlp is not None and not isinstance(mlp, Mapping):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -294,21 +295,57 @@ def write_search_dictionary(path: Path) -> Path:
 
 _EXPLORER_TITLE = re.compile(r'(<div class="posenc-explorer-title">)(.*?)(</div>)', re.DOTALL)
 _EXPLORER_ALT = re.compile(r'(<img class="posenc-explorer-figure" alt=")([^"]*)(")')
+_EXPLORER_CANVAS = re.compile(
+    r'(<canvas class="posenc-explorer-canvas" role="img" aria-label=")([^"]*)(")'
+)
 _EXPLORER_LABEL = re.compile(r"(<label[^>]*>)([^<]*?)( <(?:input|select))")
-_EXPLORER_ARIA = re.compile(r'(data-control="\d+" aria-label=")([^"]*)(")')
+# a control's name (data-name, the drawer's key, stays as it is)
+_EXPLORER_ARIA = re.compile(
+    r'(data-control="\d+"(?: data-role="\w+" data-name="[^"]*")? aria-label=")([^"]*)(")'
+)
+_EXPLORER_BUTTON = re.compile(
+    r'(<button type="button" data-reshuffle="\d+" data-option="\d+" hidden>)([^<]*)(</button>)'
+)
+# a live explorer's messages (book.explorers.explorer.LIVE_WORDS, RULE_WORDS) and the rule
+# each number box states
+_EXPLORER_WORDS = re.compile(r'(data-words=")([^"]*)(")')
+_EXPLORER_RULE = re.compile(r'(data-rule=")([^"]*)(")')
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a JSON value (a live explorer's data-words)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    return []
 
 
 def explorer_messages(page_html: str) -> list[str]:
-    """The translatable words of the explorers in a piece of HTML: titles and control names."""
+    """The translatable words of the explorers in a piece of HTML: titles, control names, and
+    a live explorer's button and messages."""
     if "posenc-explorer" not in page_html:
         return []
     found = [html.unescape(m.group(2)) for m in _EXPLORER_TITLE.finditer(page_html)]
     found += [html.unescape(m.group(2)) for m in _EXPLORER_LABEL.finditer(page_html)]
+    found += [html.unescape(m.group(2)) for m in _EXPLORER_BUTTON.finditer(page_html)]
+    for m in _EXPLORER_WORDS.finditer(page_html):
+        found += _strings(json.loads(html.unescape(m.group(2))))
     return [text for text in dict.fromkeys(found) if text.strip()]
 
 
+def _rule_pattern(template: str) -> re.Pattern[str]:
+    """A rule template of RULE_WORDS as a pattern that reads its numbers back."""
+    parts = re.split(r"\{(\w+)\}", template)
+    pattern = "".join(
+        re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^ ,()]+)" for i, part in enumerate(parts)
+    )
+    return re.compile(f"^{pattern}$")
+
+
 def translate_explorers(page_html: str, language: str) -> str:
-    """``page_html`` with its explorers' titles and control names in ``language``."""
+    """``page_html`` with its explorers' titles, control names, buttons and messages in
+    ``language``."""
     table = messages(language, EXPLORER_DOMAIN)
     if not table or "posenc-explorer" not in page_html:
         return page_html
@@ -317,7 +354,42 @@ def translate_explorers(page_html: str, language: str) -> str:
         text = html.unescape(match.group(2))
         return match.group(1) + html.escape(table.get(text, text), quote=True) + match.group(3)
 
-    for pattern in (_EXPLORER_TITLE, _EXPLORER_ALT, _EXPLORER_LABEL, _EXPLORER_ARIA):
+    rules: list[tuple[re.Pattern[str], str]] = []
+
+    def words(match: re.Match[str]) -> str:
+        found = json.loads(html.unescape(match.group(2)))
+        for english in found.get("rules", {}).values():
+            rules.append((_rule_pattern(english), table.get(english, english)))
+
+        def translated(value: Any) -> Any:
+            if isinstance(value, str):
+                return table.get(value, value)
+            if isinstance(value, dict):
+                return {k: translated(v) for k, v in value.items()}
+            return value
+
+        text = json.dumps(translated(found), ensure_ascii=False)
+        return match.group(1) + html.escape(text, quote=True) + match.group(3)
+
+    def rule(match: re.Match[str]) -> str:
+        text = html.unescape(match.group(2))
+        for pattern, template in rules:
+            read = pattern.match(text)
+            if read:
+                text = template.format(**read.groupdict())
+                break
+        return match.group(1) + html.escape(text, quote=True) + match.group(3)
+
+    page_html = _EXPLORER_WORDS.sub(words, page_html)
+    page_html = _EXPLORER_RULE.sub(rule, page_html)
+    for pattern in (
+        _EXPLORER_TITLE,
+        _EXPLORER_ALT,
+        _EXPLORER_CANVAS,
+        _EXPLORER_LABEL,
+        _EXPLORER_ARIA,
+        _EXPLORER_BUTTON,
+    ):
         page_html = pattern.sub(swap, page_html)
     return page_html
 

@@ -612,7 +612,25 @@ def finish_deck(body: str, ctx: Context, name: str) -> str:
         f'<div class="deck-languages">{nav}<a class="deck-pdf" href="{pdf}" title="{pdf_title}">'
         f"PDF</a></div>\n"
     )
-    return body.replace('<div class="reveal">', bar + '<div class="reveal">', 1)
+    body = body.replace('<div class="reveal">', bar + '<div class="reveal">', 1)
+    return body.replace("</head>", _twin_scripts() + "</head>", 1)
+
+
+DECK_TEXT_ZOOM = 1.45
+"""How much larger a live explorer draws its text in a deck than on a page: a drawer's 12 px
+text is 12 × 1.45 px of the 1280 × 720 slide, 25 px on a 1080p screen (the slide is scaled by
+1080 / 720 less reveal.js's margin)."""
+
+
+def _twin_scripts() -> str:
+    """posenc's JavaScript twin and the live explorers' scripts (book/ext/twin.py), served by
+    the site, for the live explorers a deck shows; their text drawn :data:`DECK_TEXT_ZOOM`
+    times larger."""
+    from book.ext.twin import SCRIPTS
+
+    tags = "".join(f'<script defer src="../_static/{name}"></script>\n' for name in SCRIPTS)
+    zoom = f'document.documentElement.setAttribute("data-posenc-zoom", "{DECK_TEXT_ZOOM}");'
+    return f"<script>{zoom}</script>\n{tags}"
 
 
 def build_deck(executed: Path, target: Path, ctx: Context) -> int:

@@ -9,7 +9,11 @@ written from the Python functions by :mod:`book.tools.twin_golden`, and checked 
 ``tests/browser/test_twin.py``).
 
 The file is served from the site (``_static/posenc.js``), never from a CDN, and loaded with
-``defer`` before the scripts that use it.
+``defer`` before the scripts that use it: ``plot.js`` (``window.posencPlot``, a tiny canvas
+plotting helper with matplotlib's colormaps) and ``explorers.js``, which sets up every live
+explorer of the page and loads its drawer (``drawers/<name>.js``, ``window.posencExplorers``;
+see :mod:`book.explorers.explorer`). Deferred scripts run in the order they are added, before
+``DOMContentLoaded``; the whole folder is the site's ``_static``.
 """
 
 from __future__ import annotations
@@ -19,9 +23,15 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-__all__ = ["STATIC", "setup"]
+__all__ = ["DRAWERS", "SCRIPTS", "STATIC", "setup"]
 
 STATIC = Path(__file__).parent / "twin_static"
+DRAWERS = STATIC / "drawers"
+SCRIPTS = ("posenc.js", "plot.js", "explorers.js")
+"""The twin, then what uses it, in the order the page runs them. ``explorers.js`` sets the
+page's live explorers up, and loads the drawer each needs from ``drawers/<name>.js`` (one file
+per live explorer, each adding ``window.posencExplorers[name]``), so a page loads only the
+drawers it shows."""
 
 
 def _add_static(app: Sphinx, config: Any) -> None:
@@ -30,5 +40,6 @@ def _add_static(app: Sphinx, config: Any) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _add_static)
-    app.add_js_file("posenc.js", defer="defer", priority=400)
+    for script in SCRIPTS:
+        app.add_js_file(script, defer="defer", priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

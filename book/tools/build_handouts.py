@@ -529,7 +529,12 @@ class BookJoin:
     def cancel(self) -> None:
         if self._process is not None:
             self._conn.close()
-            self._process.join()
+            # a join process forked after this one holds a copy of this pipe's end too, so
+            # closing ours need not end its recv: stop it
+            self._process.join(timeout=5)
+            if self._process.is_alive():
+                self._process.terminate()
+                self._process.join()
 
     def result(self) -> int:
         """Wait for the book; return its number of pages (and set each handout's)."""

@@ -740,7 +740,7 @@ ALLOWED: dict[str, tuple[tuple[str, ...], str]] = {
     "posenc.rotary.rotary_matrix:position": (("0.0", "-1.0"), "a position: any real number"),
     "book.explorers.shaw.shaw_index_explorer:queries": (
         ("(0, ...)",),
-        "a query is a named place or a position below the shortest length: 0 is the first",
+        "a query is a named place or a position below the longest n (at least 128): 0 is the first",
     ),
     "posenc.rotary.apply_rotary:positions": (
         ("int64 tensor", "wrong ndim"),

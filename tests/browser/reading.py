@@ -94,11 +94,20 @@ def _framed(select: str) -> str:
 
 EXPLORERS = _framed(
     """
-  return Array.from(document.querySelectorAll('img.posenc-explorer-figure')).map(img => [{
-    text_px: img.getBoundingClientRect().width / Number(img.getAttribute('width'))
-      * Number(img.dataset.textPx),
-    alt: img.alt,
-  }, img.closest('.posenc-explorer-scroll')]);"""
+  // a pre-rendered frame's text scales with the width it is shown at; a live explorer's
+  // canvas draws its text at the CSS px it records (data-text-px), whatever its width
+  const shown = (el) => el.getBoundingClientRect().width > 0 && !el.hidden;
+  return Array.from(document.querySelectorAll('.posenc-explorer')).map(root => {
+    const canvas = root.querySelector('canvas.posenc-explorer-canvas');
+    const img = root.querySelector('img.posenc-explorer-figure');
+    if (canvas && shown(canvas)) {
+      return [{live: true, text_px: Number(canvas.dataset.textPx),
+        alt: canvas.getAttribute('aria-label')}, root.querySelector('.posenc-explorer-scroll')];
+    }
+    return [{live: false, text_px: img.getBoundingClientRect().width
+      / Number(img.getAttribute('width')) * Number(img.dataset.textPx), alt: img.alt},
+      img.closest('.posenc-explorer-scroll')];
+  });"""
 )
 
 # A cell's figure (inline width and height from the notebook's metadata): its shape against

@@ -50,7 +50,7 @@ from .reading import (
 
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 PAGES = edition_pages()  # the English pages, then the same pages of each translation
-EXPLORER_PAGES = [p for p in PAGES if 'class="posenc-explorer"' in (SITE / f"{p}.html").read_text()]
+EXPLORER_PAGES = [p for p in PAGES if 'class="posenc-explorer' in (SITE / f"{p}.html").read_text()]
 
 _MATH_STATE = """() => {
   const maths = Array.from(document.querySelectorAll('.math'));
@@ -402,32 +402,68 @@ def test_page_is_under_3_mb(browser: Any, site_url: str, name: str) -> None:
     assert 0 < visit.bytes < MAX_PAGE_BYTES, f"{visit.bytes / 2**20:.2f} MB transferred"
 
 
-def _src_hash(img: Any) -> str:
-    return hashlib.sha1((img.get_attribute("src") or "").encode()).hexdigest()
+# What an explorer shows: a live explorer's canvas (a digest of its pixels, and its label),
+# or the PNG of a pre-rendered one (its src, and its alt text).
+_SHOWN = """(root) => {
+  const canvas = root.querySelector('canvas.posenc-explorer-canvas');
+  if (canvas && !canvas.hidden && canvas.width > 0) {
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let h = 2166136261;
+    for (let i = 0; i < data.length; i += 7) { h ^= data[i]; h = Math.imul(h, 16777619) >>> 0; }
+    return {figure: 'canvas ' + h + ' ' + canvas.width + 'x' + canvas.height,
+            label: canvas.getAttribute('aria-label')};
+  }
+  const img = root.querySelector('img.posenc-explorer-figure');
+  return {figure: img.getAttribute('src') || '', label: img.alt};
+}"""
+
+# after a control moves, a live explorer redraws on the next animation frame
+_FRAME = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
-def _move(control: Any, img: Any) -> bool:
-    """Change a control as a reader would (click, choose, arrow keys); True if the figure changed."""
-    before = _src_hash(img)
+def _shown(root: Any) -> dict[str, str]:
+    root.page.evaluate(_FRAME)
+    state = root.evaluate(_SHOWN)
+    state["figure"] = hashlib.sha1(state["figure"].encode()).hexdigest()
+    return state
+
+
+def _move(control: Any, root: Any) -> bool:
+    """Change a control as a reader would (click, choose, arrow keys, type a number); True if
+    the figure changed."""
+    before = _shown(root)["figure"]
     kind = control.evaluate("e => e.tagName === 'SELECT' ? 'select' : e.type")
     if kind == "checkbox":
         control.click()
-        return _src_hash(img) != before
+        return _shown(root)["figure"] != before
     if kind == "select":
         current = int(control.input_value())
         for i in range(control.locator("option").count()):
             if i != current:
                 control.select_option(index=i)
-                if _src_hash(img) != before:
+                if _shown(root)["figure"] != before:
                     return True
         return False
     if kind == "range":
-        steps = int(control.get_attribute("max")) - int(control.get_attribute("min"))
         control.focus()
-        for key in ["End", "Home", *["ArrowRight"] * steps]:
+        for key in ["End", "Home", *["ArrowRight"] * 12]:
             control.press(key)
-            if _src_hash(img) != before:
+            if _shown(root)["figure"] != before:
                 return True
+        return False
+    if kind == "number":  # a live control's number box: a value of its range, then Enter
+        spec = json.loads(control.get_attribute("data-range"))
+        current = float(control.input_value())
+        # the middle of the range first: at an end, another control may have nothing to show
+        # (chapter 5's three channel choices are one pair at d = 4)
+        for value in ((spec["min"] + spec["max"]) / 2, spec["max"], spec["min"]):
+            if spec["integer"]:
+                value = int(value)
+            if value != current:
+                control.fill(str(value))
+                control.press("Enter")
+                if _shown(root)["figure"] != before:
+                    return True
         return False
     raise AssertionError(f"unknown explorer control kind {kind!r}")
 
@@ -436,17 +472,17 @@ def _move_every_control(page: Any, visit: Visit) -> None:
     explorers = page.locator(".posenc-explorer")
     for e in range(explorers.count()):
         root = explorers.nth(e)
-        img = root.locator("img.posenc-explorer-figure")
         controls = root.locator("[data-control]")
         for k in range(controls.count()):
             control = controls.nth(k)
             control.scroll_into_view_if_needed()
             visit.controls += 1
-            alt = img.get_attribute("alt")
-            if not _move(control, img):
-                visit.stuck.append(f"explorer {e}: {control.get_attribute('aria-label')}")
-            elif img.get_attribute("alt") == alt:
-                visit.alt_unchanged.append(f"explorer {e}: {control.get_attribute('aria-label')}")
+            label = _shown(root)["label"]
+            name = control.get_attribute("aria-label")
+            if not _move(control, root):
+                visit.stuck.append(f"explorer {e}: {name} ({control.get_attribute('type')})")
+            elif _shown(root)["label"] == label:
+                visit.alt_unchanged.append(f"explorer {e}: {name}")
 
 
 @pytest.mark.parametrize("name", EXPLORER_PAGES)

@@ -265,7 +265,7 @@ def test_deck_navigates_and_is_under_3_mb(browser: Any, site_url: str, stem: str
 EXPLORER_DECKS = [
     s
     for s in DECKS
-    if deck_path(s).is_file() and 'class="posenc-explorer"' in deck_path(s).read_text()
+    if deck_path(s).is_file() and 'class="posenc-explorer' in deck_path(s).read_text()
 ]
 
 
@@ -292,11 +292,10 @@ def test_every_explorer_control_in_a_deck_changes_the_figure(
                 "el => { const i = Reveal.getIndices(el.closest('section')); Reveal.slide(i.h, i.v); }"
             )
             page.wait_for_timeout(50)
-            img = root.locator("img.posenc-explorer-figure")
             controls = root.locator("[data-control]")
             for k in range(controls.count()):
                 total += 1
-                if not _move(controls.nth(k), img):
+                if not _move(controls.nth(k), root):
                     stuck.append(f"explorer {e}: {controls.nth(k).get_attribute('aria-label')}")
         errors = list(deck.errors)
     finally:
@@ -304,6 +303,68 @@ def test_every_explorer_control_in_a_deck_changes_the_figure(
     assert total > 0
     assert stuck == [], "controls that do not change the figure"
     assert errors == [], "errors while moving controls"
+
+
+# A live explorer on its slide at 1920 × 1080: drawn (not its fallback PNG), its smallest text
+# in screen px (the drawer's CSS px times the slide's scale), and whether it fits the slide.
+_LIVE_ON_SLIDE = """() => {
+  const out = [];
+  document.querySelectorAll('.posenc-explorer-live').forEach(root => {
+    const canvas = root.querySelector('canvas.posenc-explorer-canvas');
+    const section = root.closest('section');
+    const i = Reveal.getIndices(section);
+    const scale = canvas.clientWidth ? canvas.getBoundingClientRect().width / canvas.clientWidth : 0;
+    out.push({slide: i.h + '.' + (i.v || 0), drawn: !canvas.hidden && !!canvas.posencPlot,
+      text1080: canvas.posencPlot ? canvas.posencPlot.minTextPx * scale : 0,
+      sharp: canvas.width >= Math.round(canvas.getBoundingClientRect().width * devicePixelRatio) - 1,
+      over: section.scrollHeight - Reveal.getConfig().height});
+  });
+  return out;
+}"""
+
+
+# Chapter 7's explorer (window_bias: an index row, the offset table, four heads' biases and
+# their four tables) runs past its slide even with the page's 12 px text (17 px at 1080p) at
+# any width the deck tries: it needs a layout of its own for a 16:9 slide.
+TOO_TALL_FOR_A_SLIDE = {"07_swin_relative_bias"}
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        pytest.param(
+            s,
+            marks=pytest.mark.xfail(strict=True, reason="window_bias runs past its slide"),
+        )
+        if s.split("/")[-1] in TOO_TALL_FOR_A_SLIDE
+        else s
+        for s in EXPLORER_DECKS
+    ],
+)
+def test_a_live_explorer_draws_on_its_slide_with_text_of_24_px_at_1080p(
+    browser: Any, site_url: str, stem: str
+) -> None:
+    deck = _Deck(browser, site_url, stem)
+    try:
+        page = deck.page
+        found = []
+        for e in range(page.locator(".posenc-explorer-live").count()):
+            page.locator(".posenc-explorer-live").nth(e).evaluate(
+                "el => { const i = Reveal.getIndices(el.closest('section')); Reveal.slide(i.h, i.v); }"
+            )
+            page.wait_for_timeout(150)
+            found.append(page.evaluate(_LIVE_ON_SLIDE)[e])
+        errors = list(deck.errors)
+    finally:
+        deck.close()
+    if not found:
+        pytest.skip("no live explorer in this deck")
+    assert [f["slide"] for f in found if not f["drawn"]] == [], "live explorers not drawn"
+    small = [(f["slide"], round(f["text1080"], 1)) for f in found if f["text1080"] < 24]
+    assert small == [], "live explorer text under 24 px at 1080p (made smaller to fit)"
+    assert [f["slide"] for f in found if not f["sharp"]] == [], "canvas blurred by the scale"
+    assert [(f["slide"], f["over"]) for f in found if f["over"] > 2] == [], "runs off its slide"
+    assert errors == []
 
 
 def test_speaker_view_opens_offline_with_the_notes(browser: Any, site_url: str) -> None:

@@ -1,11 +1,15 @@
 """The chapter 1 explorer: controls change the picture; static HTML holds each distinct one."""
 
+import html
+import json
 import re
 
 import pytest
 import torch
 
-from book.explorers.attention import SHUFFLES, permutation_explorer
+from book.demos.attention import toy_attention_layer, word_vectors
+from book.explorers.attention import RANDOM, SHUFFLES, permutation_explorer
+from book.figures.attention import SENTENCE
 
 
 def test_controls_and_static_html():
@@ -18,8 +22,28 @@ def test_controls_and_static_html():
     }
     assert len(pngs) == ex.n_combinations  # every combination draws a different picture
     html = ex.static_html()
-    images = set(re.search(r'"images": \[(.*?)\]', html).group(1).split(","))
-    assert len(images) == len(pngs)
+    assert html.count("data:image/png;base64,") == 1, "a live explorer stores its default only"
+    assert ex.live == "permutation" and ex.reshuffle == ("shuffle", RANDOM)
+
+
+def test_the_page_gets_the_layer_and_the_word_vectors_exactly():
+    ex = permutation_explorer()
+    data = ex.live_data
+    layer = toy_attention_layer(16, seed=0)
+    assert data["words"] == list(SENTENCE) and data["dim"] == 16
+    assert data["wordVectors"] == word_vectors(list(SENTENCE), 16).tolist()
+    assert data["qkvWeight"] == layer.qkv.weight.detach().reshape(-1).tolist()
+    assert data["qkvBias"] == layer.qkv.bias.detach().tolist()
+    assert data["outWeight"] == layer.out.weight.detach().reshape(-1).tolist()
+    assert data["outBias"] == layer.out.bias.detach().tolist()
+    # float32 values survive JSON exactly
+    page = ex.static_html()
+    found = re.search(r'data-live-data="([^"]*)"', page)
+    assert json.loads(html.unescape(found.group(1))) == data
+    # a repeated word has one vector
+    twice = permutation_explorer(("a", "b", "a"), {"id": (0, 1, 2)}).live_data
+    assert twice["wordVectors"][0] == twice["wordVectors"][2]
+    assert permutation_explorer(("a", "b"), {"id": (0, 1)}).reshuffle is None
 
 
 def test_positions_toggle_changes_image():

@@ -2,35 +2,73 @@
 
 from __future__ import annotations
 
-import base64
+import re
 
 import pytest
 
+from book.explorers.explorer import DRAWERS, LiveRange, colormap_hex
 from book.explorers.t5 import t5_explorer
-from book.figures.png import palette_png
 
 
 def test_controls_and_defaults():
     ex = t5_explorer()
-    assert [c.name for c in ex.controls] == ["num_buckets", "max_distance", "bidirectional"]
-    assert [c.kind for c in ex.controls] == ["slider", "slider", "checkbox"]
-    assert ex.n_combinations == 12
+    assert [c.name for c in ex.controls] == [
+        "num_buckets",
+        "max_distance",
+        "bidirectional",
+        "tokens",
+    ]
+    assert [c.kind for c in ex.controls] == ["slider", "slider", "checkbox", "slider"]
+    assert ex.n_combinations == 12  # the kernel's widget: 3 × 2 × 2, 48 tokens
     heading = " ".join(ex.figure().texts[0].get_text().split())  # its lines joined
     assert "32 buckets, max_distance 128, bidirectional" in heading
 
 
-def test_every_control_changes_the_image_and_static_html():
+def test_every_control_changes_the_image_and_the_static_page_draws_live():
     ex = t5_explorer(num_buckets=(8, 32), max_distances=(64, 128), n=24)
     start = ex.png()
     assert ex.png(num_buckets=8) != start
     assert ex.png(max_distance=64) != start
     assert ex.png(bidirectional=False) != start
+    # the static page: drawn in the browser for any value of the ranges, the default PNG alone
+    assert ex.live == "t5"
+    assert ex.live_data == {"max_offset": 200}
+    assert [c.live for c in ex.controls] == [
+        LiveRange(4, 64, step=2),
+        LiveRange(33, 1024, step=1),
+        None,
+        LiveRange(2, 256, step=1),
+    ]
     html = ex.static_html()
-    distinct = {ex.png(**ex._values(key)) for key in ex.all_indices()}
-    assert len(distinct) == ex.n_combinations == 8
-    for data in distinct:
-        assert base64.b64encode(palette_png(data)).decode("ascii") in html
-    assert len(html) < 8 * 40_000
+    assert html.count("data:image/png;base64,") == 1 and '"images"' not in html
+    assert 'data-live="t5"' in html and "<canvas" in html
+    assert len(t5_explorer().static_html()) < 60_000  # was about 280 kB with 12 frames
+
+
+def test_every_pair_of_the_ranges_is_valid():
+    """The most decoder buckets' exact range (num_buckets/2) stays below the least
+    max_distance, for the default lists and for others."""
+    for kwargs in (
+        {},
+        {"num_buckets": (8,), "max_distances": (16, 32)},
+        {"num_buckets": (4, 100), "max_distances": (51, 60)},
+        {"num_buckets": (8,), "max_distances": (2000,), "n": 400},
+    ):
+        ex = t5_explorer(**kwargs)
+        buckets, distance, _, _ = (c.live for c in ex.controls)
+        assert buckets.max // 2 < distance.min
+        for c in ex.controls:
+            assert c.live is None or all(c.live.admits(v) for v in c.values)
+    ex = t5_explorer(num_buckets=(4, 100), max_distances=(51, 60))
+    assert (ex.controls[0].live.max, ex.controls[1].live.min) == (100, 51)
+    ex = t5_explorer(num_buckets=(8,), max_distances=(2000,), n=400)
+    assert (ex.controls[1].live.max, ex.controls[3].live.max) == (2000, 400)
+
+
+def test_the_drawers_turbo_is_matplotlibs():
+    text = (DRAWERS / "t5.js").read_text(encoding="utf-8")
+    block = re.search(r"var TURBO =\n(.*?);\n", text, re.DOTALL).group(1)
+    assert "".join(re.findall(r'"([0-9a-f]+)"', block)) == colormap_hex("turbo")
 
 
 def test_every_combination_must_be_valid():
@@ -43,7 +81,8 @@ def test_every_combination_must_be_valid():
     [
         ({"num_buckets": ()}, ValueError, "num_buckets must hold at least one"),
         ({"num_buckets": (True,)}, TypeError, "num_buckets\\[0\\] must be an integer"),
-        ({"num_buckets": (-8,)}, ValueError, "num_buckets\\[0\\] must be >= 2"),
+        ({"num_buckets": (-8,)}, ValueError, "num_buckets\\[0\\] must be >= 4"),
+        ({"num_buckets": (2,)}, ValueError, "num_buckets\\[0\\] must be >= 4"),
         ({"num_buckets": (7,)}, ValueError, "num_buckets\\[0\\] must be even"),
         ({"max_distances": ()}, ValueError, "max_distances must hold at least one"),
         ({"max_distances": (128.0,)}, TypeError, "max_distances\\[0\\] must be an integer"),

@@ -18,7 +18,7 @@ def test_a_given_mlp_is_drawn():
 def test_controls_and_frames():
     ex = continuous_bias_explorer()
     assert [c.name for c in ex.controls] == ["window", "scale", "head"]
-    assert ex.n_combinations == 5 * 2 * 2
+    assert ex.n_combinations == 8 * 2 * 2
     assert ex.controls[0].values[ex.controls[0].default_index] == 16
     fig = ex.figure()
     assert fig.get_figwidth() <= 6.8 and len(fig.axes) == 3

@@ -7,6 +7,8 @@ still holds English prose.
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from pathlib import Path
 
@@ -276,6 +278,30 @@ def test_explorer_titles_and_control_names_are_translated() -> None:
     assert chinese == EXPLORER_HTML.format(title=table[title], name=table[name])
     assert editions.translate_explorers(english, "en") == english
     assert CJK.search(table[title]) and CJK.search(table[name])
+
+
+def test_a_live_explorers_button_messages_and_rules_are_translated(monkeypatch) -> None:
+    from book.explorers.attention import permutation_explorer
+    from book.explorers.explorer import LIVE_WORDS, RULE_WORDS
+    from book.explorers.sinusoidal import sinusoidal_explorer
+
+    english = sinusoidal_explorer().static_html() + permutation_explorer().static_html()
+    found = editions.explorer_messages(english)
+    for text in (*LIVE_WORDS.values(), *RULE_WORDS.values(), "dim", "shuffle"):
+        assert text in found, text
+    fake = {text: f"«{text}»" for text in found}
+    fake["an even number from {low} to {high}"] = "从 {low} 到 {high} 的偶数"
+    fake["a number above {above}"] = "大于 {above} 的数"
+    monkeypatch.setattr(editions, "messages", lambda language, domain: fake)
+    chinese = editions.translate_explorers(english, LANGUAGE)
+    assert 'data-rule="从 2 到 256 的偶数"' in chinese
+    assert 'data-rule="大于 1 的数"' in chinese
+    assert 'data-rule="«an integer from {low} to {high}»"' not in chinese
+    assert f">«{LIVE_WORDS['reshuffle']}»</button>" in chinese
+    assert 'aria-label="«dim»"' in chinese and 'data-name="dim"' in chinese
+    assert 'data-name="shuffle" aria-label="«shuffle»"' in chinese
+    words = re.search(r'data-words="([^"]*)"', chinese).group(1)
+    assert json.loads(html.unescape(words))["unavailable"] == f"«{LIVE_WORDS['unavailable']}»"
 
 
 # ---------------------------------------------------------------------------------------------
